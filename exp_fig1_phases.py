@@ -1,0 +1,195 @@
+"""Figure 1: the four phases of grokking (claim C1, paper §5.1 and §6).
+
+    python exp_fig1_phases.py                 # paper scale, seeds 0-4 (cached in runs/fig1)
+    python exp_fig1_phases.py --quick         # a small look in a few minutes on a laptop
+    python exp_fig1_phases.py --regime-study  # lambda = 0 under every distractor regime
+
+Claim: memorization with diffuse attention; a plateau where the task gradient to the
+attention interaction matrix collapses and the MLP norm decays; attention moves to the
+oracle; then test accuracy rises. Attention condenses *before* test accuracy rises.
+
+Phase marks per seed (from the logged history):
+  t_mem      first epoch with train accuracy >= 0.99            (end of phase 1)
+  t_resurge  first epoch after t_mem at which the informative mass has covered 10% of
+             the way from its value at t_mem to the oracle's 1/k (end of phase 2)
+  t_struct   first epoch where B_tau holds on >= 99% of test examples
+  t_rise     first epoch with test accuracy >= --rise-acc (0.5)
+  t_grok     first epoch with test accuracy >= 0.99            (phase 4)
+"Condensed before test accuracy rose" means t_struct <= t_rise.
+"""
+import argparse
+import json
+import os
+
+import numpy as np
+
+import sweep
+import train
+
+QUICK = dict(p=59, epochs=4000, seeds=[0, 1, 2])
+REGIMES = {"fixed": ("fixed", 0.0), "fresh": ("fresh", 0.0), "refresh0.01": ("refresh", 0.01),
+           "refresh0.003": ("refresh", 0.003), "refresh0.001": ("refresh", 0.001)}
+
+
+def get_parser():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--regime", default="fixed", choices=sorted(REGIMES),
+                   help="distractor regime of the figure (README: how it was chosen)")
+    p.add_argument("--lam", type=float, default=0.0, help="KL prior strength (0 = the paper's baseline)")
+    p.add_argument("--p", type=int, default=113)
+    p.add_argument("--epochs", type=int, default=10000)
+    p.add_argument("--stop-after", type=int, default=500, help="epochs kept after grokking")
+    p.add_argument("--rise-acc", type=float, default=0.5, help="test accuracy that marks 'accuracy rose'")
+    p.add_argument("--regime-study", action="store_true",
+                   help="run lambda = 0 under every regime and print the selection table")
+    p.add_argument("--quick", action="store_true", help=f"preset {QUICK}")
+    sweep.add_sweep_args(p, "fig1")
+    return p
+
+
+def run_config(args, regime, lam, seed):
+    distractors, refresh = REGIMES[regime]
+    return train.make_config(p=args.p, epochs=args.epochs, distractors=distractors, refresh=refresh,
+                             lam=lam, seed=seed, stop_after=args.stop_after)
+
+
+def run_name(regime, lam, seed, p):
+    return f"p{p}_{regime}_lam{lam:g}_seed{seed}"
+
+
+def phase_marks(history, rise_acc, k=2):
+    """The phase boundaries of one run (module docstring); None where not reached."""
+    ep = np.asarray(history["epoch"])
+    first = lambda key, thr: train.first_epoch(history, key, thr)
+    t_mem = first("train_acc", 0.99)
+    t_resurge = None
+    if t_mem is not None:
+        mass = np.asarray(history["info_mass"])
+        m0 = mass[ep == t_mem][0]
+        hit = np.nonzero((ep >= t_mem) & (mass >= m0 + 0.1 * (1 / k - m0)))[0]
+        t_resurge = int(ep[hit[0]]) if len(hit) else None
+    marks = {"t_mem": t_mem, "t_resurge": t_resurge, "t_struct": first("frac_struct", 0.99),
+             "t_rise": first("test_acc", rise_acc), "t_grok": first("test_acc", 0.99)}
+    # Gradient collapse: the task gradient to W = W_Q^T W_K on the plateau, relative to its
+    # peak during memorization (paper: "an initial spike ... followed by a collapse").
+    g = np.asarray(history["grad_W_norm"])
+    if t_mem is not None:
+        end = marks["t_struct"] or marks["t_grok"] or ep[-1]
+        plateau = g[(ep >= t_mem) & (ep <= max(end, t_mem))]
+        marks["grad_collapse"] = float(plateau.min() / g[ep <= t_mem].max())
+    else:
+        marks["grad_collapse"] = None
+    return marks
+
+
+def meets_criterion(m, budget):
+    """README criterion: memorizes, then the attention gradient collapses, then attention
+    condenses before test accuracy rises, and it groks within the budget."""
+    ok = lambda *ts: all(t is not None for t in ts)
+    return bool(ok(m["t_mem"], m["t_struct"], m["t_rise"], m["t_grok"], m["grad_collapse"])
+                and m["t_mem"] < m["t_struct"] <= m["t_rise"] and m["t_grok"] <= budget
+                and m["grad_collapse"] <= 0.1)
+
+
+def fmt(v):
+    return "-" if v is None else (f"{v:.3g}" if isinstance(v, float) else str(v))
+
+
+def print_marks(rows, budget):
+    cols = ("t_mem", "t_resurge", "t_struct", "t_rise", "t_grok", "grad_collapse")
+    print(f"{'run':32s} " + " ".join(f"{c:>13s}" for c in cols) + "  struct<=rise  criterion")
+    for name, m in rows:
+        before = m["t_struct"] is not None and (m["t_rise"] is None or m["t_struct"] <= m["t_rise"])
+        print(f"{name:32s} " + " ".join(f"{fmt(m[c]):>13s}" for c in cols)
+              + f"  {str(before):>11s}  {meets_criterion(m, budget)}")
+
+
+def plot(results, names, title, path, args):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    hists = [results[n][1] for n in names if n in results]
+    marks = [phase_marks(h, args.rise_acc) for h in hists]
+    fig, ax = plt.subplots(2, 2, figsize=(11, 7.5), sharex=True)
+    E = args.epochs
+    grid, acc = sweep.curves(hists, "test_acc", E)
+    sweep.band(ax[0, 0], grid, acc, "test accuracy", "C0")
+    sweep.band(ax[0, 0], grid, sweep.curves(hists, "train_acc", E)[1], "train accuracy", "C7")
+    ax[0, 0].set_ylabel("accuracy")
+    twin = ax[0, 0].twinx()
+    sweep.band(twin, grid, sweep.curves(hists, "struct_div", E)[1], "D(t) = KL(q*||a)", "C3")
+    twin.set_ylabel("structural divergence D(t)", color="C3")
+    ax[0, 0].legend(loc="center right", fontsize=8)
+    ax[0, 0].set_title("test accuracy and structural divergence")
+    sweep.band(ax[0, 1], grid, sweep.curves(hists, "grad_W_norm", E)[1], None, "C2", log=True)
+    ax[0, 1].set_title(r"task gradient $\|\partial L_{task}/\partial W\|_F$, $W=W_Q^TW_K$")
+    sweep.band(ax[1, 0], grid, sweep.curves(hists, "mlp_norm", E)[1], None, "C4")
+    ax[1, 0].set_title(r"MLP norm $\|\theta_{mlp}\|_F$")
+    sweep.band(ax[1, 1], grid, sweep.curves(hists, "info_mass", E)[1], r"informative mass $\min_{i\in S} a_i$", "C1")
+    sweep.band(ax[1, 1], grid, sweep.curves(hists, "frac_struct", E)[1], r"fraction with $B_\tau$", "C5")
+    ax[1, 1].axhline(0.5, color="k", lw=0.5, ls=":")
+    ax[1, 1].legend(fontsize=8)
+    ax[1, 1].set_title("attention on the informative positions (test set)")
+    styles = {"t_mem": ("k", "--"), "t_struct": ("C1", "-."), "t_grok": ("C0", ":")}
+    for a in ax.flat:
+        for key, (c, ls) in styles.items():
+            vals = [m[key] for m in marks if m[key] is not None]
+            if vals:
+                a.axvline(np.median(vals), color=c, ls=ls, lw=1, label=None)
+    for a in ax[1]:
+        a.set_xlabel("epoch")
+    fig.suptitle(f"{title}\nlines: median t_mem (black --), t_struct (orange -.), t_grok (blue :); "
+                 f"band = min-max over {len(hists)} seeds", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    print(f"wrote {path}")
+
+
+def main(argv=None):
+    args = get_parser().parse_args(argv)
+    if args.quick:
+        args.p, args.epochs, args.seeds = QUICK["p"], QUICK["epochs"], QUICK["seeds"]
+        args.results_dir = os.path.join(args.results_dir, "quick")
+    os.makedirs(args.results_dir, exist_ok=True)
+    if args.regime_study:
+        regimes, lams = list(REGIMES), [0.0]
+    else:
+        regimes, lams = [args.regime], [args.lam]
+    runs = [(run_name(r, lam, s, args.p), run_config(args, r, lam, s))
+            for r in regimes for lam in lams for s in args.seeds]
+    try:
+        results = sweep.run_sweep(runs, args)
+    except ValueError as e:
+        raise SystemExit(f"error: {e}")
+    rows = [(n, phase_marks(results[n][1], args.rise_acc)) for n, _ in runs if n in results]
+    print("\nClaim C1 (paper): memorize -> attention gradient collapses -> attention condenses "
+          "-> test accuracy rises; t_mem < t_struct <= t_rise <= t_grok.")
+    print_marks(rows, args.epochs)
+    stem = "fig1_regimes" if args.regime_study else f"fig1_{args.regime}_lam{args.lam:g}"
+    summary = {"rows": {n: m for n, m in rows}, "budget": args.epochs, "rise_acc": args.rise_acc,
+               "summaries": {n: results[n][0] for n, _ in runs if n in results}}
+    if args.regime_study:
+        summary["per_regime"] = {}
+        print("\nper regime (seeds meeting the criterion):")
+        for r in regimes:
+            ms = [m for n, m in rows if f"_{r}_" in n]
+            ok = sum(meets_criterion(m, args.epochs) for m in ms)
+            groks = [m["t_grok"] for m in ms]
+            summary["per_regime"][r] = {"meets": ok, "n": len(ms), "grok": groks}
+            print(f"  {r:14s} {ok}/{len(ms)} meet it; grok epochs {groks}")
+        for r in regimes:
+            names = [n for n, _ in runs if f"_{r}_" in n]
+            plot(results, names, f"lambda = 0, distractors {r}, p = {args.p}",
+                 os.path.join(args.results_dir, f"fig1_regime_{r}.png"), args)
+    else:
+        plot(results, [n for n, _ in runs], f"Figure 1: distractors {args.regime}, lambda = {args.lam:g}, "
+             f"p = {args.p}", os.path.join(args.results_dir, stem + ".png"), args)
+        n_ok = sum(meets_criterion(m, args.epochs) for _, m in rows)
+        print(f"\n{n_ok}/{len(rows)} seeds show the four phases in the paper's order within {args.epochs} epochs")
+    train.write_json(os.path.join(args.results_dir, stem + ".json"), summary)
+
+
+if __name__ == "__main__":
+    main()

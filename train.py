@@ -1,0 +1,369 @@
+"""One full-batch training loop with the paper's hooks and phase metrics (SPEC §5-6).
+
+    python train.py --task add --p 113 --lam 0.1 --seed 0 --out runs/x
+
+writes <out>/summary.json and <out>/history.json. From Python:
+
+    import train
+    summary, history = train.train(train.make_config(lam=0.1, seed=0))
+
+Reading order: `train` (the loop) -> `prior_loss` (Eq. 6) -> `diagnostics` (SPEC §5:
+structural divergence, informative mass, the task gradient to the attention interaction
+matrix, the Lemma 5.1 bound).
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+
+import torch
+import torch.nn.functional as F
+
+from model import Transformer
+from tasks import TASKS, make_task
+
+PRIORS = ("oracle", "adversarial")
+REGIMES = ("fixed", "fresh", "refresh")
+# Flags that change how a run is executed or reported, never what it computes.
+NON_SEMANTIC = ("out", "quiet", "print_every", "threads", "device")
+
+
+def get_parser():
+    p = argparse.ArgumentParser(description="Train the minimal transformer (paper App. G defaults).",
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    a = p.add_argument
+    # task (SPEC §3)
+    a("--task", default="add", help=f"one of {', '.join(TASKS)}")
+    a("--p", type=int, default=113, help="modulus")
+    a("--frac", type=float, default=0.3, help="train fraction of all operand tuples")
+    a("--n-operands", type=int, default=2, help="operands for --task addk")
+    a("--n-distractors", type=int, default=2, help="distractor positions (sequence length = operands + this + 1)")
+    a("--distractors", default="fixed", help="fixed | fresh | refresh (redraw each training example with prob. --refresh per epoch)")
+    a("--refresh", type=float, default=0.0, help="per-epoch redraw probability for --distractors refresh")
+    # model (SPEC §4)
+    a("--d-model", type=int, default=64)
+    a("--n-heads", type=int, default=1)
+    a("--d-mlp", type=int, default=256)
+    # optimization (SPEC §2)
+    a("--lr", type=float, default=1e-3)
+    a("--wd", type=float, default=1.0, help="AdamW (decoupled) weight decay on every parameter")
+    a("--beta1", type=float, default=0.9)
+    a("--beta2", type=float, default=0.999)
+    a("--warmup", type=int, default=10, help="linear warm-up epochs")
+    a("--clip", type=float, default=1.0, help="gradient-norm clip (0 = off)")
+    a("--epochs", type=int, default=10000)
+    # structural prior (Eq. 6): loss = CE + lam * mean KL(q || a)
+    a("--lam", type=float, default=0.0, help="KL prior strength lambda")
+    a("--prior", default="oracle", help="prior target q: oracle | adversarial")
+    # logging and phase marks (SPEC §5)
+    a("--eval-every", type=int, default=10)
+    a("--tau", type=float, default=None, help="structural-condition threshold (default 1/(2k))")
+    a("--grok-acc", type=float, default=0.99, help="test accuracy that marks grokking")
+    a("--stop-after", type=int, default=None, help="stop this many epochs after grokking (default: never)")
+    a("--seed", type=int, default=0)
+    a("--out", default=None, help="run folder for summary.json and history.json")
+    a("--device", default="auto", help="auto | cpu | cuda")
+    a("--threads", type=int, default=0, help="torch CPU threads (0 = torch's default)")
+    a("--print-every", type=int, default=1000, help="progress line every N epochs (0 = none)")
+    a("--quiet", action="store_true")
+    return p
+
+
+def make_config(**overrides):
+    """The parser's defaults with keyword overrides (underscored names): the Python entry point."""
+    cfg = get_parser().parse_args([])
+    for key, value in overrides.items():
+        if not hasattr(cfg, key):
+            raise ValueError(f"unknown config key {key!r}")
+        setattr(cfg, key, value)
+    return cfg
+
+
+def validate(cfg):
+    """Raise ValueError with a one-line message for a config that cannot run."""
+    if cfg.task not in TASKS:
+        raise ValueError(f"unknown task {cfg.task!r}; choose from {', '.join(TASKS)}")
+    if cfg.p < 3:
+        raise ValueError(f"--p must be at least 3, got {cfg.p}")
+    if not 0 < cfg.frac < 1:
+        raise ValueError(f"--frac must lie in (0, 1), got {cfg.frac}")
+    if cfg.lam < 0:
+        raise ValueError(f"--lam must be >= 0, got {cfg.lam}")
+    if cfg.prior not in PRIORS:
+        raise ValueError(f"unknown prior {cfg.prior!r}; choose from {', '.join(PRIORS)}")
+    if cfg.distractors not in REGIMES:
+        raise ValueError(f"unknown distractor regime {cfg.distractors!r}; choose from {', '.join(REGIMES)}")
+    if cfg.distractors == "refresh" and not 0 < cfg.refresh < 1:
+        raise ValueError(f"--distractors refresh needs 0 < --refresh < 1, got {cfg.refresh}")
+    if cfg.distractors != "refresh" and cfg.refresh:
+        raise ValueError("--refresh is only used with --distractors refresh")
+    for name in ("epochs", "eval_every", "d_model", "n_heads", "d_mlp"):
+        if getattr(cfg, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(cfg, name)}")
+    if cfg.d_model % cfg.n_heads:
+        raise ValueError(f"--d-model {cfg.d_model} is not divisible by --n-heads {cfg.n_heads}")
+    if cfg.lr <= 0 or cfg.wd < 0:
+        raise ValueError("--lr must be > 0 and --wd >= 0")
+    if cfg.device not in ("auto", "cpu", "cuda"):
+        raise ValueError(f"--device must be auto, cpu or cuda, got {cfg.device!r}")
+
+
+def refresh_rate(cfg):
+    return {"fixed": 0.0, "fresh": 1.0, "refresh": cfg.refresh}[cfg.distractors]
+
+
+def semantic_config(cfg):
+    """The part of a config that determines the result (used to match cached runs)."""
+    return {k: v for k, v in sorted(vars(cfg).items()) if k not in NON_SEMANTIC}
+
+
+# ---------------------------------------------------------------------------------------
+# The structural prior (Eq. 6) and the diagnostics (SPEC §5)
+
+def kl_to_target(q, log_a):
+    """KL(q || a) per example and head, sum over positions with q_i > 0 (0 log 0 = 0).
+    q: (B, T) or (B, H, T); log_a: (B, H, T). Its gradient w.r.t. the logits is a - q (Eq. 45)."""
+    if q.dim() == 2:
+        q = q[:, None, :]
+    q = q.to(log_a.dtype)
+    log_q = torch.where(q > 0, q, torch.ones_like(q)).log()
+    return (q * (log_q - log_a)).sum(-1)
+
+
+def prior_loss(scores, q):
+    """Mean over examples and heads of KL(q || softmax(scores)), in float64."""
+    return kl_to_target(q, torch.log_softmax(scores.double(), dim=-1)).mean()
+
+
+def structural_stats(attn, oracle, tau):
+    """D(t), informative mass and the fraction satisfying B_tau (Def. 4.1), on the
+    head-averaged attention (B, T) against the oracle (B, T)."""
+    a = attn.double().mean(1)
+    info = oracle > 0
+    div = kl_to_target(oracle, a.clamp_min(1e-300).log()[:, None, :]).squeeze(1)
+    min_mass = a.masked_fill(~info, math.inf).min(-1).values
+    return {"struct_div": div.mean().item(), "info_mass": min_mass.mean().item(),
+            "frac_struct": (min_mass >= tau).double().mean().item()}
+
+
+def lipschitz_bound(model):
+    """L_f >= Lipschitz constant of (attention output) -> logits: r -> W_U (r + MLP(r))."""
+    spec = lambda W: torch.linalg.matrix_norm(W.detach().double(), ord=2)
+    return (spec(model.W_U) * (1 + spec(model.W_out) * spec(model.W_in))).item()
+
+
+def task_gradient_stats(model, x, out, ce_each):
+    """The task (cross-entropy) gradient reaching attention, on the training batch.
+
+    - grad_s_norm: ||dL/ds|| for the attention logits s (B, H, T) of the mean loss;
+    - grad_W_norm: ||dL/dW||_F for W_h = W_Q,h^T W_K,h (App. D.2), from dL/ds via Eq. 38:
+      s_bhi = h_q,b^T W_h h_bi / sqrt(dh)  =>  dL/dW_h = sum_bi g_bhi h_q,b h_bi^T / sqrt(dh);
+    - Lemma 5.1 per example and position: |dl/ds_i| <= L_f sqrt(2 l) a_i ||u_i||,
+      u_i = W_O,h (v_i - sum_j a_j v_j).
+    """
+    B, T = x.shape
+    H, dh = model.n_heads, model.d_head
+    g = torch.autograd.grad(ce_each.mean(), out["scores"], retain_graph=True)[0].detach()
+    with torch.no_grad():
+        h = model.embed[x] + model.pos[:T]                                  # (B, T, d)
+        G = torch.einsum("bht,btd->bhd", g, h)
+        grad_W = torch.einsum("bc,bhd->hcd", h[:, -1], G) / math.sqrt(dh)  # (H, d, d)
+        a, v, o = out["attn"], model.values(x), out["o"]
+        W_O = model.W_O.view(-1, H, dh)
+        u = torch.einsum("che,bthe->bhtc", W_O, v - o[:, None])            # (B, H, T, d)
+        bound = lipschitz_bound(model) * torch.sqrt(2 * ce_each.detach())[:, None, None] \
+            * a.double() * u.norm(dim=-1).double()
+        measured = (B * g).abs().double()                                   # per-example dl/ds
+        ratio = measured / bound.clamp_min(1e-300)
+    return {"grad_s_norm": g.norm().item(), "grad_W_norm": grad_W.norm().item(),
+            "lemma_grad": measured.mean().item(), "lemma_bound": bound.mean().item(),
+            "lemma_ratio_max": ratio.max().item(),
+            # float32 forward: allow rounding, nothing more (the bound is usually loose by 10^2+)
+            "lemma_violations": int((measured > bound * (1 + 1e-4) + 1e-12).sum())}
+
+
+def param_norm(params):
+    return math.sqrt(sum(float(p.detach().double().pow(2).sum()) for p in params))
+
+
+def first_epoch(history, key, threshold):
+    return next((e for e, v in zip(history["epoch"], history[key]) if v >= threshold), None)
+
+
+# ---------------------------------------------------------------------------------------
+# The loop
+
+def pick_device(name):
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
+
+
+def train(cfg, log=print):
+    """Train one run; returns (summary, history). Deterministic on CPU for a given seed."""
+    validate(cfg)
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    device = pick_device(cfg.device)
+    task = make_task(cfg.task, cfg.p, cfg.frac, cfg.n_distractors, cfg.seed, cfg.n_operands)
+    torch.manual_seed(cfg.seed)
+    model = Transformer(task.vocab_size, task.n_classes, task.seq_len,
+                        cfg.d_model, cfg.n_heads, cfg.d_mlp).to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, betas=(cfg.beta1, cfg.beta2),
+                            weight_decay=cfg.wd)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda e: min(1.0, (e + 1) / max(1, cfg.warmup)))
+    rho = refresh_rate(cfg)
+    tau = cfg.tau if cfg.tau is not None else 1 / (2 * len(task.informative))
+
+    x_tr, y_tr = task.train_x.to(device), task.train_y.to(device)
+    x_te, y_te = task.test_x.to(device), task.test_y.to(device)
+    oracle_tr, oracle_te = task.oracle(len(x_tr)).to(device), task.oracle(len(x_te)).to(device)
+    target = (task.oracle if cfg.prior == "oracle" else task.adversarial)(len(x_tr)).to(device)
+
+    history = {"epoch": []}
+
+    def record(**metrics):
+        for k, v in metrics.items():
+            history.setdefault(k, []).append(v)
+
+    t0 = time.time()
+    grok = None
+    epoch = 0
+    for epoch in range(cfg.epochs + 1):
+        if epoch and rho:
+            task.refresh_distractors(rho)
+            x_tr = task.train_x.to(device)
+        is_last = epoch == cfg.epochs
+        evaluate = is_last or epoch % cfg.eval_every == 0
+
+        out = model.run(x_tr)
+        ce_each = F.cross_entropy(out["logits"].double(), y_tr, reduction="none")  # float64 (SPEC §2)
+        ce = ce_each.mean()
+        kl = prior_loss(out["scores"], target) if cfg.lam else None
+        loss = ce + cfg.lam * kl if cfg.lam else ce
+
+        if evaluate:
+            metrics = task_gradient_stats(model, x_tr, out, ce_each)
+            with torch.no_grad():
+                te = model.run(x_te)
+                te_loss = F.cross_entropy(te["logits"].double(), y_te).item()
+                te_acc = (te["logits"].argmax(-1) == y_te).double().mean().item()
+                tr_acc = (out["logits"].argmax(-1) == y_tr).double().mean().item()
+                test_struct = structural_stats(te["attn"], oracle_te, tau)
+                train_div = structural_stats(out["attn"].detach(), oracle_tr, tau)["struct_div"]
+                mass = te["attn"].double().mean(0)                          # (H, T)
+            record(epoch=epoch, train_loss=ce.item(), train_acc=tr_acc, test_loss=te_loss,
+                   test_acc=te_acc, prior_loss=kl.item() if kl is not None else 0.0,
+                   train_struct_div=train_div, **test_struct,
+                   attn_mass=mass.sum(0).div(cfg.n_heads).tolist(), attn_mass_heads=mass.tolist(),
+                   mlp_norm=param_norm(model.group("mlp")), attn_norm=param_norm(model.group("attn")),
+                   total_norm=param_norm(model.parameters()), **metrics)
+            if grok is None and te_acc >= cfg.grok_acc:
+                grok = epoch
+            if not cfg.quiet and cfg.print_every and (epoch % cfg.print_every == 0 or is_last):
+                done = time.time() - t0
+                eta = done / max(epoch, 1) * (cfg.epochs - epoch)
+                log(f"epoch {epoch:6d}/{cfg.epochs} | train {ce.item():.4f} {tr_acc:.3f} | "
+                    f"test {te_loss:.3f} {te_acc:.3f} | info mass {test_struct['info_mass']:.3f} "
+                    f"D {test_struct['struct_div']:.3f} | mlp {history['mlp_norm'][-1]:.1f} | "
+                    f"{1000 * done / max(epoch, 1):.1f} ms/ep | ETA {eta:.0f}s")
+            stop_now = cfg.stop_after is not None and grok is not None and epoch >= grok + cfg.stop_after
+            if is_last or stop_now:
+                break
+
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        if cfg.clip:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
+        opt.step()
+        sched.step()
+
+    wall = time.time() - t0
+    summary = {
+        "config": semantic_config(cfg),
+        "grok_epoch": grok,
+        "mem_epoch": first_epoch(history, "train_acc", 0.99),
+        "struct_epoch": first_epoch(history, "frac_struct", 0.99),
+        "final_train_acc": history["train_acc"][-1],
+        "final_test_acc": history["test_acc"][-1],
+        "final_info_mass": history["info_mass"][-1],
+        "final_mlp_norm": history["mlp_norm"][-1],
+        "lemma_violations": sum(history["lemma_violations"]),
+        "epochs_run": epoch,
+        "wall_s": wall,
+        "ms_per_epoch": 1000 * wall / max(epoch, 1),
+        "device": str(device),
+    }
+    return summary, history
+
+
+# ---------------------------------------------------------------------------------------
+# Run folders
+
+def write_json(path, obj):
+    """Atomic write: a reader never sees half a file, a crash never leaves one."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
+        json.dump(obj, f)
+    os.replace(tmp, path)
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def cached_summary(out, cfg):
+    """The summary stored in `out` for this same config, None if the run is not there yet.
+    Raises ValueError if `out` holds a run of another config (never silently reused)."""
+    path = os.path.join(out, "summary.json")
+    if not os.path.exists(path):
+        return None
+    stored = read_json(path)
+    # A flag added after the run was stored matches if the run uses that flag's default.
+    defaults = semantic_config(make_config())
+    want = json.loads(json.dumps(semantic_config(cfg)))
+    have = dict(stored.get("config", {}))
+    for k, v in want.items():
+        if k not in have and v == defaults.get(k):
+            have[k] = v
+    if have != want:
+        changed = sorted(k for k in set(have) | set(want) if have.get(k) != want.get(k))
+        raise ValueError(f"{out} holds a run with another config (differs in: {', '.join(changed)}); "
+                         "choose another --out or delete it")
+    return stored
+
+
+def run_to_folder(cfg, log=print):
+    """Train into cfg.out unless the same run is already there; returns the summary."""
+    cached = cached_summary(cfg.out, cfg)
+    if cached is not None:
+        return cached
+    summary, history = train(cfg, log=log)
+    write_json(os.path.join(cfg.out, "history.json"), history)
+    write_json(os.path.join(cfg.out, "summary.json"), summary)   # last: marks the run complete
+    return summary
+
+
+def main(argv=None):
+    cfg = get_parser().parse_args(argv)
+    try:
+        validate(cfg)
+        if cfg.out and cached_summary(cfg.out, cfg) is not None:
+            print(f"{cfg.out} already holds this run; summary.json left as it is")
+            return
+        summary = run_to_folder(cfg) if cfg.out else train(cfg)[0]
+    except ValueError as e:
+        sys.exit(f"error: {e}")
+    keys = ("grok_epoch", "mem_epoch", "struct_epoch", "final_train_acc", "final_test_acc",
+            "epochs_run", "wall_s", "ms_per_epoch")
+    print(json.dumps({k: summary[k] for k in keys}))
+
+
+if __name__ == "__main__":
+    main()
