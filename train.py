@@ -155,9 +155,25 @@ def lipschitz_bound(model):
     return (spec(model.W_U) * (1 + spec(model.W_out) * spec(model.W_in))).item()
 
 
+def task_logit_grad(out):
+    """dL_task/ds from the gradient that reached the attention weights (softmax backward)."""
+    a, g_a = out["attn"].detach(), out["attn"].grad
+    return a * (g_a - (a * g_a).sum(-1, keepdim=True))
+
+
+def interaction_grad(model, x, g):
+    """dL/dW_h for W_h = W_Q,h^T W_K,h (H, d, d), given g = dL/ds (B, H, T) (App. D.2)."""
+    h = model.embed[x] + model.pos[:x.shape[1]]                             # (B, T, d)
+    G = torch.einsum("bht,btd->hbd", g, h)                                  # sum_i g_bhi h_bi
+    return torch.einsum("bc,hbd->hcd", h[:, -1], G) / math.sqrt(model.d_head)
+
+
 def task_gradient_stats(model, x, out, ce_each):
     """The task (cross-entropy) gradient reaching attention, on the training batch.
 
+    Call after loss.backward() with out["attn"].retain_grad(): the prior is computed from
+    the logits directly (prior_loss), so the gradient that reached the attention weights a
+    is the task's alone, and dL/ds = a * (dL/da - sum_j a_j dL/da_j) (softmax backward).
     - grad_s_norm: ||dL/ds|| for the attention logits s (B, H, T) of the mean loss;
     - grad_W_norm: ||dL/dW||_F for W_h = W_Q,h^T W_K,h (App. D.2), from dL/ds via Eq. 38:
       s_bhi = h_q,b^T W_h h_bi / sqrt(dh)  =>  dL/dW_h = sum_bi g_bhi h_q,b h_bi^T / sqrt(dh);
@@ -166,14 +182,12 @@ def task_gradient_stats(model, x, out, ce_each):
     """
     B, T = x.shape
     H, dh = model.n_heads, model.d_head
-    g = torch.autograd.grad(ce_each.mean(), out["scores"], retain_graph=True)[0].detach()
     with torch.no_grad():
-        h = model.embed[x] + model.pos[:T]                                  # (B, T, d)
-        G = torch.einsum("bht,btd->bhd", g, h)
-        grad_W = torch.einsum("bc,bhd->hcd", h[:, -1], G) / math.sqrt(dh)  # (H, d, d)
-        a, v, o = out["attn"], model.values(x), out["o"]
+        a = out["attn"].detach()
+        g = task_logit_grad(out)
+        grad_W = interaction_grad(model, x, g)
         W_O = model.W_O.view(-1, H, dh)
-        u = torch.einsum("che,bthe->bhtc", W_O, v - o[:, None])            # (B, H, T, d)
+        u = torch.einsum("che,bthe->bhtc", W_O, model.values(x) - out["o"][:, None])  # (B, H, T, d)
         bound = lipschitz_bound(model) * torch.sqrt(2 * ce_each.detach())[:, None, None] \
             * a.double() * u.norm(dim=-1).double()
         measured = (B * g).abs().double()                                   # per-example dl/ds
@@ -246,6 +260,11 @@ def train(cfg, log=print):
         loss = ce + cfg.lam * kl if cfg.lam else ce
 
         if evaluate:
+            out["attn"].retain_grad()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+
+        if evaluate:   # logged before the step, so every quantity is of the same parameters
             metrics = task_gradient_stats(model, x_tr, out, ce_each)
             with torch.no_grad():
                 te = model.run(x_te)
@@ -274,8 +293,6 @@ def train(cfg, log=print):
             if is_last or stop_now:
                 break
 
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
         if cfg.clip:
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
         opt.step()

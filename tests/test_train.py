@@ -1,0 +1,149 @@
+"""The formulas of SPEC §5-6: Eq. 45, the interaction-matrix gradient, Lemma 5.1."""
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import train
+from model import Transformer
+from tasks import make_task
+
+
+def small_model(n_heads=1, seed=0):
+    torch.manual_seed(seed)
+    task = make_task("add", p=11, frac=0.5, n_distractors=2, seed=seed)
+    m = Transformer(task.vocab_size, task.n_classes, task.seq_len, d_model=8, n_heads=n_heads, d_mlp=16).double()
+    return m, task
+
+
+def test_kl_value_by_hand():
+    q = torch.tensor([[0.5, 0.5, 0.0, 0.0, 0.0]])
+    a = torch.tensor([0.1, 0.3, 0.2, 0.2, 0.2], dtype=torch.float64)
+    want = 0.5 * math.log(0.5 / 0.1) + 0.5 * math.log(0.5 / 0.3)
+    got = train.prior_loss(a.log()[None, None, :], q)   # log a as logits: softmax(log a) = a
+    assert got.item() == pytest.approx(want, rel=1e-12)
+
+
+def test_kl_gradient_is_a_minus_q():
+    """Eq. 45: dKL(q||softmax(s))/ds = a - q, per example and head (mean over B*H)."""
+    torch.manual_seed(0)
+    B, H, T = 6, 3, 5
+    s = torch.randn(B, H, T, dtype=torch.float64, requires_grad=True)
+    for q in (make_task("add", p=5, frac=0.5).oracle(B), torch.softmax(torch.randn(B, H, T, dtype=torch.float64), -1)):
+        (g,) = torch.autograd.grad(train.prior_loss(s, q), s)
+        want = (torch.softmax(s, -1) - (q if q.dim() == 3 else q[:, None, :])) / (B * H)
+        torch.testing.assert_close(g, want.double(), rtol=1e-10, atol=1e-12)
+
+
+def _forward_with_prior(m, task, lam=0.7):
+    x, y = task.train_x, task.train_y
+    out = m.run(x)
+    ce_each = F.cross_entropy(out["logits"], y, reduction="none")
+    loss = ce_each.mean() + lam * train.prior_loss(out["scores"], task.oracle(len(x)))
+    return x, y, out, ce_each, loss
+
+
+@pytest.mark.parametrize("n_heads", [1, 2])
+def test_task_logit_gradient_excludes_the_prior(n_heads):
+    m, task = small_model(n_heads)
+    x, y, out, ce_each, loss = _forward_with_prior(m, task)
+    (want,) = torch.autograd.grad(ce_each.mean(), out["scores"], retain_graph=True)
+    out["attn"].retain_grad()
+    loss.backward()
+    torch.testing.assert_close(train.task_logit_grad(out), want, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("n_heads", [1, 2])
+def test_interaction_matrix_gradient(n_heads):
+    """With M_h = W_Q,h^T W_K,h and G_h = dL/dM_h: dL/dW_Q,h = W_K,h G_h^T, dL/dW_K,h = W_Q,h G_h."""
+    m, task = small_model(n_heads, seed=3)
+    x, y = task.train_x, task.train_y
+    out = m.run(x)
+    ce = F.cross_entropy(out["logits"], y)
+    (g_s,) = torch.autograd.grad(ce, out["scores"], retain_graph=True)
+    ce.backward()
+    G = train.interaction_grad(m, x, g_s)
+    dh = m.d_head
+    for h in range(n_heads):
+        rows = slice(h * dh, (h + 1) * dh)
+        torch.testing.assert_close(m.W_Q.grad[rows], m.W_K[rows].detach() @ G[h].T, rtol=1e-9, atol=1e-12)
+        torch.testing.assert_close(m.W_K.grad[rows], m.W_Q[rows].detach() @ G[h], rtol=1e-9, atol=1e-12)
+
+
+def _lemma_check(m, task):
+    x, y, out, ce_each, loss = _forward_with_prior(m, task)
+    out["attn"].retain_grad()
+    loss.backward()
+    stats = train.task_gradient_stats(m, x, out, ce_each)
+    # independent per-example gradients: dl_b/ds_b by autograd, one example at a time
+    B = len(x)
+    per_ex = torch.stack([_one_example_grad(m, x[b:b + 1], y[b:b + 1]) for b in range(B)])
+    g = train.task_logit_grad(out)
+    torch.testing.assert_close(B * g, per_ex, rtol=1e-8, atol=1e-12)
+    return stats, per_ex
+
+
+def _one_example_grad(m, x, y):
+    out = m.run(x)
+    return torch.autograd.grad(F.cross_entropy(out["logits"], y), out["scores"])[0][0]
+
+
+@pytest.mark.parametrize("n_heads", [1, 2])
+def test_lemma_5_1_bound_holds_at_random_parameters(n_heads):
+    m, task = small_model(n_heads, seed=1)
+    stats, _ = _lemma_check(m, task)
+    assert stats["lemma_violations"] == 0
+    assert 0 < stats["lemma_ratio_max"] <= 1.0
+    assert stats["lemma_grad"] < stats["lemma_bound"]
+
+
+def test_lipschitz_bound_dominates_the_jacobian():
+    """L_f >= ||d logits / d (attention output)||_2 at every example (the Lemma's L_f)."""
+    m, task = small_model(1, seed=2)
+    x = task.train_x[:20]
+    out = m.run(x)
+    h_q = m.embed[x[:, -1]] + m.pos[x.shape[1] - 1]
+    attn_out = (out["o"].reshape(len(x), -1) @ m.W_O.T).detach()
+    L_f = train.lipschitz_bound(m)
+    for b in range(len(x)):
+        f = lambda z: (lambda r: (r + F.relu(r @ m.W_in.T + m.b_in) @ m.W_out.T + m.b_out) @ m.W_U.T)(h_q[b].detach() + z)
+        J = torch.autograd.functional.jacobian(f, attn_out[b])
+        assert torch.linalg.matrix_norm(J, ord=2).item() <= L_f * (1 + 1e-12)
+
+
+def test_lemma_5_1_bound_holds_after_training():
+    cfg = train.make_config(p=13, frac=0.5, epochs=60, eval_every=1, d_model=16, d_mlp=32,
+                            lam=0.5, quiet=True, threads=1)
+    summary, hist = train.train(cfg)
+    assert summary["lemma_violations"] == 0
+    assert max(hist["lemma_ratio_max"]) <= 1.0
+    assert hist["train_loss"][-1] < hist["train_loss"][0]   # it did train
+
+
+def test_structural_stats():
+    attn = torch.tensor([[[0.4, 0.3, 0.1, 0.1, 0.1]], [[0.2, 0.5, 0.1, 0.1, 0.1]]])
+    q = make_task("add", p=5, frac=0.5).oracle(2)
+    s = train.structural_stats(attn, q, tau=0.25)
+    assert s["info_mass"] == pytest.approx((0.3 + 0.2) / 2)
+    assert s["frac_struct"] == pytest.approx(0.5)
+    want = (0.5 * math.log(0.5 / 0.4) + 0.5 * math.log(0.5 / 0.3) + 0.5 * math.log(0.5 / 0.2)
+            + 0.5 * math.log(0.5 / 0.5)) / 2
+    assert s["struct_div"] == pytest.approx(want)
+
+
+def test_same_seed_same_history_and_seeds_differ():
+    kw = dict(p=11, frac=0.5, epochs=30, eval_every=5, d_model=16, d_mlp=32, lam=0.1,
+              distractors="refresh", refresh=0.3, quiet=True, threads=1)
+    h0 = train.train(train.make_config(seed=0, **kw))[1]
+    h0b = train.train(train.make_config(seed=0, **kw))[1]
+    h1 = train.train(train.make_config(seed=1, **kw))[1]
+    assert h0 == h0b                      # bitwise: floats compared exactly
+    assert h0["train_loss"] != h1["train_loss"]
+
+
+def test_warmup_and_early_stop():
+    cfg = train.make_config(p=11, frac=0.5, epochs=2000, eval_every=10, d_model=16, d_mlp=32, lam=1.0,
+                            wd=0.1, lr=3e-3, grok_acc=0.0, stop_after=20, quiet=True, threads=1)
+    s, h = train.train(cfg)
+    assert s["grok_epoch"] == 0 and s["epochs_run"] == 20 and h["epoch"][-1] == 20
