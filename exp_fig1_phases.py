@@ -26,7 +26,9 @@ import numpy as np
 import sweep
 import train
 
-QUICK = dict(p=59, epochs=4000, seeds=[0, 1, 2])
+# p = 59 (1,044 training pairs) never grokked in 4,000 epochs here, so the quick look keeps
+# the paper's p and cuts seeds and budget instead.
+QUICK = dict(p=113, epochs=4000, seeds=[0, 1])
 REGIMES = {"fixed": ("fixed", 0.0), "fresh": ("fresh", 0.0), "refresh0.01": ("refresh", 0.01),
            "refresh0.003": ("refresh", 0.003), "refresh0.001": ("refresh", 0.001)}
 
@@ -34,7 +36,7 @@ REGIMES = {"fixed": ("fixed", 0.0), "fresh": ("fresh", 0.0), "refresh0.01": ("re
 def get_parser():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--regime", default="fixed", choices=sorted(REGIMES),
+    p.add_argument("--regime", default="fresh", choices=sorted(REGIMES),
                    help="distractor regime of the figure (README: how it was chosen)")
     p.add_argument("--lam", type=float, default=0.0, help="KL prior strength (0 = the paper's baseline)")
     p.add_argument("--p", type=int, default=113)

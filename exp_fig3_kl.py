@@ -27,14 +27,17 @@ import train
 from exp_fig1_phases import REGIMES
 
 LAMS = [0.0, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0]
-QUICK = dict(p=59, epochs=3000, seeds=[0, 1], lams=[0.0, 0.1, 0.3, 1.0, 3.0])
+# Small p does not grok at the paper's train fraction (p = 59: test accuracy stalls at ~0.3,
+# the share of test pairs whose swapped pair (b, a) is in the training set), so the quick
+# look keeps p = 113 and cuts seeds, lambdas and budget.
+QUICK = dict(p=113, epochs=4000, seeds=[0], lams=[0.0, 0.1, 1.0])
 
 
 def get_parser():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--lam", type=float, nargs="+", default=LAMS, help="KL strengths lambda")
-    p.add_argument("--regime", default="fixed", choices=sorted(REGIMES), help="distractor regime")
+    p.add_argument("--regime", default="fresh", choices=sorted(REGIMES), help="distractor regime")
     p.add_argument("--p", type=int, default=113)
     p.add_argument("--epochs", type=int, default=10000)
     p.add_argument("--stop-after", type=int, default=200, help="epochs kept after grokking")

@@ -41,7 +41,9 @@ def get_parser():
     a("--frac", type=float, default=0.3, help="train fraction of all operand tuples")
     a("--n-operands", type=int, default=2, help="operands for --task addk")
     a("--n-distractors", type=int, default=2, help="distractor positions (sequence length = operands + this + 1)")
-    a("--distractors", default="fixed", help="fixed | fresh | refresh (redraw each training example with prob. --refresh per epoch)")
+    a("--distractors", default="fresh",
+      help="fixed | fresh | refresh (redraw each training example with prob. --refresh per epoch); "
+           "fresh is the figures' default, chosen by measurement (README)")
     a("--refresh", type=float, default=0.0, help="per-epoch redraw probability for --distractors refresh")
     # model (SPEC §4)
     a("--d-model", type=int, default=64)
@@ -58,6 +60,12 @@ def get_parser():
     # structural prior (Eq. 6): loss = CE + lam * mean KL(q || a)
     a("--lam", type=float, default=0.0, help="KL prior strength lambda")
     a("--prior", default="oracle", help="prior target q: oracle | adversarial")
+    # capacity controls (Fig. 2)
+    a("--norm-match", type=float, default=None,
+      help="rescale the MLP parameters to this Frobenius norm after every step (Omnigrok-style, MLP only)")
+    a("--global-norm-match", type=float, default=None,
+      help="rescale *all* parameters to this total norm after every step (Omnigrok's own variant)")
+    a("--qk-penalty", type=float, default=0.0, help="extra c * (||W_Q||^2 + ||W_K||^2) in the loss")
     # logging and phase marks (SPEC §5)
     a("--eval-every", type=int, default=10)
     a("--tau", type=float, default=None, help="structural-condition threshold (default 1/(2k))")
@@ -107,6 +115,11 @@ def validate(cfg):
         raise ValueError(f"--d-model {cfg.d_model} is not divisible by --n-heads {cfg.n_heads}")
     if cfg.lr <= 0 or cfg.wd < 0:
         raise ValueError("--lr must be > 0 and --wd >= 0")
+    for name in ("norm_match", "global_norm_match"):
+        if getattr(cfg, name) is not None and getattr(cfg, name) <= 0:
+            raise ValueError(f"--{name.replace('_', '-')} must be > 0")
+    if cfg.qk_penalty < 0:
+        raise ValueError(f"--qk-penalty must be >= 0, got {cfg.qk_penalty}")
     if cfg.device not in ("auto", "cpu", "cuda"):
         raise ValueError(f"--device must be auto, cpu or cuda, got {cfg.device!r}")
 
@@ -199,6 +212,26 @@ def task_gradient_stats(model, x, out, ce_each):
             "lemma_violations": int((measured > bound * (1 + 1e-4) + 1e-12).sum())}
 
 
+def qk_penalty(model, c):
+    """The norm-matched control of Fig. 2: c * (||W_Q||_F^2 + ||W_K||_F^2)."""
+    return c * (model.W_Q.pow(2).sum() + model.W_K.pow(2).sum())
+
+
+@torch.no_grad()
+def match_norm_(params, radius):
+    """Project onto the sphere ||theta||_F = radius by one common rescaling (Omnigrok)."""
+    scale = radius / math.sqrt(sum(float(p.pow(2).sum()) for p in params))
+    for p in params:
+        p.mul_(scale)
+
+
+def apply_norm_matching(model, cfg):
+    if cfg.norm_match is not None:
+        match_norm_(model.group("mlp"), cfg.norm_match)
+    if cfg.global_norm_match is not None:
+        match_norm_(list(model.parameters()), cfg.global_norm_match)
+
+
 def param_norm(params):
     return math.sqrt(sum(float(p.detach().double().pow(2).sum()) for p in params))
 
@@ -209,6 +242,17 @@ def first_epoch(history, key, threshold):
 
 # ---------------------------------------------------------------------------------------
 # The loop
+
+def training_loss(model, out, y, target, cfg):
+    """loss = CE (float64, SPEC §2) + lam * KL(q || a) (Eq. 6) [+ the QK penalty].
+    Returns (loss, per-example CE, KL or None)."""
+    ce_each = F.cross_entropy(out["logits"].double(), y, reduction="none")
+    kl = prior_loss(out["scores"], target) if cfg.lam else None
+    loss = ce_each.mean() + cfg.lam * kl if cfg.lam else ce_each.mean()
+    if cfg.qk_penalty:
+        loss = loss + qk_penalty(model, cfg.qk_penalty)
+    return loss, ce_each, kl
+
 
 def pick_device(name):
     if name == "auto":
@@ -228,6 +272,7 @@ def train(cfg, log=print):
                         cfg.d_model, cfg.n_heads, cfg.d_mlp).to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, betas=(cfg.beta1, cfg.beta2),
                             weight_decay=cfg.wd)
+    apply_norm_matching(model, cfg)      # the constraint holds from the start
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda e: min(1.0, (e + 1) / max(1, cfg.warmup)))
     rho = refresh_rate(cfg)
     tau = cfg.tau if cfg.tau is not None else 1 / (2 * len(task.informative))
@@ -254,10 +299,8 @@ def train(cfg, log=print):
         evaluate = is_last or epoch % cfg.eval_every == 0
 
         out = model.run(x_tr)
-        ce_each = F.cross_entropy(out["logits"].double(), y_tr, reduction="none")  # float64 (SPEC §2)
+        loss, ce_each, kl = training_loss(model, out, y_tr, target, cfg)
         ce = ce_each.mean()
-        kl = prior_loss(out["scores"], target) if cfg.lam else None
-        loss = ce + cfg.lam * kl if cfg.lam else ce
 
         if evaluate:
             out["attn"].retain_grad()
@@ -296,6 +339,7 @@ def train(cfg, log=print):
         if cfg.clip:
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
         opt.step()
+        apply_norm_matching(model, cfg)
         sched.step()
 
     wall = time.time() - t0

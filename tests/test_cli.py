@@ -61,7 +61,7 @@ def test_existing_out_with_another_config_is_refused(tmp_path):
 def test_kl_prior_generalizes_well_before_the_baseline():
     """Tiny p = 31 with fixed distractors: the oracle prior reaches 80% test accuracy while
     the lambda = 0 run is still near chance (measured: 1190 epochs vs < 3% at 3000)."""
-    kw = dict(p=31, frac=0.5, d_model=32, d_mlp=64, lr=3e-3, epochs=1500, grok_acc=0.8,
+    kw = dict(p=31, frac=0.5, d_model=32, d_mlp=64, lr=3e-3, epochs=1500, grok_acc=0.8, distractors="fixed",
               quiet=True, threads=1)
     kl, _ = train.train(train.make_config(lam=1.0, **kw))
     base, base_hist = train.train(train.make_config(lam=0.0, **kw))

@@ -147,3 +147,46 @@ def test_warmup_and_early_stop():
                             wd=0.1, lr=3e-3, grok_acc=0.0, stop_after=20, quiet=True, threads=1)
     s, h = train.train(cfg)
     assert s["grok_epoch"] == 0 and s["epochs_run"] == 20 and h["epoch"][-1] == 20
+
+
+def test_training_loss_terms():
+    m, task = small_model(1)
+    x, y = task.train_x, task.train_y
+    out = m.run(x)
+    target = task.oracle(len(x))
+    base = train.make_config(lam=0.0)
+    ce_only, ce_each, kl = train.training_loss(m, out, y, target, base)
+    assert kl is None and ce_only.item() == pytest.approx(F.cross_entropy(out["logits"], y).item(), rel=1e-12)
+    cfg = train.make_config(lam=0.3, qk_penalty=0.5)
+    loss, _, kl = train.training_loss(m, out, y, target, cfg)
+    qk = 0.5 * (m.W_Q.detach().pow(2).sum() + m.W_K.detach().pow(2).sum())
+    assert (loss - ce_only - 0.3 * kl).item() == pytest.approx(qk.item(), rel=1e-10)
+    (g,) = torch.autograd.grad(train.qk_penalty(m, 0.5), m.W_Q)
+    torch.testing.assert_close(g, m.W_Q.detach())                  # d/dW c||W||^2 = 2cW, c = 0.5
+
+
+def test_norm_matching_after_a_step():
+    """After every step the MLP norm is R; the projection is one common rescaling of the MLP
+    and touches no other parameter."""
+    kw = dict(p=11, frac=0.5, epochs=3, eval_every=1, d_model=16, d_mlp=32, lam=0.2, wd=0.0,
+              quiet=True, threads=1)
+    _, free = train.train(train.make_config(**kw))
+    _, matched = train.train(train.make_config(norm_match=3.0, **kw))
+    assert all(abs(n - 3.0) < 1e-6 for n in matched["mlp_norm"])
+    assert abs(free["mlp_norm"][0] - 3.0) > 1
+
+    m, task = small_model(1)
+    before = {n: p.detach().clone() for n, p in m.named_parameters()}
+    scale = 2.5 / train.param_norm(m.group("mlp"))
+    train.match_norm_(m.group("mlp"), 2.5)
+    assert train.param_norm(m.group("mlp")) == pytest.approx(2.5, abs=1e-9)
+    for n, p in m.named_parameters():
+        want = before[n] * scale if n in m.GROUPS["mlp"] else before[n]   # one common scale
+        torch.testing.assert_close(p.detach(), want, rtol=1e-12, atol=0)
+
+
+def test_global_norm_matching():
+    cfg = train.make_config(p=11, frac=0.5, epochs=2, eval_every=1, d_model=16, d_mlp=32, wd=0.0,
+                            global_norm_match=7.0, quiet=True, threads=1)
+    _, h = train.train(cfg)
+    assert all(abs(n - 7.0) < 1e-5 for n in h["total_norm"])

@@ -1,0 +1,138 @@
+"""Speed of one training epoch: this repository's query-only model against a conventional
+per-position transformer, with FLOP counts and the machine's measured matmul peak.
+
+    python bench.py                 # paper config and the Nanda et al. config, 2 threads
+    python bench.py --quick         # a few seconds
+    python bench.py --threads 1
+
+The conventional model is written the way most grokking repositories write it: nn.Linear
+q/k/v over every position, a causal mask, the MLP and unembedding at every position, the
+logits read at the last position. Both train with the same AdamW step and float64 loss.
+"""
+import argparse
+import math
+import statistics
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import train
+from model import Transformer
+from tasks import make_task
+
+
+class ConventionalTransformer(nn.Module):
+    def __init__(self, vocab_size, n_classes, seq_len, d_model, n_heads, d_mlp):
+        super().__init__()
+        self.h, self.d = n_heads, d_model
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.pos = nn.Embedding(seq_len, d_model)
+        self.qkv = nn.Linear(d_model, 3 * d_model, bias=False)
+        self.o = nn.Linear(d_model, d_model, bias=False)
+        self.mlp = nn.Sequential(nn.Linear(d_model, d_mlp), nn.ReLU(), nn.Linear(d_mlp, d_model))
+        self.unembed = nn.Linear(d_model, n_classes, bias=False)
+        self.register_buffer("mask", torch.tril(torch.ones(seq_len, seq_len, dtype=torch.bool)))
+
+    def forward(self, x):
+        B, T = x.shape
+        h = self.embed(x) + self.pos(torch.arange(T, device=x.device))
+        q, k, v = self.qkv(h).view(B, T, 3, self.h, -1).permute(2, 0, 3, 1, 4)
+        att = (q @ k.transpose(-1, -2)) / math.sqrt(q.shape[-1])
+        att = torch.softmax(att.masked_fill(~self.mask[:T, :T], float("-inf")), -1)
+        h = h + self.o((att @ v).transpose(1, 2).reshape(B, T, self.d))
+        h = h + self.mlp(h)
+        return self.unembed(h)[:, -1]
+
+
+def flops_per_epoch(kind, B, B_test, T, V, C, d, d_mlp, eval_every):
+    """Multiply-adds x 2, forward x 3 for a training step (forward + backward), plus the test
+    forward every eval_every epochs."""
+    if kind == "query-only":
+        per_example = d * d + 2 * d * d_mlp + d * C + V * d     # W_O, MLP, unembed, value mass
+        fixed = (V + T) * 3 * d * d + V * V * d + V * T * d     # projected tables, score tables
+    else:
+        per_example = T * (3 * d * d + 2 * T * d + d * d + 2 * d * d_mlp + d * C)
+        fixed = 0
+    fwd = lambda n: 2 * (n * per_example + fixed)
+    return 3 * fwd(B) + fwd(B_test) / eval_every
+
+
+def matmul_peak(n=1024, reps=20):
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    for _ in range(3):
+        a @ b
+    t = time.perf_counter()
+    for _ in range(reps):
+        a @ b
+    return 2 * n ** 3 * reps / (time.perf_counter() - t)
+
+
+def time_conventional(task, cfg, epochs):
+    torch.manual_seed(0)
+    m = ConventionalTransformer(task.vocab_size, task.n_classes, task.seq_len, cfg.d_model, cfg.n_heads, cfg.d_mlp)
+    opt = torch.optim.AdamW(m.parameters(), lr=1e-3, weight_decay=1.0)
+    x, y, xt = task.train_x, task.train_y, task.test_x
+    times = []
+    for e in range(epochs):
+        t = time.perf_counter()
+        loss = F.cross_entropy(m(x).double(), y)
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
+        opt.step()
+        if e % cfg.eval_every == 0:
+            with torch.no_grad():
+                m(xt).argmax(-1)
+        times.append(time.perf_counter() - t)
+    return times
+
+
+def bench(name, cfg, epochs, peak):
+    task = make_task(cfg.task, cfg.p, cfg.frac, cfg.n_distractors, cfg.seed)
+    cfg.quiet = True
+
+    def wall(n):
+        cfg.epochs = n
+        t = time.perf_counter()
+        train.train(cfg)
+        return time.perf_counter() - t
+
+    # the difference of two run lengths removes set-up and first-call costs; every eval's
+    # full diagnostics (test set, gradient to W, Lemma 5.1 bound) are included
+    ours = (wall(2 * epochs) - wall(epochs)) / epochs
+    conv = statistics.median(time_conventional(task, cfg, epochs))
+    shape = dict(B=len(task.train_x), B_test=len(task.test_x), T=task.seq_len, V=task.vocab_size,
+                 C=task.n_classes, d=cfg.d_model, d_mlp=cfg.d_mlp, eval_every=cfg.eval_every)
+    f_ours, f_conv = flops_per_epoch("query-only", **shape), flops_per_epoch("conventional", **shape)
+    print(f"\n{name}: B={shape['B']} train, T={shape['T']}, d={cfg.d_model}, heads={cfg.n_heads}, "
+          f"MLP={cfg.d_mlp}, eval every {cfg.eval_every}")
+    print(f"  {'':22s} {'ms/epoch':>9s} {'GFLOP/epoch':>12s} {'GFLOP/s':>8s} {'% of peak':>9s}")
+    for label, sec, fl in (("query-only (train.py)", ours, f_ours), ("conventional", conv, f_conv)):
+        print(f"  {label:22s} {1000 * sec:9.2f} {fl / 1e9:12.3f} {fl / sec / 1e9:8.1f} {100 * fl / sec / peak:8.1f}%")
+    print(f"  speed-up {conv / ours:.1f}x; FLOP floor at peak {1000 * f_ours / peak:.2f} ms/epoch "
+          f"(train.py is {ours * peak / f_ours:.1f}x the floor)")
+    return {"ours_ms": 1000 * ours, "conventional_ms": 1000 * conv}
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--epochs", type=int, default=300, help="epochs timed per implementation")
+    p.add_argument("--quick", action="store_true", help="p = 31 and 30 epochs: seconds")
+    args = p.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    peak = matmul_peak(512 if args.quick else 1024)
+    print(f"torch {torch.__version__}, {args.threads} thread(s); measured fp32 matmul peak {peak / 1e9:.0f} GFLOP/s")
+    epochs = 30 if args.quick else args.epochs
+    p_ = 31 if args.quick else 113
+    bench("paper config (modular addition, 2 distractors)",
+          train.make_config(p=p_, threads=args.threads), epochs, peak)
+    bench("Nanda et al. config (no distractors)",
+          train.make_config(p=p_, d_model=128, n_heads=4, d_mlp=512, n_distractors=0, threads=args.threads),
+          epochs, peak)
+
+
+if __name__ == "__main__":
+    main()

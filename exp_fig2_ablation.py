@@ -1,0 +1,169 @@
+"""Figure 2: the norm condition x the structural condition (claim C2, Thm. 4.3, §6).
+
+    python exp_fig2_ablation.py               # 4 x 3 grid x seeds 0-4 at paper scale (runs/fig2)
+    python exp_fig2_ablation.py --quick       # small look
+    python exp_fig2_ablation.py --jobs 2 --shard 0/4
+
+Capacity control (rows):
+  wd       AdamW weight decay 1.0 (the paper's default)
+  none     no weight decay, no norm control
+  nm       norm matching: the MLP rescaled to ||theta_mlp||_F = R after every step, wd 0
+  nm+qk    norm matching plus the QK penalty 0.5 (||W_Q||^2 + ||W_K||^2), the paper's
+           "norm-matched control"
+Structure (columns): no prior | oracle KL prior | adversarial prior (uniform on the
+distractor positions), both with strength --lam.
+
+Paper's expectation: adversarial -> chance even under norm matching; oracle without
+capacity control -> partial; oracle with capacity control -> full generalization.
+R: the MLP norm at which grokked baselines end, measured (README, "Figure 2"), not tuned.
+"""
+import argparse
+import os
+
+import numpy as np
+
+import sweep
+import train
+from exp_fig1_phases import REGIMES
+
+CAPACITY = {"wd": dict(wd=1.0), "none": dict(wd=0.0), "nm": dict(wd=0.0, norm_match=True),
+            "nm+qk": dict(wd=0.0, norm_match=True, qk_penalty=0.5)}
+STRUCTURE = {"no prior": dict(lam=0.0), "oracle": dict(prior="oracle"), "adversarial": dict(prior="adversarial")}
+# Median final MLP norm of the lambda = 0 runs that grokked in the regime study
+# (results/fig1_regimes.json: distractors fresh, seeds 0-2: 18.78, 18.98, 18.64).
+MEASURED_R = 18.8
+QUICK = dict(p=113, epochs=2000, seeds=[0], capacity=["wd", "nm"])
+
+
+def get_parser():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--lam", type=float, default=1.0, help="strength of the oracle / adversarial prior")
+    p.add_argument("--radius", type=float, default=MEASURED_R, help="norm-matching radius R for the MLP")
+    p.add_argument("--regime", default="fresh", choices=sorted(REGIMES), help="distractor regime")
+    p.add_argument("--capacity", nargs="+", default=list(CAPACITY), help=f"rows, from {list(CAPACITY)}")
+    p.add_argument("--p", type=int, default=113)
+    p.add_argument("--epochs", type=int, default=10000)
+    p.add_argument("--stop-after", type=int, default=200)
+    p.add_argument("--quick", action="store_true", help=f"preset {QUICK}")
+    sweep.add_sweep_args(p, "fig2")
+    return p
+
+
+def run_config(cap, struct, seed, args):
+    distractors, refresh = REGIMES[args.regime]
+    kw = dict(CAPACITY[cap])
+    if kw.pop("norm_match", False):
+        kw["norm_match"] = args.radius
+    kw.update(STRUCTURE[struct])
+    if struct != "no prior":
+        kw["lam"] = args.lam
+    return train.make_config(p=args.p, epochs=args.epochs, distractors=distractors, refresh=refresh,
+                             seed=seed, stop_after=args.stop_after, **kw)
+
+
+def run_name(cap, struct, seed, args):
+    return f"p{args.p}_{args.regime}_{cap}_{struct.replace(' ', '')}_seed{seed}"
+
+
+def expectation(cap, struct):
+    if struct == "adversarial":
+        return "chance"
+    if struct == "oracle":
+        return "partial" if cap == "none" else "full"
+    return "-"
+
+
+def verdict(accs, chance):
+    """Median final test accuracy as chance / partial / full (full = >= 0.99)."""
+    m = float(np.median(accs))
+    return "full" if m >= 0.99 else ("chance" if m < 3 * chance else "partial")
+
+
+def main(argv=None):
+    args = get_parser().parse_args(argv)
+    if args.quick:
+        args.p, args.epochs, args.seeds = QUICK["p"], QUICK["epochs"], QUICK["seeds"]
+        args.capacity = QUICK["capacity"]
+        args.results_dir = os.path.join(args.results_dir, "quick")
+    bad = [c for c in args.capacity if c not in CAPACITY]
+    if bad:
+        raise SystemExit(f"error: unknown capacity rows {bad}; choose from {list(CAPACITY)}")
+    os.makedirs(args.results_dir, exist_ok=True)
+    cells = [(c, s) for c in args.capacity for s in STRUCTURE]
+    runs = [(run_name(c, s, seed, args), run_config(c, s, seed, args)) for c, s in cells for seed in args.seeds]
+    try:
+        results = sweep.run_sweep(runs, args)
+    except ValueError as e:
+        raise SystemExit(f"error: {e}")
+    chance = 1 / args.p
+    grid, disagree = {}, []
+    print("\nClaim C2 (paper): adversarial -> chance (even norm-matched); oracle without capacity "
+          "control -> partial; oracle with capacity control -> full.")
+    print(f"{'capacity':8s} {'structure':12s} {'final test acc per seed':42s} {'median':>7s} "
+          f"{'measured':>8s} {'paper':>8s}")
+    for c, s in cells:
+        accs = [results[n][0]["final_test_acc"] for n in (run_name(c, s, seed, args) for seed in args.seeds)
+                if n in results]
+        if not accs:
+            continue
+        v, e = verdict(accs, chance), expectation(c, s)
+        grid[f"{c}|{s}"] = {"final_test_acc": accs, "median": float(np.median(accs)), "measured": v,
+                            "paper": e, "grok": [results[run_name(c, s, seed, args)][0]["grok_epoch"]
+                                                 for seed in args.seeds if run_name(c, s, seed, args) in results]}
+        flag = "" if e in ("-", v) else "  <- differs"
+        if flag:
+            disagree.append(f"{c}/{s}: measured {v}, paper {e}")
+        print(f"{c:8s} {s:12s} {str([round(a, 3) for a in accs]):42s} {np.median(accs):7.3f} {v:>8s} {e:>8s}{flag}")
+    print("cells where the measurement disagrees with the paper: " + ("; ".join(disagree) if disagree else "none"))
+    train.write_json(os.path.join(args.results_dir, "fig2_ablation.json"),
+                     {"grid": grid, "disagree": disagree, "radius": args.radius, "lam": args.lam,
+                      "regime": args.regime, "p": args.p, "seeds": args.seeds, "budget": args.epochs})
+    plot(results, cells, grid, args, os.path.join(args.results_dir, "fig2_ablation.png"))
+
+
+def plot(results, cells, grid, args, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    caps = list(dict.fromkeys(c for c, _ in cells))
+    structs = list(STRUCTURE)
+    fig = plt.figure(figsize=(15, 4.8))
+    ax0 = fig.add_subplot(1, 3, 1)
+    M = np.full((len(caps), len(structs)), np.nan)
+    for i, c in enumerate(caps):
+        for j, s in enumerate(structs):
+            g = grid.get(f"{c}|{s}")
+            if g:
+                M[i, j] = g["median"]
+                spread = f"[{min(g['final_test_acc']):.2f}, {max(g['final_test_acc']):.2f}]"
+                ax0.text(j, i, f"{g['median']:.2f}\n{spread}\npaper: {g['paper']}", ha="center", va="center",
+                         fontsize=8, color="w" if g["median"] < 0.6 else "k")
+    ax0.imshow(M, vmin=0, vmax=1, cmap="viridis")
+    ax0.set_xticks(range(len(structs)), structs)
+    ax0.set_yticks(range(len(caps)), caps)
+    ax0.set_title("final test accuracy: median [min, max]")
+    ax1, ax2 = fig.add_subplot(1, 3, 2), fig.add_subplot(1, 3, 3)
+    styles = {"wd": "-", "none": ":", "nm": "--", "nm+qk": "-."}
+    colors = {"no prior": "C7", "oracle": "C2", "adversarial": "C3"}
+    for c, s in cells:
+        hists = [results[n][1] for n in (run_name(c, s, seed, args) for seed in args.seeds) if n in results]
+        if not hists:
+            continue
+        grid_e, acc = sweep.curves(hists, "test_acc", args.epochs)
+        ax1.plot(grid_e, np.median(acc, 0), ls=styles[c], color=colors[s], label=f"{c} / {s}")
+        grid_e, mn = sweep.curves(hists, "mlp_norm", args.epochs)
+        ax2.plot(grid_e, np.median(mn, 0), ls=styles[c], color=colors[s])
+    ax1.set(xlabel="epoch", ylabel="test accuracy (median over seeds)", title="test accuracy")
+    ax1.legend(fontsize=6, ncol=2)
+    ax2.set(xlabel="epoch", ylabel=r"$\|\theta_{mlp}\|_F$", yscale="log", title="MLP norm (line style = capacity)")
+    fig.suptitle(f"Figure 2: p = {args.p}, distractors {args.regime}, prior lambda = {args.lam:g}, "
+                 f"R = {args.radius:g}, seeds {args.seeds}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
