@@ -15,6 +15,8 @@ Phase marks per seed (from the logged history):
   t_struct   first epoch where B_tau holds on >= 99% of test examples
   t_rise     first epoch with test accuracy >= --rise-acc (0.5)
   t_grok     first epoch with test accuracy >= 0.99            (phase 4)
+Also printed: the informative mass at t_mem (how far attention had moved during
+memorization; uniform is 1/T = 0.2) and the test accuracy at t_struct.
 "Condensed before test accuracy rose" means t_struct <= t_rise.
 """
 import argparse
@@ -73,6 +75,10 @@ def phase_marks(history, rise_acc, k=2):
         t_resurge = int(ep[hit[0]]) if len(hit) else None
     marks = {"t_mem": t_mem, "t_resurge": t_resurge, "t_struct": first("frac_struct", 0.99),
              "t_rise": first("test_acc", rise_acc), "t_grok": first("test_acc", 0.99)}
+    # how far attention had already moved at memorization, and test accuracy when it condensed
+    at = lambda key, t: None if t is None else float(np.asarray(history[key])[ep == t][0])
+    marks["mass_at_mem"] = at("info_mass", t_mem)
+    marks["acc_at_struct"] = at("test_acc", marks["t_struct"])
     # Gradient collapse: the task gradient to W = W_Q^T W_K on the plateau, relative to its
     # peak during memorization (paper: "an initial spike ... followed by a collapse").
     g = np.asarray(history["grad_W_norm"])
@@ -99,11 +105,12 @@ def fmt(v):
 
 
 def print_marks(rows, budget):
-    cols = ("t_mem", "t_resurge", "t_struct", "t_rise", "t_grok", "grad_collapse")
-    print(f"{'run':32s} " + " ".join(f"{c:>13s}" for c in cols) + "  struct<=rise  criterion")
+    cols = ("t_mem", "mass_at_mem", "t_resurge", "t_struct", "acc_at_struct", "t_rise", "t_grok",
+            "grad_collapse")
+    print(f"{'run':28s} " + " ".join(f"{c:>13s}" for c in cols) + "  struct<=rise  criterion")
     for name, m in rows:
         before = m["t_struct"] is not None and (m["t_rise"] is None or m["t_struct"] <= m["t_rise"])
-        print(f"{name:32s} " + " ".join(f"{fmt(m[c]):>13s}" for c in cols)
+        print(f"{name:28s} " + " ".join(f"{fmt(m[c]):>13s}" for c in cols)
               + f"  {str(before):>11s}  {meets_criterion(m, budget)}")
 
 
@@ -142,7 +149,8 @@ def plot(results, names, title, path, args):
     for a in ax[1]:
         a.set_xlabel("epoch")
     fig.suptitle(f"{title}\nlines: median t_mem (black --), t_struct (orange -.), t_grok (blue :); "
-                 f"band = min-max over {len(hists)} seeds", fontsize=10)
+                 f"median and min-max over {len(hists)} seeds; a run stopped {args.stop_after} epochs "
+                 "after grokking holds its last value", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -1,0 +1,82 @@
+"""Optimizers for the robustness study (paper App. B, Def. 3.2, App. F.4).
+
+    opt = build_optimizer(model, "lion", lr=1e-3, wd=1.0)
+
+AdamW and SGD are torch's; Muon is torch's `torch.optim.Muon` (PyTorch >= 2.9) on the 2-D
+hidden matrices with AdamW on the rest; Lion is the ~10-line update written out below.
+
+All four are norm-contractive with a zero task gradient (Def. 3.2): one step multiplies W
+by (1 - lr * wd). The builder takes the AdamW (lr, wd) and keeps the per-step decay
+lr * wd the same for every optimizer, so the weight-decay clock of Eq. 5 is shared:
+  adamw  lr,        wd
+  sgd    lr * 100,  wd / 100      (plain SGD needs a larger step; momentum 0.9)
+  lion   lr / 10,   wd * 10       (Lion's authors: 3-10x smaller lr, larger wd)
+  muon   lr,        wd            (torch's "match_rms_adamw" scaling reuses AdamW's lr and wd)
+"""
+import torch
+
+OPTIMIZERS = ("adamw", "sgd", "lion", "muon")
+
+
+class Lion(torch.optim.Optimizer):
+    """Lion (Chen et al. 2023) with decoupled weight decay:
+        c = beta1 m + (1 - beta1) g;   theta <- theta (1 - lr wd) - lr sign(c);
+        m <- beta2 m + (1 - beta2) g."""
+
+    def __init__(self, params, lr=1e-4, betas=(0.9, 0.99), weight_decay=0.0):
+        super().__init__(params, dict(lr=lr, betas=betas, weight_decay=weight_decay))
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                m = self.state[p].setdefault("exp_avg", torch.zeros_like(p))
+                c = m.mul(beta1).add_(p.grad, alpha=1 - beta1)
+                p.mul_(1 - group["lr"] * group["weight_decay"])
+                p.add_(c.sign_(), alpha=-group["lr"])
+                m.mul_(beta2).add_(p.grad, alpha=1 - beta2)
+
+
+class Combined:
+    """Several optimizers stepped as one (Muon + AdamW). Exposes param_groups so warm-up
+    and gradient clipping treat it like any optimizer."""
+
+    def __init__(self, *optimizers):
+        self.optimizers = optimizers
+
+    @property
+    def param_groups(self):
+        return [g for o in self.optimizers for g in o.param_groups]
+
+    def step(self):
+        for o in self.optimizers:
+            o.step()
+
+    def zero_grad(self, set_to_none=True):
+        for o in self.optimizers:
+            o.zero_grad(set_to_none=set_to_none)
+
+
+def muon_params(model):
+    """The 2-D hidden matrices: attention and MLP weights (not embeddings, unembedding, biases)."""
+    return [p for n, p in model.named_parameters() if p.dim() == 2 and n not in ("embed", "pos", "W_U")]
+
+
+def build_optimizer(model, name="adamw", lr=1e-3, wd=1.0, betas=(0.9, 0.999)):
+    """Any of OPTIMIZERS from the AdamW-equivalent (lr, wd); see the module docstring."""
+    if name == "adamw":
+        return torch.optim.AdamW(model.parameters(), lr=lr, betas=betas, weight_decay=wd)
+    if name == "sgd":
+        return torch.optim.SGD(model.parameters(), lr=lr * 100, momentum=0.9, weight_decay=wd / 100)
+    if name == "lion":
+        return Lion(model.parameters(), lr=lr / 10, betas=(betas[0], 0.99), weight_decay=wd * 10)
+    if name == "muon":
+        hidden = muon_params(model)
+        ids = {id(p) for p in hidden}
+        rest = [p for p in model.parameters() if id(p) not in ids]
+        return Combined(torch.optim.Muon(hidden, lr=lr, weight_decay=wd, adjust_lr_fn="match_rms_adamw"),
+                        torch.optim.AdamW(rest, lr=lr, betas=betas, weight_decay=wd))
+    raise ValueError(f"unknown optimizer {name!r}; choose from {', '.join(OPTIMIZERS)}")
