@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from model import Transformer
+from optim import OPTIMIZERS, build_optimizer
 from tasks import TASKS, make_task
 
 PRIORS = ("oracle", "adversarial")
@@ -50,6 +51,8 @@ def get_parser():
     a("--n-heads", type=int, default=1)
     a("--d-mlp", type=int, default=256)
     # optimization (SPEC §2)
+    a("--optimizer", default="adamw", help="adamw | sgd | lion | muon (optim.py maps lr and wd between them)")
+    a("--batch-size", type=int, default=None, help="minibatch size (default: full batch)")
     a("--lr", type=float, default=1e-3)
     a("--wd", type=float, default=1.0, help="AdamW (decoupled) weight decay on every parameter")
     a("--beta1", type=float, default=0.9)
@@ -60,6 +63,7 @@ def get_parser():
     # structural prior (Eq. 6): loss = CE + lam * mean KL(q || a)
     a("--lam", type=float, default=0.0, help="KL prior strength lambda")
     a("--prior", default="oracle", help="prior target q: oracle | adversarial")
+    a("--frozen-attn", default=None, help="oracle: replace the model's attention by the oracle (App. F.4)")
     # capacity controls (Fig. 2)
     a("--norm-match", type=float, default=None,
       help="rescale the MLP parameters to this Frobenius norm after every step (Omnigrok-style, MLP only)")
@@ -115,6 +119,14 @@ def validate(cfg):
         raise ValueError(f"--d-model {cfg.d_model} is not divisible by --n-heads {cfg.n_heads}")
     if cfg.lr <= 0 or cfg.wd < 0:
         raise ValueError("--lr must be > 0 and --wd >= 0")
+    if cfg.optimizer not in OPTIMIZERS:
+        raise ValueError(f"unknown optimizer {cfg.optimizer!r}; choose from {', '.join(OPTIMIZERS)}")
+    if cfg.batch_size is not None and cfg.batch_size < 1:
+        raise ValueError(f"--batch-size must be >= 1, got {cfg.batch_size}")
+    if cfg.frozen_attn not in (None, "oracle"):
+        raise ValueError(f"--frozen-attn takes only 'oracle', got {cfg.frozen_attn!r}")
+    if cfg.frozen_attn and cfg.lam:
+        raise ValueError("--frozen-attn replaces the attention, so a prior (--lam) has nothing to act on")
     for name in ("norm_match", "global_norm_match"):
         if getattr(cfg, name) is not None and getattr(cfg, name) <= 0:
             raise ValueError(f"--{name.replace('_', '-')} must be > 0")
@@ -261,7 +273,8 @@ def pick_device(name):
 
 
 def train(cfg, log=print):
-    """Train one run; returns (summary, history). Deterministic on CPU for a given seed."""
+    """Train one run; returns (summary, history). Deterministic on CPU for a given seed and
+    thread count (a different thread count changes float rounding, hence the trajectory)."""
     validate(cfg)
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
@@ -270,23 +283,30 @@ def train(cfg, log=print):
     torch.manual_seed(cfg.seed)
     model = Transformer(task.vocab_size, task.n_classes, task.seq_len,
                         cfg.d_model, cfg.n_heads, cfg.d_mlp).to(device)
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, betas=(cfg.beta1, cfg.beta2),
-                            weight_decay=cfg.wd)
+    opt = build_optimizer(model, cfg.optimizer, cfg.lr, cfg.wd, (cfg.beta1, cfg.beta2))
+    base_lrs = [g["lr"] for g in opt.param_groups]
     apply_norm_matching(model, cfg)      # the constraint holds from the start
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda e: min(1.0, (e + 1) / max(1, cfg.warmup)))
     rho = refresh_rate(cfg)
     tau = cfg.tau if cfg.tau is not None else 1 / (2 * len(task.informative))
+    batch_gen = torch.Generator().manual_seed(cfg.seed + 104729)   # minibatch order only
 
     x_tr, y_tr = task.train_x.to(device), task.train_y.to(device)
     x_te, y_te = task.test_x.to(device), task.test_y.to(device)
     oracle_tr, oracle_te = task.oracle(len(x_tr)).to(device), task.oracle(len(x_te)).to(device)
     target = (task.oracle if cfg.prior == "oracle" else task.adversarial)(len(x_tr)).to(device)
+    frozen = oracle_tr if cfg.frozen_attn else None
 
     history = {"epoch": []}
 
     def record(**metrics):
         for k, v in metrics.items():
             history.setdefault(k, []).append(v)
+
+    def step():
+        if cfg.clip:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
+        opt.step()
+        apply_norm_matching(model, cfg)
 
     t0 = time.time()
     grok = None
@@ -295,22 +315,25 @@ def train(cfg, log=print):
         if epoch and rho:
             task.refresh_distractors(rho)
             x_tr = task.train_x.to(device)
+        for group, base in zip(opt.param_groups, base_lrs):   # linear warm-up, per epoch
+            group["lr"] = base * min(1.0, (epoch + 1) / max(1, cfg.warmup))
         is_last = epoch == cfg.epochs
         evaluate = is_last or epoch % cfg.eval_every == 0
+        full_batch = cfg.batch_size is None
 
-        out = model.run(x_tr)
-        loss, ce_each, kl = training_loss(model, out, y_tr, target, cfg)
-        ce = ce_each.mean()
-
-        if evaluate:
-            out["attn"].retain_grad()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
+        if full_batch or evaluate:
+            out = model.run(x_tr, frozen)
+            loss, ce_each, kl = training_loss(model, out, y_tr, target, cfg)
+            ce = ce_each.mean()
+            if evaluate and frozen is None:
+                out["attn"].retain_grad()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
 
         if evaluate:   # logged before the step, so every quantity is of the same parameters
-            metrics = task_gradient_stats(model, x_tr, out, ce_each)
+            metrics = task_gradient_stats(model, x_tr, out, ce_each) if frozen is None else {}
             with torch.no_grad():
-                te = model.run(x_te)
+                te = model.run(x_te, oracle_te if frozen is not None else None)
                 te_loss = F.cross_entropy(te["logits"].double(), y_te).item()
                 te_acc = (te["logits"].argmax(-1) == y_te).double().mean().item()
                 tr_acc = (out["logits"].argmax(-1) == y_tr).double().mean().item()
@@ -336,11 +359,15 @@ def train(cfg, log=print):
             if is_last or stop_now:
                 break
 
-        if cfg.clip:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
-        opt.step()
-        apply_norm_matching(model, cfg)
-        sched.step()
+        if full_batch:
+            step()
+        else:
+            for idx in torch.randperm(len(x_tr), generator=batch_gen).to(device).split(cfg.batch_size):
+                out_b = model.run(x_tr[idx], None if frozen is None else frozen[idx])
+                loss_b = training_loss(model, out_b, y_tr[idx], target[idx], cfg)[0]
+                opt.zero_grad(set_to_none=True)
+                loss_b.backward()
+                step()
 
     wall = time.time() - t0
     summary = {
@@ -352,7 +379,7 @@ def train(cfg, log=print):
         "final_test_acc": history["test_acc"][-1],
         "final_info_mass": history["info_mass"][-1],
         "final_mlp_norm": history["mlp_norm"][-1],
-        "lemma_violations": sum(history["lemma_violations"]),
+        "lemma_violations": sum(history.get("lemma_violations", [])),
         "epochs_run": epoch,
         "wall_s": wall,
         "ms_per_epoch": 1000 * wall / max(epoch, 1),

@@ -190,3 +190,31 @@ def test_global_norm_matching():
                             global_norm_match=7.0, quiet=True, threads=1)
     _, h = train.train(cfg)
     assert all(abs(n - 7.0) < 1e-5 for n in h["total_norm"])
+
+
+def test_minibatch_of_the_whole_set_matches_full_batch():
+    kw = dict(p=11, frac=0.5, epochs=15, eval_every=5, d_model=16, d_mlp=32, lam=0.2, quiet=True, threads=1)
+    _, full = train.train(train.make_config(**kw))
+    _, mini = train.train(train.make_config(batch_size=10_000, **kw))    # one shuffled batch per epoch
+    assert mini["train_loss"] == pytest.approx(full["train_loss"], rel=1e-4)
+    _, small = train.train(train.make_config(batch_size=8, **kw))        # many steps per epoch
+    assert small["train_loss"][-1] < full["train_loss"][-1]
+
+
+def test_frozen_oracle_attention():
+    cfg = train.make_config(p=11, frac=0.5, epochs=10, eval_every=5, d_model=16, d_mlp=32,
+                            frozen_attn="oracle", quiet=True, threads=1)
+    s, h = train.train(cfg)
+    assert all(m == [0.5, 0.5, 0.0, 0.0, 0.0] for m in h["attn_mass"])
+    assert s["struct_epoch"] == 0 and "grad_W_norm" not in h
+    with pytest.raises(ValueError, match="frozen"):
+        train.train(train.make_config(frozen_attn="oracle", lam=0.1))
+
+
+@pytest.mark.parametrize("name", ["adamw", "sgd", "lion", "muon"])
+def test_every_optimizer_trains(name):
+    # wd 0.1: at wd 1.0 Lion's mapped decay (lr/10, wd*10) pins every weight near |w| <= 0.1
+    cfg = train.make_config(p=11, frac=0.5, epochs=200, eval_every=200, d_model=16, d_mlp=32, lr=1e-2,
+                            wd=0.1, optimizer=name, quiet=True, threads=1)
+    _, h = train.train(cfg)
+    assert h["train_loss"][-1] < 0.8 * h["train_loss"][0]
