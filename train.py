@@ -75,7 +75,11 @@ def get_parser():
     a("--tau", type=float, default=None, help="structural-condition threshold (default 1/(2k))")
     a("--grok-acc", type=float, default=0.99, help="test accuracy that marks grokking")
     a("--stop-after", type=int, default=None, help="stop this many epochs after grokking (default: never)")
-    a("--seed", type=int, default=0)
+    a("--seed", type=int, default=0, help="fixes the data split, distractors and (unless --init-seed) the init")
+    a("--init-seed", type=int, default=None, help="seed of the weight initialisation (default: --seed)")
+    # tickets (Fig. 4)
+    a("--init-from", default=None, help="a .pt state dict to start from (rewinding a lottery ticket)")
+    a("--mask", default=None, help="a .pt dict {parameter name: 0/1 tensor}, applied at init and after every step")
     a("--out", default=None, help="run folder for summary.json and history.json")
     a("--device", default="auto", help="auto | cpu | cuda")
     a("--threads", type=int, default=0, help="torch CPU threads (0 = torch's default)")
@@ -244,6 +248,14 @@ def apply_norm_matching(model, cfg):
         match_norm_(list(model.parameters()), cfg.global_norm_match)
 
 
+@torch.no_grad()
+def apply_masks(model, masks):
+    """Ticket hook: pruned entries (mask 0) are set to exactly zero."""
+    for name, p in model.named_parameters():
+        if name in masks:
+            p.mul_(masks[name])
+
+
 def param_norm(params):
     return math.sqrt(sum(float(p.detach().double().pow(2).sum()) for p in params))
 
@@ -272,17 +284,24 @@ def pick_device(name):
     return torch.device(name)
 
 
-def train(cfg, log=print):
+def train(cfg, log=print, weights=None):
     """Train one run; returns (summary, history). Deterministic on CPU for a given seed and
-    thread count (a different thread count changes float rounding, hence the trajectory)."""
+    thread count (a different thread count changes float rounding, hence the trajectory).
+    If `weights` is a dict, the initial and final state dicts are put in it ("init", "final")."""
     validate(cfg)
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     device = pick_device(cfg.device)
     task = make_task(cfg.task, cfg.p, cfg.frac, cfg.n_distractors, cfg.seed, cfg.n_operands)
-    torch.manual_seed(cfg.seed)
+    torch.manual_seed(cfg.seed if cfg.init_seed is None else cfg.init_seed)
     model = Transformer(task.vocab_size, task.n_classes, task.seq_len,
                         cfg.d_model, cfg.n_heads, cfg.d_mlp).to(device)
+    if cfg.init_from:
+        model.load_state_dict(torch.load(cfg.init_from, map_location=device))
+    masks = {n: m.to(device) for n, m in torch.load(cfg.mask).items()} if cfg.mask else {}
+    apply_masks(model, masks)
+    if weights is not None:
+        weights["init"] = {n: p.detach().cpu().clone() for n, p in model.state_dict().items()}
     opt = build_optimizer(model, cfg.optimizer, cfg.lr, cfg.wd, (cfg.beta1, cfg.beta2))
     base_lrs = [g["lr"] for g in opt.param_groups]
     apply_norm_matching(model, cfg)      # the constraint holds from the start
@@ -307,6 +326,7 @@ def train(cfg, log=print):
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
         opt.step()
         apply_norm_matching(model, cfg)
+        apply_masks(model, masks)
 
     t0 = time.time()
     grok = None
@@ -370,6 +390,8 @@ def train(cfg, log=print):
                 step()
 
     wall = time.time() - t0
+    if weights is not None:
+        weights["final"] = {n: p.detach().cpu().clone() for n, p in model.state_dict().items()}
     summary = {
         "config": semantic_config(cfg),
         "grok_epoch": grok,
@@ -432,7 +454,14 @@ def run_to_folder(cfg, log=print):
     cached = cached_summary(cfg.out, cfg)
     if cached is not None:
         return cached
-    summary, history = train(cfg, log=log)
+    weights = {}
+    summary, history = train(cfg, log=log, weights=weights)
+    os.makedirs(cfg.out, exist_ok=True)
+    for key, state in weights.items():              # init.pt / final.pt: what a ticket rewinds to
+        fd, tmp = tempfile.mkstemp(dir=cfg.out, suffix=".tmp")
+        os.close(fd)
+        torch.save(state, tmp)
+        os.replace(tmp, os.path.join(cfg.out, f"{key}.pt"))
     write_json(os.path.join(cfg.out, "history.json"), history)
     write_json(os.path.join(cfg.out, "summary.json"), summary)   # last: marks the run complete
     return summary

@@ -1,0 +1,173 @@
+"""Figure 4: the Bayesian ticket against lottery-ticket transfer (claim C4, §4.3, §6, App. G).
+
+    python exp_fig4_tickets.py               # 5 arms x seeds 0-4 at paper scale (runs/fig4)
+    python exp_fig4_tickets.py --quick
+
+Arms, per seed s (same data split for all):
+  dense    the baseline: lambda = 0, trained the full budget (no early stop); its initial
+           and final weights are the ticket's source
+  lottery  Minegishi et al. ("Grokking Tickets", arXiv 2310.19470): global magnitude pruning
+           of the dense run's final weight matrices to --keep-frac of their entries (their
+           code calls this fraction "sparsity"), kept entries rewound to the dense run's
+           initial values, retrained with the mask re-applied after every step
+  random   a random mask of the same kept fraction on the same initialisation (control)
+  bayes    the Bayesian ticket: a fresh initialisation (init seed s + 1000), dense, constant
+           KL prior toward the oracle with strength --lam
+  both     the lottery ticket plus the KL prior
+Pruned matrices: W_Q, W_K, W_V, W_O, W_in, W_out, W_U (not the embeddings, not biases).
+Claim: the Bayesian ticket groks as early as the lottery ticket or earlier, on every seed.
+"""
+import argparse
+import os
+
+import numpy as np
+import torch
+
+import sweep
+import train
+from exp_fig1_phases import REGIMES
+
+PRUNABLE = ("W_Q", "W_K", "W_V", "W_O", "W_in", "W_out", "W_U")
+ARMS = ("dense", "lottery", "random", "bayes", "both")
+QUICK = dict(p=113, epochs=3000, seeds=[0])
+
+
+def magnitude_masks(state, keep_frac, names=PRUNABLE):
+    """Global magnitude pruning: keep exactly round(keep_frac * N) largest |w| over `names`."""
+    flat = torch.cat([state[n].abs().flatten() for n in names])
+    keep = torch.zeros(flat.numel(), dtype=torch.bool)
+    keep[flat.topk(round(keep_frac * flat.numel())).indices] = True
+    return _split(keep, state, names)
+
+
+def random_masks(state, keep_frac, seed, names=PRUNABLE):
+    """The same number of kept entries, chosen uniformly at random over the same matrices."""
+    n = sum(state[k].numel() for k in names)
+    keep = torch.zeros(n, dtype=torch.bool)
+    keep[torch.randperm(n, generator=torch.Generator().manual_seed(seed))[:round(keep_frac * n)]] = True
+    return _split(keep, state, names)
+
+
+def _split(keep, state, names):
+    masks, i = {}, 0
+    for k in names:
+        masks[k] = keep[i:i + state[k].numel()].view_as(state[k]).float()
+        i += state[k].numel()
+    return masks
+
+
+def get_parser():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--keep-frac", type=float, default=0.4,
+                   help="fraction of the pruned matrices' entries KEPT (Minegishi's 'sparsity' flag)")
+    p.add_argument("--lam", type=float, default=0.1, help="KL strength of the Bayesian ticket and 'both'")
+    p.add_argument("--retrain-wd", type=float, default=1.0,
+                   help="weight decay when retraining tickets (README: why 1.0, not Minegishi's 0)")
+    p.add_argument("--regime", default="fresh", choices=sorted(REGIMES))
+    p.add_argument("--p", type=int, default=113)
+    p.add_argument("--epochs", type=int, default=10000)
+    p.add_argument("--stop-after", type=int, default=200, help="epochs kept after grokking (not the dense arm)")
+    p.add_argument("--quick", action="store_true", help=f"preset {QUICK}")
+    sweep.add_sweep_args(p, "fig4")
+    return p
+
+
+def base_config(args, seed, **kw):
+    distractors, refresh = REGIMES[args.regime]
+    kw.setdefault("stop_after", args.stop_after)
+    return train.make_config(p=args.p, epochs=args.epochs, distractors=distractors, refresh=refresh,
+                             seed=seed, **kw)
+
+
+def main(argv=None):
+    args = get_parser().parse_args(argv)
+    if args.quick:
+        args.p, args.epochs, args.seeds = QUICK["p"], QUICK["epochs"], QUICK["seeds"]
+        args.results_dir = os.path.join(args.results_dir, "quick")
+    if not 0 < args.keep_frac <= 1:
+        raise SystemExit(f"error: --keep-frac must lie in (0, 1], got {args.keep_frac}")
+    os.makedirs(args.results_dir, exist_ok=True)
+    name = lambda arm, s: f"p{args.p}_{args.regime}_{arm}_seed{s}"
+    try:
+        # 1. the dense runs, full budget: the source of every ticket
+        dense = [(name("dense", s), base_config(args, s, stop_after=None)) for s in args.seeds]
+        results = sweep.run_sweep(dense, args)
+        # 2. masks from each finished dense run, then the four other arms
+        runs = []
+        for s in args.seeds:
+            folder = os.path.join(args.runs_dir, name("dense", s))
+            if not os.path.exists(os.path.join(folder, "final.pt")):
+                continue
+            init = os.path.join(folder, "init.pt")
+            final = torch.load(os.path.join(folder, "final.pt"))
+            for kind, masks in (("lottery", magnitude_masks(final, args.keep_frac)),
+                                ("random", random_masks(final, args.keep_frac, seed=s))):
+                path = os.path.join(folder, f"mask_{kind}_keep{args.keep_frac:g}.pt")
+                if not os.path.exists(path):
+                    torch.save(masks, path)
+                runs.append((name(kind, s), base_config(args, s, init_from=init, mask=path, wd=args.retrain_wd)))
+                if kind == "lottery":
+                    runs.append((name("both", s), base_config(args, s, init_from=init, mask=path,
+                                                              wd=args.retrain_wd, lam=args.lam)))
+            runs.append((name("bayes", s), base_config(args, s, init_seed=s + 1000, lam=args.lam)))
+        results.update(sweep.run_sweep(runs, args))
+    except ValueError as e:
+        raise SystemExit(f"error: {e}")
+
+    grok = {arm: {s: (results[name(arm, s)][0]["grok_epoch"] if name(arm, s) in results else "missing")
+                  for s in args.seeds} for arm in ARMS}
+    print(f"\nClaim C4 (paper): the Bayesian ticket (fresh init + KL, lambda = {args.lam:g}) matches or "
+          f"beats the lottery ticket (keep {args.keep_frac:g}, rewound, retrain wd {args.retrain_wd:g}).")
+    print(f"{'seed':>4s} " + " ".join(f"{a:>9s}" for a in ARMS) + "   bayes <= lottery")
+    verdicts = {}
+    for s in args.seeds:
+        b, l = grok["bayes"][s], grok["lottery"][s]
+        if "missing" in (b, l):
+            v = None
+        else:
+            v = b is not None and (l is None or b <= l)
+        verdicts[s] = v
+        print(f"{s:4d} " + " ".join(f"{str(grok[a][s] if grok[a][s] is not None else 'never'):>9s}" for a in ARMS)
+              + f"   {v}")
+    decided = [v for v in verdicts.values() if v is not None]
+    print(f"Bayesian ticket matched or beat the lottery ticket on {sum(decided)}/{len(decided)} seeds")
+    train.write_json(os.path.join(args.results_dir, "fig4_tickets.json"),
+                     {"grok": {a: {str(s): g for s, g in v.items()} for a, v in grok.items()},
+                      "bayes_matches_or_beats": {str(s): v for s, v in verdicts.items()},
+                      "keep_frac": args.keep_frac, "lam": args.lam, "retrain_wd": args.retrain_wd,
+                      "budget": args.epochs, "p": args.p, "regime": args.regime})
+    plot(results, grok, name, args)
+
+
+def plot(results, grok, name, args):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, (a0, a1) = plt.subplots(1, 2, figsize=(12, 4.5))
+    for i, arm in enumerate(ARMS):
+        hists = [results[name(arm, s)][1] for s in args.seeds if name(arm, s) in results]
+        if hists:
+            grid, acc = sweep.curves(hists, "test_acc", args.epochs)
+            sweep.band(a0, grid, acc, arm, f"C{i}")
+        ys = [g for g in grok[arm].values() if g != "missing"]
+        xs = i + np.linspace(-0.15, 0.15, max(1, len(ys)))
+        for x, g in zip(xs, ys):
+            a1.scatter(x, args.epochs if g is None else g, color=f"C{i}",
+                       marker="^" if g is None else "o", facecolors="none" if g is None else f"C{i}")
+    a0.set(xlabel="epoch", ylabel="test accuracy", title="test accuracy (median, min-max over seeds)")
+    a0.legend(fontsize=8)
+    a1.axhline(args.epochs, color="gray", ls=":", lw=1)
+    a1.set_xticks(range(len(ARMS)), ARMS)
+    a1.set(ylabel="grokking epoch (triangle: never, at the budget)", title="grokking epoch per seed")
+    fig.suptitle(f"Figure 4: p = {args.p}, distractors {args.regime}, keep {args.keep_frac:g}, "
+                 f"lambda {args.lam:g}, retrain wd {args.retrain_wd:g}", fontsize=10)
+    fig.tight_layout()
+    path = os.path.join(args.results_dir, "fig4_tickets.png")
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
