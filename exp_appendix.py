@@ -86,12 +86,9 @@ def run_bound(args):
         sweep.band(ax, grid, b, r"bound $L_f\sqrt{2\ell}\,a_i\|u_i\|$ (mean)", "C3", log=True)
         ax.set(xlabel="epoch", title=f"lambda = {lam:g}" + (" (baseline)" if lam == 0 else ""))
         ax.legend(fontsize=8)
-    fig.suptitle(f"Figure 5: Lemma 5.1 on the training set, p = {args.p}, distractors {args.regime}, "
-                 f"seeds {args.seeds}", fontsize=10)
-    fig.tight_layout()
-    path = os.path.join(args.results_dir, "fig5_bound.png")
-    fig.savefig(path, dpi=120)
-    print(f"wrote {path}")
+    sweep.save_figure(fig, os.path.join(args.results_dir, "fig5_bound.png"),
+                      f"Figure 5: Lemma 5.1 on the training set, p = {args.p}, distractors {args.regime}, "
+                      f"seeds {args.seeds}")
 
 
 def main(argv=None):

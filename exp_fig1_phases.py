@@ -148,13 +148,9 @@ def plot(results, names, title, path, args):
                 a.axvline(np.median(vals), color=c, ls=ls, lw=1, label=None)
     for a in ax[1]:
         a.set_xlabel("epoch")
-    fig.suptitle(f"{title}\nlines: median t_mem (black --), t_struct (orange -.), t_grok (blue :); "
-                 f"median and min-max over {len(hists)} seeds; a run stopped {args.stop_after} epochs "
-                 "after grokking holds its last value", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    print(f"wrote {path}")
+    sweep.save_figure(fig, path, f"{title}\nlines: median t_mem (black --), t_struct (orange -.), "
+                      f"t_grok (blue :); median and min-max over {len(hists)} seeds; a run stopped "
+                      f"{args.stop_after} epochs after grokking holds its last value")
 
 
 def main(argv=None):

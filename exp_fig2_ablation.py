@@ -157,12 +157,8 @@ def plot(results, cells, grid, args, path):
     ax1.set(xlabel="epoch", ylabel="test accuracy (median over seeds)", title="test accuracy")
     ax1.legend(fontsize=6, ncol=2)
     ax2.set(xlabel="epoch", ylabel=r"$\|\theta_{mlp}\|_F$", yscale="log", title="MLP norm (line style = capacity)")
-    fig.suptitle(f"Figure 2: p = {args.p}, distractors {args.regime}, prior lambda = {args.lam:g}, "
-                 f"R = {args.radius:g}, seeds {args.seeds}", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    print(f"wrote {path}")
+    sweep.save_figure(fig, path, f"Figure 2: p = {args.p}, distractors {args.regime}, prior lambda = "
+                      f"{args.lam:g}, R = {args.radius:g}, seeds {args.seeds}")
 
 
 if __name__ == "__main__":

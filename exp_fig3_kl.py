@@ -182,7 +182,9 @@ def main(argv=None):
         print(f"  log-log slope of rate against lambda: {rate_fit:.2f} (Thm. 5.2 predicts a rate "
               "proportional to lambda, slope 1)")
 
-    stem = "fig3_kl" if lams == sorted(LAMS) or args.quick else "fig3_kl_" + "_".join(f"{l:g}" for l in lams)
+    stem = "fig3_kl" + ("" if args.regime == "fresh" else f"_{args.regime}")
+    if lams != sorted(LAMS) and not args.quick:
+        stem += "_lam" + "_".join(f"{l:g}" for l in lams)
     summary = {"table": {f"{l:g}": v for l, v in table.items()}, "fit": fit,
                "divergence_rate": {f"{l:g}": v for l, v in rates.items()}, "rate_vs_lambda_slope": rate_fit,
                "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds}
@@ -237,11 +239,7 @@ def plot(results, lams, table, points, fit, rates, args, path):
         b.scatter([l] * len(rates[l]), rates[l], color=colors[l])
     b.set(xscale="log", yscale="log", xlabel="lambda", ylabel="rate of -log D(t) per epoch",
           title="exponential decay rate of D(t) (Thm. 5.2: proportional to lambda)")
-    fig.suptitle(f"Figure 3: p = {args.p}, distractors {args.regime}, seeds {args.seeds}", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    print(f"wrote {path}")
+    sweep.save_figure(fig, path, f"Figure 3: p = {args.p}, distractors {args.regime}, seeds {args.seeds}")
 
 
 if __name__ == "__main__":

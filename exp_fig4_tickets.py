@@ -160,13 +160,9 @@ def plot(results, grok, name, args):
     a1.axhline(args.epochs, color="gray", ls=":", lw=1)
     a1.set_xticks(range(len(ARMS)), ARMS)
     a1.set(ylabel="grokking epoch (triangle: never, at the budget)", title="grokking epoch per seed")
-    fig.suptitle(f"Figure 4: p = {args.p}, distractors {args.regime}, keep {args.keep_frac:g}, "
-                 f"lambda {args.lam:g}, retrain wd {args.retrain_wd:g}", fontsize=10)
-    fig.tight_layout()
-    path = os.path.join(args.results_dir, "fig4_tickets.png")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    print(f"wrote {path}")
+    sweep.save_figure(fig, os.path.join(args.results_dir, "fig4_tickets.png"),
+                      f"Figure 4: p = {args.p}, distractors {args.regime}, keep {args.keep_frac:g}, "
+                      f"lambda {args.lam:g}, retrain wd {args.retrain_wd:g}")
 
 
 if __name__ == "__main__":

@@ -115,6 +115,16 @@ def curves(histories, key, epochs, points=400):
     return grid, np.stack([curve(h, key, grid) for h in histories])
 
 
+def save_figure(fig, path, title):
+    """The figure scripts' common ending: title, layout, PNG, close."""
+    import matplotlib.pyplot as plt
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    print(f"wrote {path}")
+
+
 def band(ax, grid, values, label=None, color=None, log=False):
     """Plot the median with the min-max spread over runs."""
     mid = np.median(values, 0)

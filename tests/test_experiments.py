@@ -28,7 +28,7 @@ def test_fig1_script(tmp_path, capsys):
 def test_fig3_script_and_single_lambda(tmp_path, capsys):
     exp_fig3_kl.main(TINY + ["--lam", "0", "1"] + dirs(tmp_path))
     out = capsys.readouterr().out
-    assert "Claim C3" in out and os.path.exists(tmp_path / "res" / "fig3_kl_0_1.png")
+    assert "Claim C3" in out and os.path.exists(tmp_path / "res" / "fig3_kl_lam0_1.png")
     exp_fig3_kl.main(TINY + ["--lam", "1", "--plot-only"] + dirs(tmp_path))   # cached: re-plots only
     assert "training" not in capsys.readouterr().out
 
