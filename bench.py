@@ -19,7 +19,6 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import train
-from model import Transformer
 from tasks import make_task
 
 

@@ -20,7 +20,6 @@ memorization; uniform is 1/T = 0.2) and the test accuracy at t_struct.
 "Condensed before test accuracy rose" means t_struct <= t_rise.
 """
 import argparse
-import json
 import os
 
 import numpy as np

@@ -3,7 +3,6 @@ rewinding restores the saved initial values."""
 import json
 import os
 
-import pytest
 import torch
 
 import exp_fig4_tickets as fig4
