@@ -170,7 +170,8 @@ def main(argv=None):
         fit["slope_ci95"] = ci
         floor = f"{fit['floor']:.0f} epochs for lambda >= {min(set(fit_l) - set(fit['sloped_lams']))}" \
             if fit["n_floor"] else "none found in this grid"
-        print(f"measured: slope {fit['slope']:.2f} (95% bootstrap CI {ci}) over lambda in "
+        print(f"measured: slope {fit['slope']:.2f} (95% bootstrap CI "
+              f"{'-' if ci is None else f'[{ci[0]:.2f}, {ci[1]:.2f}]'}) over lambda in "
               f"{fit['sloped_lams']}; floor: {floor}")
     else:
         print("measured: fewer than two lambdas grokked; no slope can be fitted")
@@ -222,7 +223,10 @@ def plot(results, lams, table, points, fit, rates, args, path):
         if table[l]["median"] is not None:
             a.scatter(1 / l, table[l]["median"], color="k", marker="_", s=200)
     a.axhline(args.epochs, color="gray", ls=":", lw=1)
-    a.text(1 / max(lams), args.epochs * 1.05, "budget (open triangles: never grokked)", fontsize=7)
+    if 0.0 in table and table[0.0]["median"] is not None:
+        a.axhline(table[0.0]["median"], color="k", ls="-.", lw=1, label=f"lambda = 0 median {table[0.0]['median']:.0f}")
+    if max(lams) > 0:
+        a.text(1 / max(lams), args.epochs * 1.05, "budget (open triangles: never grokked)", fontsize=7)
     if fit:
         xs = np.array([1 / l for l in fit["sloped_lams"]])
         xs = np.linspace(xs.min(), xs.max(), 50)
@@ -230,15 +234,16 @@ def plot(results, lams, table, points, fit, rates, args, path):
                label=f"fit slope {fit['slope']:.2f} CI {np.round(fit.get('slope_ci95') or [np.nan] * 2, 2).tolist()}")
         if fit["floor"]:
             a.axhline(fit["floor"], color="r", ls="--", lw=1, label=f"floor {fit['floor']:.0f}")
+    if a.get_legend_handles_labels()[0]:
         a.legend(fontsize=8)
     a.set(xscale="log", yscale="log", xlabel="1 / lambda", ylabel="grokking epoch",
-          title="grokking epoch against 1/lambda (paper: slope ~1 above the floor)")
+          title="grokking epoch vs 1/lambda (paper: slope ~1 to a floor)")
     b = ax[1, 1]
     rl = sorted(rates)
     for l in rl:
         b.scatter([l] * len(rates[l]), rates[l], color=colors[l])
     b.set(xscale="log", yscale="log", xlabel="lambda", ylabel="rate of -log D(t) per epoch",
-          title="exponential decay rate of D(t) (Thm. 5.2: proportional to lambda)")
+          title="decay rate of D(t) (Thm. 5.2: proportional to lambda)")
     sweep.save_figure(fig, path, f"Figure 3: p = {args.p}, distractors {args.regime}, seeds {args.seeds}")
 
 
