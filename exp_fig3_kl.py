@@ -31,7 +31,7 @@ LAMS = [0.0, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0]
 # the share of test pairs whose swapped pair (b, a) is in the training set), so the quick
 # look keeps p = 113 and cuts seeds, lambdas and budget. It uses `fixed` distractors, the
 # regime where routing is the bottleneck and the prior's effect shows (README, Figure 3).
-QUICK = dict(p=113, epochs=4000, seeds=[0], lams=[0.0, 0.1, 1.0], regime="fixed")
+QUICK = dict(p=113, epochs=4000, seeds=[0], lams=[0.0, 0.3, 3.0], regime="fixed")
 
 
 def get_parser():
