@@ -42,10 +42,7 @@ def get_parser():
     p.add_argument("--radius", type=float, default=MEASURED_R, help="norm-matching radius R for the MLP")
     p.add_argument("--regime", default="fresh", choices=sorted(REGIMES), help="distractor regime")
     p.add_argument("--capacity", nargs="+", default=list(CAPACITY), help=f"rows, from {list(CAPACITY)}")
-    p.add_argument("--p", type=int, default=113)
-    p.add_argument("--epochs", type=int, default=10000)
-    p.add_argument("--stop-after", type=int, default=200)
-    p.add_argument("--quick", action="store_true", help=f"preset {QUICK}")
+    sweep.add_scale_args(p, QUICK, stop_after=200)
     sweep.add_sweep_args(p, "fig2")
     return p
 

@@ -40,10 +40,7 @@ def get_parser():
     p.add_argument("--lam", type=float, nargs="+", default=LAMS, help="KL strengths lambda")
     p.add_argument("--regime", default=None, choices=sorted(REGIMES),
                    help="distractor regime (default fresh; fixed with --quick)")
-    p.add_argument("--p", type=int, default=113)
-    p.add_argument("--epochs", type=int, default=10000)
-    p.add_argument("--stop-after", type=int, default=200, help="epochs kept after grokking")
-    p.add_argument("--quick", action="store_true", help=f"preset {QUICK}")
+    sweep.add_scale_args(p, QUICK, stop_after=200)
     sweep.add_sweep_args(p, "fig3")
     return p
 

@@ -65,10 +65,7 @@ def get_parser():
     p.add_argument("--retrain-wd", type=float, default=1.0,
                    help="weight decay when retraining tickets (README: why 1.0, not Minegishi's 0)")
     p.add_argument("--regime", default="fresh", choices=sorted(REGIMES))
-    p.add_argument("--p", type=int, default=113)
-    p.add_argument("--epochs", type=int, default=10000)
-    p.add_argument("--stop-after", type=int, default=200, help="epochs kept after grokking (not the dense arm)")
-    p.add_argument("--quick", action="store_true", help=f"preset {QUICK}")
+    sweep.add_scale_args(p, QUICK, stop_after=200)
     sweep.add_sweep_args(p, "fig4")
     return p
 

@@ -30,6 +30,15 @@ def add_sweep_args(parser, experiment):
     a("--device", default="auto", help="auto | cpu | cuda")
 
 
+def add_scale_args(parser, quick, stop_after):
+    """The flags every figure script shares for the size of its runs."""
+    a = parser.add_argument
+    a("--p", type=int, default=113)
+    a("--epochs", type=int, default=10000)
+    a("--stop-after", type=int, default=stop_after, help="epochs kept after grokking")
+    a("--quick", action="store_true", help=f"preset {quick}")
+
+
 def parse_shard(shard):
     if shard is None:
         return 0, 1
