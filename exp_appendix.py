@@ -1,6 +1,11 @@
-"""Appendix studies, one subcommand each.
+"""Appendix studies, one subcommand each (same conventions as the figure scripts: paper
+defaults, --quick, a cached sweep, a figure + JSON summary, the claim printed beside the
+measurement).
 
-    python exp_appendix.py bound            # Fig. 5: task gradient to the attention logits vs Lemma 5.1
+    python exp_appendix.py bound        # Fig. 5: task gradient to the attention logits vs Lemma 5.1
+    python exp_appendix.py priors       # Figs. 6-7: oracle KL vs undirected / teacher / scheduled priors
+    python exp_appendix.py frozen       # App. F.4: attention frozen at the oracle
+    python exp_appendix.py optimizers   # Fig. 11: MLP-norm contraction under AdamW / SGD / Lion / Muon
 
 bound (claim C5, Lemma 5.1, App. D.1): the measured per-example gradient |dl/ds_i| against
 L_f sqrt(2 l) a_i ||u_i|| over training, for the baseline and a KL run (seeds 0-4). The runs
@@ -8,16 +13,39 @@ are the Figure 3 runs of the same config (same run folders, so nothing is traine
 Prints the ratio measured/bound before memorization, on the plateau and after grokking,
 and the number of logged points where the bound is violated (must be 0: a violation would
 be a bug, not a result).
+
+priors (claim C6, App. F.2): every prior at the same lambda (--lam), seeds 0-4:
+  baseline  lambda = 0 (weight decay alone), trained the full budget: it is also the teacher
+  kl        KL(oracle || a), constant
+  entropy   H(a), undirected
+  sparsity  1 - ||a||_2^2, undirected (minimal at any one-hot a)
+  teacher   KL(teacher attention || a): the grokked baseline of the same seed (same data
+            split, so it has never seen the test set) run on the student's inputs
+  anneal    KL(oracle || a) with lambda falling linearly to 0 over --anneal epochs
+  late      KL(oracle || a) switched on at --late-start (after memorization)
+
+frozen (claim C10, App. F.4): the attention replaced by the oracle; only the rest learns.
+Compared with the baseline and the KL run of the priors study (shared run folders).
+
+optimizers (claim C10, App. B, F.4): the MLP norm on the plateau under each optimizer,
+batch size and Adam beta setting (lambda = 0). The per-epoch contraction rate of ||theta_mlp||
+is fitted on the plateau (memorization -> structure) and printed beside the rate weight
+decay alone implies, steps/epoch * -log(1 - lr_eff * wd_eff) (optim.decay_per_step).
 """
 import argparse
+import math
 import os
 
 import numpy as np
 
+import torch
+
 import exp_fig3_kl
+import optim
 import sweep
 import train
-from exp_fig1_phases import phase_marks
+from exp_fig1_phases import REGIMES, phase_marks
+from tasks import make_task
 
 
 def bound_parser(sub):
@@ -91,13 +119,280 @@ def run_bound(args):
                       f"seeds {args.seeds}")
 
 
+# ---------------------------------------------------------------------------------------
+# Shared by the priors, frozen and optimizers studies
+
+def study_parser(sub, name, help, quick):
+    p = sub.add_parser(name, help=help, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--regime", default="fresh", choices=sorted(REGIMES))
+    sweep.add_scale_args(p, quick, stop_after=200)
+    sweep.add_sweep_args(p, "appendix")      # one folder: the studies share their baseline runs
+    return p
+
+
+def apply_quick(args, quick):
+    if args.quick:
+        for k, v in quick.items():
+            setattr(args, k, v)
+        args.results_dir = os.path.join(args.results_dir, "quick")
+    os.makedirs(args.results_dir, exist_ok=True)
+
+
+def run_name(args, arm, seed):
+    return f"p{args.p}_{args.regime}_{arm}_seed{seed}"
+
+
+def study_config(args, seed, **kw):
+    distractors, refresh = REGIMES[args.regime]
+    kw.setdefault("stop_after", args.stop_after)
+    return train.make_config(p=args.p, epochs=args.epochs, distractors=distractors, refresh=refresh,
+                             seed=seed, **kw)
+
+
+def grok_table(results, args, arms):
+    """{arm: [grok epoch per seed]} (None = never, 'missing' = not on disk) and the median per
+    arm with never-grokking runs censored at the budget."""
+    grok = {a: [results[run_name(args, a, s)][0]["grok_epoch"] if run_name(args, a, s) in results
+                else "missing" for s in args.seeds] for a in arms}
+    med = {}
+    for a, gs in grok.items():
+        done = [args.epochs if g is None else g for g in gs if g != "missing"]
+        med[a] = float(np.median(done)) if done else None
+    return grok, med
+
+
+def print_grok_table(grok, med, args):
+    fmt = lambda g: "never" if g is None else str(g)
+    print(f"{'arm':10s} " + " ".join(f"{'seed ' + str(s):>10s}" for s in args.seeds) + f" {'median':>10s}")
+    for a, gs in grok.items():
+        m = "-" if med[a] is None else f"{med[a]:.0f}"
+        print(f"{a:10s} " + " ".join(f"{fmt(g):>10s}" for g in gs) + f" {m:>10s}")
+
+
+def plot_arms(results, grok, args, arms, path, title, norm=False):
+    """Test accuracy (and optionally the MLP norm) per arm, and the grokking epochs per seed."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    panels = 3 if norm else 2
+    fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 4.5))
+    for i, arm in enumerate(arms):
+        hists = [results[run_name(args, arm, s)][1] for s in args.seeds if run_name(args, arm, s) in results]
+        if hists:
+            grid, acc = sweep.curves(hists, "test_acc", args.epochs)
+            sweep.band(axes[0], grid, acc, arm, f"C{i % 10}")
+            if norm:
+                grid, mlp = sweep.curves(hists, "mlp_norm", args.epochs)
+                sweep.band(axes[2], grid, mlp, arm, f"C{i % 10}", log=True)
+        ys = [g for g in grok[arm] if g != "missing"]
+        xs = i + np.linspace(-0.15, 0.15, max(1, len(ys)))
+        for x, g in zip(xs, ys):
+            axes[1].scatter(x, args.epochs if g is None else g, color=f"C{i % 10}",
+                            marker="^" if g is None else "o", facecolors="none" if g is None else f"C{i % 10}")
+    axes[0].set(xlabel="epoch", ylabel="test accuracy", title="test accuracy (median, min-max over seeds)")
+    axes[0].legend(fontsize=8)
+    axes[1].axhline(args.epochs, color="gray", ls=":", lw=1)
+    axes[1].set_xticks(range(len(arms)), arms, rotation=30)
+    axes[1].set(ylabel="grokking epoch (triangle: never, at the budget)", title="grokking epoch per seed")
+    if norm:
+        axes[2].set(xlabel="epoch", ylabel="||theta_mlp||_F", title="MLP norm (median, min-max)")
+        axes[2].legend(fontsize=8)
+    sweep.save_figure(fig, path, title)
+
+
+def check(label, ok):
+    print(f"  [{'yes' if ok else ' no' if ok is not None else '  ?'}] {label}")
+    return ok
+
+
+# ---------------------------------------------------------------------------------------
+# priors (Figs. 6-7)
+
+PRIOR_ARMS = ("baseline", "kl", "entropy", "sparsity", "teacher", "anneal", "late")
+PRIORS_QUICK = dict(epochs=2500, seeds=[0])
+
+
+def prior_arm_config(args, arm, seed):
+    """The config of one arm of the priors study (teacher: stage 2, see run_priors)."""
+    if arm == "baseline":
+        return study_config(args, seed, stop_after=None)      # full budget: it is the teacher
+    kw = {}
+    if arm in ("entropy", "sparsity"):
+        kw["prior_kind"] = arm
+    elif arm == "anneal":
+        kw["prior_anneal"] = args.anneal
+    elif arm == "late":
+        kw["prior_start"] = args.late_start
+    return study_config(args, seed, lam=args.lam, **kw)
+
+
+def priors_parser(sub):
+    p = study_parser(sub, "priors", "Figs. 6-7: oracle KL vs entropy, sparsity, teacher, annealed, late",
+                     PRIORS_QUICK)
+    p.add_argument("--lam", type=float, default=1.0, help="the common prior strength (lambda-matched)")
+    p.add_argument("--anneal", type=int, default=1000, help="epochs over which 'anneal' falls to 0")
+    p.add_argument("--late-start", type=int, default=1000,
+                   help="epoch at which 'late' switches on (after memorization: t_mem 300-640, README)")
+    p.add_argument("--arms", nargs="+", default=list(PRIOR_ARMS), choices=PRIOR_ARMS)
+    return p
+
+
+def run_priors(args):
+    apply_quick(args, PRIORS_QUICK)
+    arms = [a for a in PRIOR_ARMS if a in args.arms]
+    runs = [(run_name(args, a, s), prior_arm_config(args, a, s)) for a in arms if a != "teacher" for s in args.seeds]
+    results = sweep.run_sweep(runs, args)
+    if "teacher" in arms:           # stage 2: the teacher is the same seed's grokked baseline
+        teacher_runs = []
+        for s in args.seeds:
+            base = run_name(args, "baseline", s)
+            final = os.path.join(args.runs_dir, base, "final.pt")
+            if base in results and results[base][0]["grok_epoch"] is not None and os.path.exists(final):
+                teacher_runs.append((run_name(args, "teacher", s),
+                                     study_config(args, s, lam=args.lam, prior="teacher", teacher=final)))
+            else:
+                print(f"note: seed {s} has no grokked baseline on disk, so no teacher")
+        results.update(sweep.run_sweep(teacher_runs, args))
+    grok, med = grok_table(results, args, arms)
+    print(f"\nClaim C6 (paper, App. F.2): at equal lambda ({args.lam:g}) the oracle KL is fastest; entropy "
+          f"and sparsity are faster than weight decay alone; the teacher recovers most of the oracle's "
+          f"gain; annealed and late-start KL still help. Grokking epochs (never = censored at "
+          f"{args.epochs} in the median):")
+    print_grok_table(grok, med, args)
+    verdict = {}
+    have = lambda *names: all(med.get(a) is not None for a in names)
+    if have("kl") and all(have(a) for a in arms):
+        verdict["kl_fastest"] = check("oracle KL has the lowest median", all(med["kl"] <= med[a] for a in arms))
+    for a in ("entropy", "sparsity", "anneal", "late"):
+        if have(a, "baseline"):
+            verdict[f"{a}_beats_baseline"] = check(f"{a} median below the baseline's", med[a] < med["baseline"])
+    if have("teacher", "kl", "baseline"):
+        gain = med["baseline"] - med["kl"]
+        frac = (med["baseline"] - med["teacher"]) / gain if gain > 0 else None
+        verdict["teacher_gain_fraction"] = frac
+        check("teacher recovers most (> 1/2) of the oracle's gain: "
+              + ("undefined (the oracle gains nothing)" if frac is None else f"{frac:.2f}"),
+              None if frac is None else frac > 0.5)
+    train.write_json(os.path.join(args.results_dir, "fig6_priors.json"),
+                     {"grok": grok, "median": med, "verdict": verdict, "lam": args.lam, "anneal": args.anneal,
+                      "late_start": args.late_start, "budget": args.epochs, "p": args.p, "regime": args.regime,
+                      "seeds": args.seeds})
+    plot_arms(results, grok, args, arms, os.path.join(args.results_dir, "fig6_priors.png"),
+              f"Figures 6-7: priors at lambda = {args.lam:g}, p = {args.p}, distractors {args.regime}, "
+              f"seeds {args.seeds}")
+
+
+# ---------------------------------------------------------------------------------------
+# frozen (App. F.4)
+
+FROZEN_ARMS = ("baseline", "kl", "frozen")
+
+
+def frozen_parser(sub):
+    p = study_parser(sub, "frozen", "App. F.4: attention frozen at the oracle", PRIORS_QUICK)
+    p.add_argument("--lam", type=float, default=1.0, help="lambda of the KL arm (shared with priors)")
+    return p
+
+
+def run_frozen(args):
+    apply_quick(args, PRIORS_QUICK)
+    runs = [(run_name(args, a, s), prior_arm_config(args, a, s)) for a in ("baseline", "kl") for s in args.seeds]
+    runs += [(run_name(args, "frozen", s), study_config(args, s, frozen_attn="oracle")) for s in args.seeds]
+    results = sweep.run_sweep(runs, args)
+    grok, med = grok_table(results, args, FROZEN_ARMS)
+    print("\nClaim C10 (paper, App. F.4): with attention frozen at the oracle the MLP alone "
+          "generalizes quickly. Grokking epochs:")
+    print_grok_table(grok, med, args)
+    verdict = {}
+    if all(med[a] is not None for a in FROZEN_ARMS):
+        verdict["frozen_beats_baseline"] = check("frozen median below the baseline's", med["frozen"] < med["baseline"])
+        verdict["frozen_beats_kl"] = check("frozen median below the KL run's", med["frozen"] < med["kl"])
+    train.write_json(os.path.join(args.results_dir, "appendix_frozen.json"),
+                     {"grok": grok, "median": med, "verdict": verdict, "lam": args.lam, "budget": args.epochs,
+                      "p": args.p, "regime": args.regime, "seeds": args.seeds})
+    plot_arms(results, grok, args, FROZEN_ARMS, os.path.join(args.results_dir, "appendix_frozen.png"),
+              f"Frozen oracle attention vs baseline and KL (lambda {args.lam:g}), p = {args.p}, "
+              f"distractors {args.regime}, seeds {args.seeds}")
+
+
+# ---------------------------------------------------------------------------------------
+# optimizers (Fig. 11)
+
+SETTINGS = {"adamw": {}, "sgd": dict(optimizer="sgd"), "lion": dict(optimizer="lion"),
+            "muon": dict(optimizer="muon"), "bs512": dict(batch_size=512), "bs128": dict(batch_size=128),
+            "beta2_0.98": dict(beta2=0.98), "beta1_0.5": dict(beta1=0.5)}
+OPTIMIZERS_QUICK = dict(epochs=1500, seeds=[0], settings=["adamw", "sgd", "lion", "muon"])
+
+
+def optimizers_parser(sub):
+    p = study_parser(sub, "optimizers", "Fig. 11: MLP-norm contraction per optimizer / batch / betas",
+                     OPTIMIZERS_QUICK)
+    p.add_argument("--settings", nargs="+", default=list(SETTINGS), choices=list(SETTINGS))
+    return p
+
+
+def plateau_contraction(history):
+    """Per-epoch contraction rate -d log||theta_mlp|| / dt, least squares over the plateau
+    [t_mem, t_struct) (t_grok, or the end of the run, when structure is never met)."""
+    ep = np.asarray(history["epoch"], dtype=float)
+    m = phase_marks(history, rise_acc=0.5)
+    if m["t_mem"] is None:
+        return None, None
+    end = m["t_struct"] or m["t_grok"] or ep[-1] + 1
+    w = (ep >= m["t_mem"]) & (ep < end)
+    if w.sum() < 3:
+        return None, (m["t_mem"], end)
+    slope = np.polyfit(ep[w], np.log(np.asarray(history["mlp_norm"])[w]), 1)[0]
+    return float(-slope), (int(m["t_mem"]), int(end))
+
+
+def predicted_contraction(cfg, n_train):
+    """The rate weight decay alone sets: steps per epoch * -log(1 - decay per step)."""
+    steps = 1 if cfg.batch_size is None else math.ceil(n_train / cfg.batch_size)
+    return steps * -math.log(1 - optim.decay_per_step(cfg.optimizer, cfg.lr, cfg.wd))
+
+
+def run_optimizers(args):
+    apply_quick(args, OPTIMIZERS_QUICK)
+    cfgs = {k: study_config(args, 0, **SETTINGS[k]) for k in args.settings}
+    runs = [(run_name(args, k, s), study_config(args, s, **SETTINGS[k])) for k in args.settings for s in args.seeds]
+    results = sweep.run_sweep(runs, args)
+    n_train = len(make_task("add", args.p, cfgs[args.settings[0]].frac, 2, 0).train_x)
+    grok, med = grok_table(results, args, args.settings)
+    print("\nClaim C10 (paper, App. B, F.4): rates and floors change with the optimizer, but the "
+          "norm-contractive decay of the MLP during the plateau persists.")
+    print(f"{'setting':11s} {'grok (median)':>13s} {'plateau rate/epoch (per seed)':>40s} {'wd alone':>10s}")
+    table = {}
+    for k in args.settings:
+        rates = []
+        for s in args.seeds:
+            name = run_name(args, k, s)
+            rates.append(plateau_contraction(results[name][1])[0] if name in results else None)
+        pred = predicted_contraction(cfgs[k], n_train)
+        table[k] = {"grok": grok[k], "median_grok": med[k], "plateau_rate": rates, "wd_rate": pred}
+        shown = " ".join("-" if r is None else f"{r:.1e}" for r in rates)
+        m = "-" if med[k] is None else f"{med[k]:.0f}"
+        print(f"{k:11s} {m:>13s} {shown:>40s} {pred:10.1e}")
+    measured = [r for v in table.values() for r in v["plateau_rate"] if r is not None]
+    verdict = check("the MLP norm contracts on the plateau in every run that memorized",
+                    all(r > 0 for r in measured) if measured else None)
+    train.write_json(os.path.join(args.results_dir, "fig11_optimizers.json"),
+                     {"settings": table, "contracts_everywhere": verdict, "budget": args.epochs,
+                      "p": args.p, "regime": args.regime, "seeds": args.seeds})
+    plot_arms(results, grok, args, args.settings, os.path.join(args.results_dir, "fig11_optimizers.png"),
+              f"Figure 11: optimizers, batch sizes and Adam betas (lambda = 0), p = {args.p}, "
+              f"distractors {args.regime}, seeds {args.seeds}", norm=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="study", required=True)
-    bound_parser(sub)
+    for make in (bound_parser, priors_parser, frozen_parser, optimizers_parser):
+        make(sub)
     args = parser.parse_args(argv)
     try:
-        {"bound": run_bound}[args.study](args)
+        {"bound": run_bound, "priors": run_priors, "frozen": run_frozen,
+         "optimizers": run_optimizers}[args.study](args)
     except ValueError as e:
         raise SystemExit(f"error: {e}")
 

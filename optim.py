@@ -6,13 +6,25 @@ AdamW and SGD are torch's; Muon is torch's `torch.optim.Muon` (PyTorch >= 2.9) o
 hidden matrices with AdamW on the rest; Lion is the ~10-line update written out below.
 
 All four are norm-contractive with a zero task gradient (Def. 3.2): one step multiplies W
-by (1 - lr * wd). The builder takes the AdamW (lr, wd) and keeps the per-step decay
-lr * wd the same for every optimizer, so the weight-decay clock of Eq. 5 is shared:
+by (1 - lr * wd) (SGD: by 1 - lr * wd / (1 - momentum) once its momentum buffer has filled,
+since torch's SGD adds wd * W to the gradient before the momentum). The builder takes the
+AdamW (lr, wd) and keeps the per-step decay the same for every optimizer, so the
+weight-decay clock of Eq. 5 is shared: lr_eff * wd_eff = lr * wd per step.
   adamw  lr,        wd
-  sgd    lr * 100,  wd / 100      (plain SGD needs a larger step; momentum 0.9)
+  sgd    lr * 100,  wd / 1000     (plain SGD needs a larger step; momentum 0.9 amplifies the
+                                   coupled decay 10x in steady state: 0.1 * 1e-3 / 0.1 = 1e-3)
   lion   lr / 10,   wd * 10       (Lion's authors: 3-10x smaller lr, larger wd)
   muon   lr,        wd            (torch's "match_rms_adamw" scaling reuses AdamW's lr and wd)
 """
+SGD_MOMENTUM = 0.9
+
+
+def decay_per_step(name, lr, wd):
+    """The steady-state per-step shrink 1 - factor of every weight under a zero task
+    gradient, for the AdamW-equivalent (lr, wd) given to build_optimizer."""
+    if name == "sgd":
+        return (lr * 100) * (wd / 1000) / (1 - SGD_MOMENTUM)
+    return lr * wd
 import torch
 
 OPTIMIZERS = ("adamw", "sgd", "lion", "muon")
@@ -70,7 +82,7 @@ def build_optimizer(model, name="adamw", lr=1e-3, wd=1.0, betas=(0.9, 0.999)):
     if name == "adamw":
         return torch.optim.AdamW(model.parameters(), lr=lr, betas=betas, weight_decay=wd)
     if name == "sgd":
-        return torch.optim.SGD(model.parameters(), lr=lr * 100, momentum=0.9, weight_decay=wd / 100)
+        return torch.optim.SGD(model.parameters(), lr=lr * 100, momentum=SGD_MOMENTUM, weight_decay=wd / 1000)
     if name == "lion":
         return Lion(model.parameters(), lr=lr / 10, betas=(betas[0], 0.99), weight_decay=wd * 10)
     if name == "muon":

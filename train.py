@@ -26,7 +26,8 @@ from model import Transformer
 from optim import OPTIMIZERS, build_optimizer
 from tasks import TASKS, make_task
 
-PRIORS = ("oracle", "adversarial")
+PRIORS = ("oracle", "adversarial", "teacher")       # the target q of the KL prior
+PRIOR_KINDS = ("kl", "entropy", "sparsity")          # directed (KL) and undirected penalties
 REGIMES = ("fixed", "fresh", "refresh")
 # Flags that change how a run is executed or reported, never what it computes.
 NON_SEMANTIC = ("out", "quiet", "print_every", "threads", "device")
@@ -60,9 +61,16 @@ def get_parser():
     a("--warmup", type=int, default=10, help="linear warm-up epochs")
     a("--clip", type=float, default=1.0, help="gradient-norm clip (0 = off)")
     a("--epochs", type=int, default=10000)
-    # structural prior (Eq. 6): loss = CE + lam * mean KL(q || a)
-    a("--lam", type=float, default=0.0, help="KL prior strength lambda")
-    a("--prior", default="oracle", help="prior target q: oracle | adversarial")
+    # structural prior (Eq. 6): loss = CE + lam(t) * mean penalty(a), penalty = KL(q || a) by default
+    a("--lam", type=float, default=0.0, help="prior strength lambda")
+    a("--prior", default="oracle",
+      help="KL target q: oracle | adversarial (uniform on distractors) | teacher (a trained model's attention)")
+    a("--teacher", default=None, help="state dict (.pt) of the teacher for --prior teacher (same architecture)")
+    a("--prior-kind", default="kl",
+      help="kl: KL(q || a) | entropy: H(a) | sparsity: 1 - ||a||_2^2 (both undirected: no target)")
+    a("--prior-start", type=int, default=0, help="late start: lambda(t) = 0 before this epoch")
+    a("--prior-anneal", type=int, default=None,
+      help="anneal: lambda(t) falls linearly from lambda to 0 over this many epochs after --prior-start")
     a("--frozen-attn", default=None, help="oracle: replace the model's attention by the oracle (App. F.4)")
     # capacity controls (Fig. 2)
     a("--norm-match", type=float, default=None,
@@ -110,6 +118,14 @@ def validate(cfg):
         raise ValueError(f"--lam must be >= 0, got {cfg.lam}")
     if cfg.prior not in PRIORS:
         raise ValueError(f"unknown prior {cfg.prior!r}; choose from {', '.join(PRIORS)}")
+    if cfg.prior_kind not in PRIOR_KINDS:
+        raise ValueError(f"unknown --prior-kind {cfg.prior_kind!r}; choose from {', '.join(PRIOR_KINDS)}")
+    if (cfg.prior == "teacher") != (cfg.teacher is not None):
+        raise ValueError("--prior teacher and --teacher PATH go together")
+    if cfg.teacher is not None and not os.path.exists(cfg.teacher):
+        raise ValueError(f"--teacher {cfg.teacher}: no such file")
+    if cfg.prior_start < 0 or (cfg.prior_anneal is not None and cfg.prior_anneal < 1):
+        raise ValueError("--prior-start must be >= 0 and --prior-anneal >= 1")
     if cfg.distractors not in REGIMES:
         raise ValueError(f"unknown distractor regime {cfg.distractors!r}; choose from {', '.join(REGIMES)}")
     if cfg.distractors == "refresh" and not 0 < cfg.refresh < 1:
@@ -162,9 +178,45 @@ def kl_to_target(q, log_a):
     return (q * (log_q - log_a)).sum(-1)
 
 
-def prior_loss(scores, q):
-    """Mean over examples and heads of KL(q || softmax(scores)), in float64."""
-    return kl_to_target(q, torch.log_softmax(scores.double(), dim=-1)).mean()
+def prior_loss(scores, q, kind="kl"):
+    """Mean over examples and heads of the structural penalty on a = softmax(scores), float64.
+    kl:       KL(q || a), directed toward q (Eq. 6); d/ds = a - q (Eq. 45)
+    entropy:  H(a) = -sum_i a_i log a_i; d/ds_j = -a_j (log a_j + H)
+    sparsity: 1 - sum_i a_i^2 (Gini impurity); d/ds_j = -2 a_j (a_j - sum_i a_i^2)
+    Entropy and sparsity are undirected: minimal at *any* one-hot a, blind to which position
+    is informative. (An L1 penalty would be no penalty at all: sum_i a_i = 1 for softmax.)"""
+    log_a = torch.log_softmax(scores.double(), dim=-1)
+    if kind == "kl":
+        return kl_to_target(q, log_a).mean()
+    a = log_a.exp()
+    if kind == "entropy":
+        return -(a * log_a).sum(-1).mean()
+    if kind == "sparsity":
+        return (1 - a.pow(2).sum(-1)).mean()
+    raise ValueError(f"unknown prior kind {kind!r}")
+
+
+def prior_weight(cfg, epoch):
+    """lambda(t): constant, late start (0 before --prior-start), or annealed linearly to 0
+    over --prior-anneal epochs from the start."""
+    if epoch < cfg.prior_start:
+        return 0.0
+    if cfg.prior_anneal is None:
+        return cfg.lam
+    return cfg.lam * max(0.0, 1 - (epoch - cfg.prior_start) / cfg.prior_anneal)
+
+
+def load_teacher(cfg, task, device):
+    """The teacher of --prior teacher: a trained model whose attention on the current inputs is
+    the KL target (distillation of structure only: its logits are never used)."""
+    teacher = Transformer(task.vocab_size, task.n_classes, task.seq_len, cfg.d_model, cfg.n_heads, cfg.d_mlp)
+    teacher.load_state_dict(torch.load(cfg.teacher, map_location="cpu"))
+    return teacher.to(device).requires_grad_(False)
+
+
+@torch.no_grad()
+def teacher_attention(teacher, x):
+    return teacher.run(x)["attn"]
 
 
 def structural_stats(attn, oracle, tau):
@@ -267,12 +319,13 @@ def first_epoch(history, key, threshold):
 # ---------------------------------------------------------------------------------------
 # The loop
 
-def training_loss(model, out, y, target, cfg):
-    """loss = CE (float64, SPEC §2) + lam * KL(q || a) (Eq. 6) [+ the QK penalty].
-    Returns (loss, per-example CE, KL or None)."""
+def training_loss(model, out, y, target, cfg, lam):
+    """loss = CE (float64, SPEC §2) + lam(t) * penalty (Eq. 6) [+ the QK penalty].
+    Returns (loss, per-example CE, penalty or None). The penalty is computed whenever the run
+    has a prior (cfg.lam > 0), so it is logged also while lam(t) = 0."""
     ce_each = F.cross_entropy(out["logits"].double(), y, reduction="none")
-    kl = prior_loss(out["scores"], target) if cfg.lam else None
-    loss = ce_each.mean() + cfg.lam * kl if cfg.lam else ce_each.mean()
+    kl = prior_loss(out["scores"], target, cfg.prior_kind) if cfg.lam else None
+    loss = ce_each.mean() + lam * kl if lam else ce_each.mean()
     if cfg.qk_penalty:
         loss = loss + qk_penalty(model, cfg.qk_penalty)
     return loss, ce_each, kl
@@ -312,7 +365,8 @@ def train(cfg, log=print, weights=None):
     x_tr, y_tr = task.train_x.to(device), task.train_y.to(device)
     x_te, y_te = task.test_x.to(device), task.test_y.to(device)
     oracle_tr, oracle_te = task.oracle(len(x_tr)).to(device), task.oracle(len(x_te)).to(device)
-    target = (task.oracle if cfg.prior == "oracle" else task.adversarial)(len(x_tr)).to(device)
+    teacher = load_teacher(cfg, task, device) if cfg.prior == "teacher" else None
+    target = None if teacher is not None else (task.oracle if cfg.prior == "oracle" else task.adversarial)(len(x_tr)).to(device)
     frozen = oracle_tr if cfg.frozen_attn else None
 
     history = {"epoch": []}
@@ -337,13 +391,16 @@ def train(cfg, log=print, weights=None):
             x_tr = task.train_x.to(device)
         for group, base in zip(opt.param_groups, base_lrs):   # linear warm-up, per epoch
             group["lr"] = base * min(1.0, (epoch + 1) / max(1, cfg.warmup))
+        lam = prior_weight(cfg, epoch)
+        if teacher is not None and cfg.lam and (epoch == 0 or rho):   # the teacher sees these inputs
+            target = teacher_attention(teacher, x_tr)
         is_last = epoch == cfg.epochs
         evaluate = is_last or epoch % cfg.eval_every == 0
         full_batch = cfg.batch_size is None
 
         if full_batch or evaluate:
             out = model.run(x_tr, frozen)
-            loss, ce_each, kl = training_loss(model, out, y_tr, target, cfg)
+            loss, ce_each, kl = training_loss(model, out, y_tr, target, cfg, lam)
             ce = ce_each.mean()
             if evaluate and frozen is None:
                 out["attn"].retain_grad()
@@ -361,7 +418,7 @@ def train(cfg, log=print, weights=None):
                 train_div = structural_stats(out["attn"].detach(), oracle_tr, tau)["struct_div"]
                 mass = te["attn"].double().mean(0)                          # (H, T)
             record(epoch=epoch, train_loss=ce.item(), train_acc=tr_acc, test_loss=te_loss,
-                   test_acc=te_acc, prior_loss=kl.item() if kl is not None else 0.0,
+                   test_acc=te_acc, prior_loss=kl.item() if kl is not None else 0.0, prior_weight=lam,
                    train_struct_div=train_div, **test_struct,
                    attn_mass=mass.sum(0).div(cfg.n_heads).tolist(), attn_mass_heads=mass.tolist(),
                    mlp_norm=param_norm(model.group("mlp")), attn_norm=param_norm(model.group("attn")),
@@ -384,7 +441,8 @@ def train(cfg, log=print, weights=None):
         else:
             for idx in torch.randperm(len(x_tr), generator=batch_gen).to(device).split(cfg.batch_size):
                 out_b = model.run(x_tr[idx], None if frozen is None else frozen[idx])
-                loss_b = training_loss(model, out_b, y_tr[idx], target[idx], cfg)[0]
+                loss_b = training_loss(model, out_b, y_tr[idx], None if target is None else target[idx],
+                                       cfg, lam)[0]
                 opt.zero_grad(set_to_none=True)
                 loss_b.backward()
                 step()

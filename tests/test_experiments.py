@@ -1,5 +1,6 @@
 """The figure scripts end to end on a tiny config (seconds), and the phase marks."""
 import json
+import math
 import os
 
 import pytest
@@ -78,3 +79,45 @@ def test_phase_marks_and_criterion():
     # no gradient collapse fails it too
     flat = dict(h, grad_W_norm=[1.0] * 7)
     assert not exp_fig1_phases.meets_criterion(exp_fig1_phases.phase_marks(flat, 0.5), budget=100)
+
+
+def test_appendix_priors_and_teacher_stage(tmp_path, capsys):
+    arms = ["--arms", "baseline", "kl", "entropy", "teacher"]
+    exp_appendix.main(["priors"] + TINY + arms + dirs(tmp_path))
+    out = capsys.readouterr().out
+    assert "Claim C6" in out and "no grokked baseline" in out            # tiny runs never grok
+    # mark the baseline as grokked: the second call trains the teacher arm from its final weights
+    path = tmp_path / "runs" / "p7_fresh_baseline_seed0" / "summary.json"
+    summary = json.loads(path.read_text())
+    path.write_text(json.dumps(dict(summary, grok_epoch=20)))
+    exp_appendix.main(["priors"] + TINY + arms + dirs(tmp_path))
+    out = capsys.readouterr().out
+    assert "training 1 of 1 runs" in out                                # only the teacher
+    teacher = json.loads((tmp_path / "runs" / "p7_fresh_teacher_seed0" / "summary.json").read_text())
+    assert teacher["config"]["prior"] == "teacher"
+    assert teacher["config"]["teacher"].endswith(os.path.join("p7_fresh_baseline_seed0", "final.pt"))
+    res = json.loads((tmp_path / "res" / "fig6_priors.json").read_text())
+    assert set(res["grok"]) == {"baseline", "kl", "entropy", "teacher"}
+
+
+def test_appendix_frozen_and_optimizers(tmp_path, capsys):
+    exp_appendix.main(["frozen"] + TINY + dirs(tmp_path))
+    assert "Claim C10" in capsys.readouterr().out
+    exp_appendix.main(["optimizers", "--settings", "adamw", "lion", "bs512"] + TINY + dirs(tmp_path))
+    out = capsys.readouterr().out
+    res = json.loads((tmp_path / "res" / "fig11_optimizers.json").read_text())["settings"]
+    # the rate weight decay alone implies: one step of 1e-3 per epoch, 1 step/epoch at full batch
+    assert res["adamw"]["wd_rate"] == pytest.approx(-math.log(1 - 1e-3))
+    assert res["lion"]["wd_rate"] == pytest.approx(-math.log(1 - 1e-3))
+    n_train = round(0.3 * 7 * 7)   # p = 7, frac 0.3: fewer than 512 examples -> 1 step per epoch
+    assert res["bs512"]["wd_rate"] == pytest.approx(-math.log(1 - 1e-3) * math.ceil(n_train / 512))
+
+
+def test_plateau_contraction_fits_the_decay_rate():
+    import numpy as np
+    ep = list(range(0, 200, 10))
+    h = _history(train_acc=[0.5] + [1.0] * 19, test_acc=[0.0] * 19 + [1.0], frac_struct=[0.0] * 20,
+                 info_mass=[0.2] * 20, grad=[1.0] * 20)
+    h["mlp_norm"] = [float(30 * np.exp(-2e-3 * e)) for e in ep]
+    rate, window = exp_appendix.plateau_contraction(h)
+    assert rate == pytest.approx(2e-3, rel=1e-9) and window == (10, 190)
