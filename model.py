@@ -47,18 +47,24 @@ class Transformer(nn.Module):
         """Parameters of one group by name: attn, mlp, embed or unembed (SPEC §4)."""
         return [getattr(self, n) for n in self.GROUPS[name]]
 
-    def run(self, x, attn=None):
+    def run(self, x, attn=None, pos_ids=None, qpos=None):
         """Forward pass at the query position, returning every intermediate the
         diagnostics need. x: (B, T) tokens; attn: optional fixed attention (B, H, T) or
-        (B, T) used instead of the model's own (frozen-oracle study)."""
+        (B, T) used instead of the model's own (frozen-oracle study); pos_ids: optional (T,)
+        rows of the position table to use (length generalization: the query keeps its
+        training slot); qpos: optional (B,) query position per row, with causal attention
+        (keys i <= qpos only; the autoregressive task, see run_rows)."""
+        if qpos is not None:
+            return self.run_rows(x, qpos, attn)
         B, T = x.shape
         H, dh = self.n_heads, self.d_head
+        P = self.pos[:T] if pos_ids is None else self.pos[pos_ids]
         # Every key, value and query depends only on a token and a position, so the
         # projections are tables: W e_t for each vocabulary token, W p_i for each position.
         V = self.embed.shape[0]
         W_qkv = torch.cat([self.W_Q, self.W_K, self.W_V])
         QE, KE, VE = (self.embed @ W_qkv.T).view(V, 3, H, dh).unbind(1)     # (V, H, dh) each
-        QP, KP, VP = (self.pos[:T] @ W_qkv.T).view(T, 3, H, dh).unbind(1)   # (T, H, dh) each
+        QP, KP, VP = (P @ W_qkv.T).view(T, 3, H, dh).unbind(1)              # (T, H, dh) each
         # Eq. 38: s_i = (q_e + q_p) . (k_e + k_p) / sqrt(dh) for query token e at position T-1
         # and key token x_i at position i. Both parts are tables of scalars indexed by
         # (query token, key token) and (query token, key position): no per-token vectors.
@@ -78,19 +84,51 @@ class Transformer(nn.Module):
         idx = x[:, None, :].expand(B, H, T)
         mass = torch.zeros(B, H, V, dtype=a.dtype, device=a.device).scatter_add(2, idx, a)
         o = torch.einsum("bhv,vhe->bhe", mass, VE) + torch.einsum("bht,the->bhe", a, VP)  # (B, H, dh)
-        h_q = F.embedding(x[:, -1], self.embed) + self.pos[T - 1]            # query residual
-        r = h_q + o.reshape(B, H * dh) @ self.W_O.T                          # attention + residual
-        r2 = r + F.linear(F.relu(F.linear(r, self.W_in, self.b_in)), self.W_out, self.b_out)
-        logits = r2 @ self.W_U.T
-        return {"logits": logits, "attn": a, "scores": scores, "o": o}
+        h_q = F.embedding(x[:, -1], self.embed) + P[T - 1]                   # query residual
+        return self._head(h_q, o, {"attn": a, "scores": scores, "o": o})
 
-    def values(self, x):
+    def run_rows(self, x, qpos, attn=None):
+        """Causal attention from a query position per row: row b reads x[b, :qpos[b] + 1].
+        The autoregressive task gives one row per (sequence, predicted position), so a
+        sequence's positions are separate rows; keys after the query get exactly zero
+        attention (a large negative logit, finite so that 0 * log a stays 0 in the KL)."""
+        B, T = x.shape
+        H, dh = self.n_heads, self.d_head
+        h, h_q = self.inputs(x, qpos=qpos)
+        q = (h_q @ self.W_Q.T).view(B, H, dh)
+        k = (h @ self.W_K.T).view(B, T, H, dh)
+        scores = torch.einsum("bhe,bthe->bht", q, k) / math.sqrt(dh)
+        future = torch.arange(T, device=x.device)[None, None, :] > qpos[:, None, None]
+        scores = scores.masked_fill(future, -1e30)
+        if attn is None:
+            a = torch.softmax(scores, dim=-1)
+        else:
+            a = (attn if attn.dim() == 3 else attn[:, None, :].expand(B, H, T)).to(scores.dtype)
+        o = torch.einsum("bht,bthe->bhe", a, (h @ self.W_V.T).view(B, T, H, dh))
+        return self._head(h_q, o, {"attn": a, "scores": scores, "o": o})
+
+    def _head(self, h_q, o, out):
+        """Residual, MLP and unembedding at the query: the same for both attention paths."""
+        B = h_q.shape[0]
+        r = h_q + o.reshape(B, -1) @ self.W_O.T                              # attention + residual
+        r2 = r + F.linear(F.relu(F.linear(r, self.W_in, self.b_in)), self.W_out, self.b_out)
+        out["logits"] = r2 @ self.W_U.T
+        return out
+
+    def inputs(self, x, pos_ids=None, qpos=None):
+        """Residual-stream inputs h_i = e(x_i) + p_i (B, T, d) and the query's h_q (B, d)."""
+        T = x.shape[1]
+        h = self.embed[x] + (self.pos[:T] if pos_ids is None else self.pos[pos_ids])
+        h_q = h[:, -1] if qpos is None else h[torch.arange(len(x), device=x.device), qpos]
+        return h, h_q
+
+    def values(self, x, pos_ids=None):
         """Value vectors v_i = W_V h_i of every position, (B, T, H, dh) (diagnostics only)."""
         B, T = x.shape
-        h = self.embed[x] + self.pos[:T]
+        h = self.inputs(x, pos_ids)[0]
         return (h @ self.W_V.T).view(B, T, self.n_heads, self.d_head)
 
-    def forward(self, x, attn=None):
+    def forward(self, x, attn=None, pos_ids=None, qpos=None):
         """Logits (B, C) and attention weights at the query position (B, H, T)."""
-        out = self.run(x, attn)
+        out = self.run(x, attn, pos_ids, qpos)
         return out["logits"], out["attn"]

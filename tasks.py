@@ -14,29 +14,66 @@ most consequential choice (README, "distractor regime"):
 Test distractors are always drawn once and kept.
 
 One seed fixes everything: the train/test split, the distractors and the refresh stream.
+
+Tasks (App. A.1, F.3, F.4; defaults the paper does not give are in the README):
+  add, mul, addk   modular arithmetic, operands at positions 0..k-1
+  parity           n bits, y = XOR of bits 0..k-1; the other bits are the distractors
+  perm             permutation composition in S_n: (g, h, distractors, =) -> g o h
+  route            dynamic routing: modular addition whose two operands sit at positions
+                   drawn per sequence, the other positions hold tokens of a separate noise
+                   vocabulary, so operands are recognisable by content; per-sequence oracle
+  arparity         autoregressive: n random bits then m parity bits c_j = XOR of a fixed
+                   k-subset S_j of the bits; one row per (sequence, predicted c_j) with the
+                   query at the position before c_j and causal attention (model.run_rows)
 """
 import itertools
+import math
 
 import torch
 
-TASKS = ("add", "mul", "addk")
+TASKS = ("add", "mul", "addk", "parity", "perm", "route", "arparity")
 
 
 class SeqTask:
-    def __init__(self, name, x, y, n_values, n_classes, informative, n_train, seed):
+    def __init__(self, name, x, y, n_values, n_classes, informative, n_train, seed,
+                 vocab_size=None, info_mask=None, qpos=None, distractor_range=None):
         self.name = name
         self.n_values = n_values              # value tokens 0..n_values-1
         self.eq_token = n_values              # the query token `=`
-        self.vocab_size = n_values + 1
+        self.vocab_size = vocab_size or n_values + 1
         self.n_classes = n_classes
         self.seq_len = x.shape[1]
         self.query_pos = self.seq_len - 1
-        self.informative = list(informative)  # S, the positions y depends on
+        self.informative = list(informative)  # S, the positions y depends on (fixed-position tasks)
+        self.k = len(self.informative) if info_mask is None else int(info_mask[0].sum())
         self.distractor_pos = [i for i in range(self.query_pos) if i not in self.informative]
         self.train_x, self.train_y = x[:n_train].clone(), y[:n_train].clone()
         self.test_x, self.test_y = x[n_train:].clone(), y[n_train:].clone()
+        # per-row informative positions (route, arparity); None: the same for every row
+        self.info_mask = None if info_mask is None else {"train": info_mask[:n_train], "test": info_mask[n_train:]}
+        # per-row query position with causal attention (arparity); None: the last position
+        self.qpos = None if qpos is None else {"train": qpos[:n_train], "test": qpos[n_train:]}
+        self.distractor_range = distractor_range or (0, n_values)   # tokens distractors are drawn from
         # its own stream, so that refreshing distractors never perturbs model init or the split
         self.refresh_gen = torch.Generator().manual_seed(seed + 7919)
+
+    def oracle_for(self, split):
+        """q* per row of the train or test set (N, T): 1/k on the row's informative positions."""
+        if self.info_mask is None:
+            return self.oracle(len(self.train_x if split == "train" else self.test_x))
+        m = self.info_mask[split].float()
+        return m / m.sum(-1, keepdim=True)
+
+    def adversarial_for(self, split):
+        """Uniform on each row's distractor positions (N, T)."""
+        if self.info_mask is None:
+            return self.adversarial(len(self.train_x if split == "train" else self.test_x))
+        m = ~self.info_mask[split]
+        m[:, self.query_pos] = False
+        if self.qpos is not None:                          # only keys the query can see
+            m &= torch.arange(self.seq_len)[None, :] <= self.qpos[split][:, None]
+        m = m.float()
+        return m / m.sum(-1, keepdim=True)
 
     def oracle(self, n):
         """q* (n, T): 1/k on each informative position (SPEC §3)."""
@@ -54,6 +91,17 @@ class SeqTask:
 
     def refresh_distractors(self, rho):
         """Redraw each training example's distractors with probability rho (in place)."""
+        if self.qpos is not None:
+            raise ValueError(f"task {self.name!r} has no distractors to redraw (use --distractors fixed)")
+        if self.info_mask is not None:           # route: the noise tokens change, their positions stay
+            n, T = self.train_x.shape
+            redraw = ~self.info_mask["train"]
+            redraw[:, self.query_pos] = False
+            if rho < 1:
+                redraw &= (torch.rand(n, generator=self.refresh_gen) < rho)[:, None]
+            new = torch.randint(*self.distractor_range, (n, T), generator=self.refresh_gen)
+            self.train_x = torch.where(redraw, new, self.train_x)
+            return
         if rho <= 0 or not self.distractor_pos:
             return
         n = self.train_x.shape[0]
@@ -65,37 +113,146 @@ class SeqTask:
             self.train_x[rows[:, None], torch.tensor(self.distractor_pos)] = new
 
 
-def make_task(name="add", p=113, frac=0.3, n_distractors=2, seed=0, n_operands=2):
-    """Build a task; all operand tuples are split once (seeded) into train and test.
+def make_task(name="add", p=113, frac=0.3, n_distractors=2, seed=0, n_operands=2,
+              n_bits=10, parity_k=3, perm_n=5, n_outputs=3):
+    """Build a task; the inputs are split once (seeded) into train and test.
 
     add:  y = (a + b) mod p        mul:  y = (a * b) mod p
     addk: y = (a_1 + ... + a_k) mod p  with k = n_operands
     Sequence: (operands..., distractors..., =), informative positions 0..k-1.
+    parity, perm, route, arparity: see the module docstring (p is unused by parity/perm/arparity).
     """
     if name not in TASKS:
         raise ValueError(f"unknown task {name!r}; choose from {', '.join(TASKS)}")
-    if p < 3:
-        raise ValueError(f"p must be at least 3, got {p}")
     if not 0 < frac < 1:
         raise ValueError(f"frac must lie in (0, 1), got {frac}")
     if n_distractors < 0:
         raise ValueError(f"n_distractors must be >= 0, got {n_distractors}")
+    gen = torch.Generator().manual_seed(seed)
+    if name == "parity":
+        return _parity(n_bits, parity_k, frac, seed, gen)
+    if name == "arparity":
+        return _arparity(n_bits, parity_k, n_outputs, frac, seed, gen)
+    if name == "perm":
+        return _perm(perm_n, frac, n_distractors, seed, gen)
+    if p < 3:
+        raise ValueError(f"p must be at least 3, got {p}")
     k = n_operands if name == "addk" else 2
     if k < 2:
         raise ValueError(f"n_operands must be >= 2, got {k}")
     if p ** k > 2_000_000:
         raise ValueError(f"{p}^{k} operand tuples is too many to enumerate; use a smaller p")
 
-    gen = torch.Generator().manual_seed(seed)
     ops = torch.tensor(list(itertools.product(range(p), repeat=k)), dtype=torch.long)
     y = (ops[:, 0] * ops[:, 1]) % p if name == "mul" else ops.sum(1) % p
     perm = torch.randperm(len(ops), generator=gen)
     ops, y = ops[perm], y[perm]
-    n_train = round(frac * len(ops))
-    if not 0 < n_train < len(ops):
-        raise ValueError(f"frac={frac} leaves an empty train or test set for p={p}")
+    n_train = _n_train(frac, len(ops))
+    if name == "route":
+        return _route(ops, y, p, n_distractors, n_train, seed, gen)
     distractors = torch.randint(0, p, (len(ops), n_distractors), generator=gen)
     eq = torch.full((len(ops), 1), p, dtype=torch.long)
     x = torch.cat([ops, distractors, eq], dim=1)
     return SeqTask(name, x, y, n_values=p, n_classes=p, informative=range(k),
                    n_train=n_train, seed=seed)
+
+
+def _n_train(frac, n):
+    n_train = round(frac * n)
+    if not 0 < n_train < n:
+        raise ValueError(f"frac={frac} leaves an empty train or test set ({n} inputs)")
+    return n_train
+
+
+def _parity(n_bits, k, frac, seed, gen):
+    if not 1 <= k <= n_bits <= 20:
+        raise ValueError(f"parity needs 1 <= k <= n_bits <= 20, got k={k}, n_bits={n_bits}")
+    bits = torch.tensor(list(itertools.product((0, 1), repeat=n_bits)), dtype=torch.long)
+    bits = bits[torch.randperm(len(bits), generator=gen)]
+    y = bits[:, :k].sum(1) % 2                                   # XOR of bits 0..k-1
+    x = torch.cat([bits, torch.full((len(bits), 1), 2, dtype=torch.long)], dim=1)
+    return SeqTask("parity", x, y, n_values=2, n_classes=2, informative=range(k),
+                   n_train=_n_train(frac, len(bits)), seed=seed)
+
+
+def compose(g, h):
+    """(g o h)(i) = g(h(i)) for permutations as tuples of images."""
+    return tuple(g[h[i]] for i in range(len(h)))
+
+
+def _perm(n, frac, n_distractors, seed, gen):
+    if not 2 <= n <= 6:
+        raise ValueError(f"perm needs 2 <= perm_n <= 6 (S_6 has 720 elements), got {n}")
+    elems = list(itertools.permutations(range(n)))               # lexicographic: index = token
+    index = {g: i for i, g in enumerate(elems)}
+    N = len(elems)
+    pairs = torch.tensor(list(itertools.product(range(N), repeat=2)), dtype=torch.long)
+    pairs = pairs[torch.randperm(len(pairs), generator=gen)]
+    y = torch.tensor([index[compose(elems[g], elems[h])] for g, h in pairs.tolist()])
+    distractors = torch.randint(0, N, (len(pairs), n_distractors), generator=gen)
+    x = torch.cat([pairs, distractors, torch.full((len(pairs), 1), N, dtype=torch.long)], dim=1)
+    return SeqTask("perm", x, y, n_values=N, n_classes=N, informative=range(2),
+                   n_train=_n_train(frac, len(pairs)), seed=seed)
+
+
+def _route(ops, y, p, n_distractors, n_train, seed, gen):
+    """Operands at two positions drawn per sequence; noise tokens p+1..2p elsewhere."""
+    n, L = len(ops), 2 + n_distractors
+    slots = torch.rand(n, L, generator=gen).argsort(1)[:, :2].sort(1).values   # operand positions, in order
+    x = torch.randint(p + 1, 2 * p + 1, (n, L + 1), generator=gen)
+    x[:, L] = p                                                                  # the query `=`
+    rows = torch.arange(n)[:, None]
+    x[rows, slots] = ops
+    info = torch.zeros(n, L + 1, dtype=torch.bool)
+    info[rows, slots] = True
+    return SeqTask("route", x, y, n_values=p, n_classes=p, informative=[], n_train=n_train, seed=seed,
+                   vocab_size=2 * p + 1, info_mask=info, distractor_range=(p + 1, 2 * p + 1))
+
+
+def parity_subsets(n_bits, k, n_outputs, seed):
+    """The fixed k-subsets S_j of the input bits that the outputs c_j are parities of."""
+    gen = torch.Generator().manual_seed(seed + 31337)
+    return [sorted(torch.randperm(n_bits, generator=gen)[:k].tolist()) for _ in range(n_outputs)]
+
+
+def _arparity(n_bits, k, m, frac, seed, gen):
+    if not 1 <= k <= n_bits <= 16 or m < 1:
+        raise ValueError(f"arparity needs 1 <= k <= n_bits <= 16 and n_outputs >= 1")
+    subsets = parity_subsets(n_bits, k, m, seed)
+    bits = torch.tensor(list(itertools.product((0, 1), repeat=n_bits)), dtype=torch.long)
+    bits = bits[torch.randperm(len(bits), generator=gen)]
+    outs = torch.stack([bits[:, S].sum(1) % 2 for S in subsets], 1)            # (N, m)
+    seqs = torch.cat([bits, outs], 1)                                           # (N, n + m)
+    N, T = seqs.shape
+    n_train = _n_train(frac, N)
+    # rows: sequence-major within each split, so a split never shares a sequence
+    x = seqs.repeat_interleave(m, 0)
+    y = outs.flatten()
+    qpos = torch.arange(n_bits - 1, n_bits - 1 + m).repeat(N)                  # predicts c_j at n + j
+    info = torch.zeros(m, T, dtype=torch.bool)
+    for j, S in enumerate(subsets):
+        info[j, S] = True
+    task = SeqTask("arparity", x, y, n_values=2, n_classes=2, informative=[], n_train=n_train * m,
+                   seed=seed, vocab_size=2, info_mask=info.repeat(N, 1), qpos=qpos)
+    task.subsets = subsets
+    return task
+
+
+def longer_inputs(task, x, length, seed=0):
+    """x (B, T) of a fixed-position task with distractors inserted before the query so that
+    the sequence has `length` positions (length generalization, App. F.3). The new
+    distractors are drawn from the task's distractor tokens with their own seed."""
+    B, T = x.shape
+    if length < T:
+        raise ValueError(f"length {length} is shorter than the training length {T}")
+    gen = torch.Generator().manual_seed(seed + 4242)
+    extra = torch.randint(*task.distractor_range, (B, length - T), generator=gen)
+    return torch.cat([x[:, :-1], extra, x[:, -1:]], 1)
+
+
+def query_slot_ids(length, n_slots):
+    """Position-table rows for a sequence of `length`: 0..length-2, and the query always in
+    the last slot n_slots - 1, so it keeps its training embedding at every length."""
+    if length > n_slots:
+        raise ValueError(f"length {length} needs more than {n_slots} position slots")
+    return list(range(length - 1)) + [n_slots - 1]

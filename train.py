@@ -24,7 +24,7 @@ import torch.nn.functional as F
 
 from model import Transformer
 from optim import OPTIMIZERS, build_optimizer
-from tasks import TASKS, make_task
+from tasks import TASKS, make_task, query_slot_ids
 
 PRIORS = ("oracle", "adversarial", "teacher")       # the target q of the KL prior
 PRIOR_KINDS = ("kl", "entropy", "sparsity")          # directed (KL) and undirected penalties
@@ -47,6 +47,12 @@ def get_parser():
       help="fixed | fresh | refresh (redraw each training example with prob. --refresh per epoch); "
            "fresh is the figures' default, chosen by measurement (README)")
     a("--refresh", type=float, default=0.0, help="per-epoch redraw probability for --distractors refresh")
+    a("--n-bits", type=int, default=10, help="parity / arparity: input bits n")
+    a("--parity-k", type=int, default=3, help="parity / arparity: bits k in each parity")
+    a("--n-outputs", type=int, default=3, help="arparity: parity bits predicted after the inputs")
+    a("--perm-n", type=int, default=5, help="perm: the group S_n")
+    a("--pos-slots", type=int, default=None,
+      help="position-table rows; the query always uses the last (length generalization). Default: seq length")
     # model (SPEC §4)
     a("--d-model", type=int, default=64)
     a("--n-heads", type=int, default=1)
@@ -130,6 +136,10 @@ def validate(cfg):
         raise ValueError(f"unknown distractor regime {cfg.distractors!r}; choose from {', '.join(REGIMES)}")
     if cfg.distractors == "refresh" and not 0 < cfg.refresh < 1:
         raise ValueError(f"--distractors refresh needs 0 < --refresh < 1, got {cfg.refresh}")
+    if cfg.task == "arparity" and cfg.distractors != "fixed":
+        raise ValueError("--task arparity has no distractor tokens to redraw: use --distractors fixed")
+    if cfg.pos_slots is not None and cfg.task not in ("add", "mul", "addk", "parity", "perm"):
+        raise ValueError("--pos-slots is for the fixed-position tasks")
     if cfg.distractors != "refresh" and cfg.refresh:
         raise ValueError("--refresh is only used with --distractors refresh")
     for name in ("epochs", "eval_every", "d_model", "n_heads", "d_mlp"):
@@ -209,14 +219,15 @@ def prior_weight(cfg, epoch):
 def load_teacher(cfg, task, device):
     """The teacher of --prior teacher: a trained model whose attention on the current inputs is
     the KL target (distillation of structure only: its logits are never used)."""
-    teacher = Transformer(task.vocab_size, task.n_classes, task.seq_len, cfg.d_model, cfg.n_heads, cfg.d_mlp)
+    teacher = Transformer(task.vocab_size, task.n_classes, cfg.pos_slots or task.seq_len,
+                          cfg.d_model, cfg.n_heads, cfg.d_mlp)
     teacher.load_state_dict(torch.load(cfg.teacher, map_location="cpu"))
     return teacher.to(device).requires_grad_(False)
 
 
 @torch.no_grad()
-def teacher_attention(teacher, x):
-    return teacher.run(x)["attn"]
+def teacher_attention(teacher, x, pos_ids=None, qpos=None):
+    return teacher.run(x, None, pos_ids, qpos)["attn"]
 
 
 def structural_stats(attn, oracle, tau):
@@ -228,6 +239,14 @@ def structural_stats(attn, oracle, tau):
     min_mass = a.masked_fill(~info, math.inf).min(-1).values
     return {"struct_div": div.mean().item(), "info_mass": min_mass.mean().item(),
             "frac_struct": (min_mass >= tau).double().mean().item()}
+
+
+def head_stats(attn, oracle, tau):
+    """Per head: informative mass min_{i in S} a_h,i and the fraction of examples meeting
+    B_tau with that head alone (Conjecture E.2 compares them with the head average)."""
+    min_mass = attn.double().masked_fill(~(oracle > 0)[:, None, :], math.inf).min(-1).values   # (B, H)
+    return {"info_mass_heads": min_mass.mean(0).tolist(),
+            "frac_struct_heads": (min_mass >= tau).double().mean(0).tolist()}
 
 
 def lipschitz_bound(model):
@@ -242,14 +261,14 @@ def task_logit_grad(out):
     return a * (g_a - (a * g_a).sum(-1, keepdim=True))
 
 
-def interaction_grad(model, x, g):
+def interaction_grad(model, x, g, pos_ids=None, qpos=None):
     """dL/dW_h for W_h = W_Q,h^T W_K,h (H, d, d), given g = dL/ds (B, H, T) (App. D.2)."""
-    h = model.embed[x] + model.pos[:x.shape[1]]                             # (B, T, d)
+    h, h_q = model.inputs(x, pos_ids, qpos)                                 # (B, T, d), (B, d)
     G = torch.einsum("bht,btd->hbd", g, h)                                  # sum_i g_bhi h_bi
-    return torch.einsum("bc,hbd->hcd", h[:, -1], G) / math.sqrt(model.d_head)
+    return torch.einsum("bc,hbd->hcd", h_q, G) / math.sqrt(model.d_head)
 
 
-def task_gradient_stats(model, x, out, ce_each):
+def task_gradient_stats(model, x, out, ce_each, pos_ids=None, qpos=None):
     """The task (cross-entropy) gradient reaching attention, on the training batch.
 
     Call after loss.backward() with out["attn"].retain_grad(): the prior is computed from
@@ -266,9 +285,9 @@ def task_gradient_stats(model, x, out, ce_each):
     with torch.no_grad():
         a = out["attn"].detach()
         g = task_logit_grad(out)
-        grad_W = interaction_grad(model, x, g)
+        grad_W = interaction_grad(model, x, g, pos_ids, qpos)
         W_O = model.W_O.view(-1, H, dh)
-        u = torch.einsum("che,bthe->bhtc", W_O, model.values(x) - out["o"][:, None])  # (B, H, T, d)
+        u = torch.einsum("che,bthe->bhtc", W_O, model.values(x, pos_ids) - out["o"][:, None])  # (B, H, T, d)
         bound = lipschitz_bound(model) * torch.sqrt(2 * ce_each.detach())[:, None, None] \
             * a.double() * u.norm(dim=-1).double()
         measured = (B * g).abs().double()                                   # per-example dl/ds
@@ -345,9 +364,10 @@ def train(cfg, log=print, weights=None):
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     device = pick_device(cfg.device)
-    task = make_task(cfg.task, cfg.p, cfg.frac, cfg.n_distractors, cfg.seed, cfg.n_operands)
+    task = make_task(cfg.task, cfg.p, cfg.frac, cfg.n_distractors, cfg.seed, cfg.n_operands,
+                     cfg.n_bits, cfg.parity_k, cfg.perm_n, cfg.n_outputs)
     torch.manual_seed(cfg.seed if cfg.init_seed is None else cfg.init_seed)
-    model = Transformer(task.vocab_size, task.n_classes, task.seq_len,
+    model = Transformer(task.vocab_size, task.n_classes, cfg.pos_slots or task.seq_len,
                         cfg.d_model, cfg.n_heads, cfg.d_mlp).to(device)
     if cfg.init_from:
         model.load_state_dict(torch.load(cfg.init_from, map_location=device))
@@ -359,14 +379,17 @@ def train(cfg, log=print, weights=None):
     base_lrs = [g["lr"] for g in opt.param_groups]
     apply_norm_matching(model, cfg)      # the constraint holds from the start
     rho = refresh_rate(cfg)
-    tau = cfg.tau if cfg.tau is not None else 1 / (2 * len(task.informative))
+    tau = cfg.tau if cfg.tau is not None else 1 / (2 * task.k)
     batch_gen = torch.Generator().manual_seed(cfg.seed + 104729)   # minibatch order only
 
     x_tr, y_tr = task.train_x.to(device), task.train_y.to(device)
     x_te, y_te = task.test_x.to(device), task.test_y.to(device)
-    oracle_tr, oracle_te = task.oracle(len(x_tr)).to(device), task.oracle(len(x_te)).to(device)
+    oracle_tr, oracle_te = task.oracle_for("train").to(device), task.oracle_for("test").to(device)
+    pos_ids = None if cfg.pos_slots is None else query_slot_ids(task.seq_len, cfg.pos_slots)
+    qpos_tr, qpos_te = (None, None) if task.qpos is None else (task.qpos["train"].to(device),
+                                                                 task.qpos["test"].to(device))
     teacher = load_teacher(cfg, task, device) if cfg.prior == "teacher" else None
-    target = None if teacher is not None else (task.oracle if cfg.prior == "oracle" else task.adversarial)(len(x_tr)).to(device)
+    target = None if teacher is not None else (task.oracle_for if cfg.prior == "oracle" else task.adversarial_for)("train").to(device)
     frozen = oracle_tr if cfg.frozen_attn else None
 
     history = {"epoch": []}
@@ -393,13 +416,13 @@ def train(cfg, log=print, weights=None):
             group["lr"] = base * min(1.0, (epoch + 1) / max(1, cfg.warmup))
         lam = prior_weight(cfg, epoch)
         if teacher is not None and cfg.lam and (epoch == 0 or rho):   # the teacher sees these inputs
-            target = teacher_attention(teacher, x_tr)
+            target = teacher_attention(teacher, x_tr, pos_ids, qpos_tr)
         is_last = epoch == cfg.epochs
         evaluate = is_last or epoch % cfg.eval_every == 0
         full_batch = cfg.batch_size is None
 
         if full_batch or evaluate:
-            out = model.run(x_tr, frozen)
+            out = model.run(x_tr, frozen, pos_ids, qpos_tr)
             loss, ce_each, kl = training_loss(model, out, y_tr, target, cfg, lam)
             ce = ce_each.mean()
             if evaluate and frozen is None:
@@ -408,15 +431,17 @@ def train(cfg, log=print, weights=None):
             loss.backward()
 
         if evaluate:   # logged before the step, so every quantity is of the same parameters
-            metrics = task_gradient_stats(model, x_tr, out, ce_each) if frozen is None else {}
+            metrics = task_gradient_stats(model, x_tr, out, ce_each, pos_ids, qpos_tr) if frozen is None else {}
             with torch.no_grad():
-                te = model.run(x_te, oracle_te if frozen is not None else None)
+                te = model.run(x_te, oracle_te if frozen is not None else None, pos_ids, qpos_te)
                 te_loss = F.cross_entropy(te["logits"].double(), y_te).item()
                 te_acc = (te["logits"].argmax(-1) == y_te).double().mean().item()
                 tr_acc = (out["logits"].argmax(-1) == y_tr).double().mean().item()
                 test_struct = structural_stats(te["attn"], oracle_te, tau)
                 train_div = structural_stats(out["attn"].detach(), oracle_tr, tau)["struct_div"]
                 mass = te["attn"].double().mean(0)                          # (H, T)
+                if cfg.n_heads > 1:
+                    metrics.update(head_stats(te["attn"], oracle_te, tau))
             record(epoch=epoch, train_loss=ce.item(), train_acc=tr_acc, test_loss=te_loss,
                    test_acc=te_acc, prior_loss=kl.item() if kl is not None else 0.0, prior_weight=lam,
                    train_struct_div=train_div, **test_struct,
@@ -440,7 +465,8 @@ def train(cfg, log=print, weights=None):
             step()
         else:
             for idx in torch.randperm(len(x_tr), generator=batch_gen).to(device).split(cfg.batch_size):
-                out_b = model.run(x_tr[idx], None if frozen is None else frozen[idx])
+                out_b = model.run(x_tr[idx], None if frozen is None else frozen[idx], pos_ids,
+                                  None if qpos_tr is None else qpos_tr[idx])
                 loss_b = training_loss(model, out_b, y_tr[idx], None if target is None else target[idx],
                                        cfg, lam)[0]
                 opt.zero_grad(set_to_none=True)

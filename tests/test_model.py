@@ -70,3 +70,53 @@ def test_values_table_matches_per_position_values():
     v = m.values(x)
     h = m.embed[x] + m.pos[:6]
     torch.testing.assert_close(v.reshape(40, 6, -1), h @ m.W_V.T)
+
+
+def test_causal_rows_equal_the_full_causal_transformer():
+    """run_rows (one row per (sequence, query position)) equals a per-position transformer
+    with a causal mask read at that position; keys after the query get exactly zero."""
+    for n_heads in (1, 4):
+        m, x = _model_and_batch(n_heads, vary_query=True)
+        B, T = x.shape
+        H, dh = m.n_heads, m.d_head
+        h = m.embed[x] + m.pos[:T]
+        q = (h @ m.W_Q.T).view(B, T, H, dh).transpose(1, 2)
+        k = (h @ m.W_K.T).view(B, T, H, dh).transpose(1, 2)
+        v = (h @ m.W_V.T).view(B, T, H, dh).transpose(1, 2)
+        s = (q @ k.transpose(-1, -2) / math.sqrt(dh)).masked_fill(torch.ones(T, T).triu(1).bool(), -math.inf)
+        att = torch.softmax(s, -1)
+        r = h + (att @ v).transpose(1, 2).reshape(B, T, H * dh) @ m.W_O.T
+        ref = (r + F.relu(r @ m.W_in.T + m.b_in) @ m.W_out.T + m.b_out) @ m.W_U.T     # (B, T, C)
+        qpos = torch.randint(0, T, (B,))
+        out = m.run(x, qpos=qpos)
+        rows = torch.arange(B)
+        torch.testing.assert_close(out["logits"], ref[rows, qpos])
+        torch.testing.assert_close(out["attn"], att[rows, :, qpos])
+        future = torch.arange(T)[None, None, :] > qpos[:, None, None]
+        assert (out["attn"][future.expand_as(out["attn"])] == 0).all()
+        # nothing after the query matters: scramble the future tokens
+        x2 = torch.where(torch.arange(T)[None, :] > qpos[:, None], torch.randint(0, 11, x.shape), x)
+        torch.testing.assert_close(m.run(x2, qpos=qpos)["logits"], out["logits"])
+    # with the query at the last position the causal path is the fast path
+    out_last = m.run(x, qpos=torch.full((B,), T - 1))
+    torch.testing.assert_close(out_last["logits"], m.run(x)["logits"])
+
+
+def test_position_slots_keep_the_query_embedding():
+    """Length generalization: with pos_ids from query_slot_ids the query's residual input is
+    the same at every length, and the fast path equals the reference on the remapped table."""
+    from tasks import longer_inputs, make_task, query_slot_ids
+    task = make_task("add", p=11, n_distractors=3)                # training length 6
+    torch.manual_seed(0)
+    m = Transformer(task.vocab_size, task.n_classes, 16, 16, 2, 32).double()
+    x6 = task.test_x[:8]
+    x12 = longer_inputs(task, x6, 12)
+    assert torch.equal(x12[:, :2], x6[:, :2]) and torch.equal(x12[:, -1], x6[:, -1])    # operands, query kept
+    h_q6 = m.inputs(x6, query_slot_ids(6, 16))[1]
+    h_q12 = m.inputs(x12, query_slot_ids(12, 16))[1]
+    torch.testing.assert_close(h_q6, h_q12)
+    torch.testing.assert_close(h_q6, m.embed[x6[:, -1]] + m.pos[15])
+    ids = query_slot_ids(12, 16)
+    ref = Transformer(task.vocab_size, task.n_classes, 12, 16, 2, 32).double()
+    ref.load_state_dict({**m.state_dict(), "pos": m.pos.detach()[ids]})
+    torch.testing.assert_close(m.run(x12, pos_ids=ids)["logits"], reference_forward(ref, x12)[0])

@@ -59,3 +59,64 @@ def test_bad_arguments():
     for kw in (dict(name="sub"), dict(p=2), dict(frac=0.0), dict(frac=1.0), dict(n_distractors=-1)):
         with pytest.raises(ValueError):
             make_task(**kw)
+
+
+def test_parity_labels_and_oracle():
+    from tasks import make_task
+    t = make_task("parity", n_bits=6, parity_k=3, frac=0.5, seed=0)
+    assert len(t.train_x) + len(t.test_x) == 2 ** 6
+    for x, y in ((t.train_x, t.train_y), (t.test_x, t.test_y)):
+        for row, label in zip(x.tolist(), y.tolist()):
+            assert label == row[0] ^ row[1] ^ row[2] and row[-1] == 2 and set(row[:-1]) <= {0, 1}
+    q = t.oracle_for("train")
+    assert torch.allclose(q[:, :3], torch.full((len(q), 3), 1 / 3)) and (q[:, 3:] == 0).all()
+
+
+def test_permutation_composition():
+    from tasks import compose
+    g, h = (1, 0, 2), (0, 2, 1)                     # (g o h)(i) = g(h(i))
+    assert compose(g, h) == (1, 2, 0) and compose(h, g) == (2, 0, 1)
+    t = make_task("perm", perm_n=3, frac=0.5, n_distractors=1, seed=0)
+    elems = list(__import__("itertools").permutations(range(3)))
+    assert t.n_values == 6 and t.vocab_size == 7
+    for row, label in zip(t.train_x.tolist(), t.train_y.tolist()):
+        assert elems[label] == compose(elems[row[0]], elems[row[1]])
+    assert torch.equal(t.oracle_for("test")[0], torch.tensor([0.5, 0.5, 0, 0]))
+
+
+def test_routing_oracle_follows_the_operands():
+    t = make_task("route", p=7, frac=0.5, n_distractors=3, seed=0)
+    for split, x, y in (("train", t.train_x, t.train_y), ("test", t.test_x, t.test_y)):
+        q = t.oracle_for(split)
+        info = q > 0
+        assert (info.sum(1) == 2).all() and (q[info] == 0.5).all()
+        assert (x[info] < 7).all()          # operands: value tokens
+        assert (x[:, :-1][~info[:, :-1]] > 7).all()                             # the rest: noise tokens
+        assert torch.equal(x[info].view(-1, 2).sum(1) % 7, y)
+    assert len({tuple(r) for r in (t.oracle_for("train") > 0).int().tolist()}) > 1   # positions vary
+    before, q_before = t.train_x.clone(), t.oracle_for("train")
+    t.refresh_distractors(1.0)
+    assert torch.equal(t.oracle_for("train"), q_before)                          # operands stay put
+    assert torch.equal(t.train_x[q_before > 0], before[q_before > 0])
+    assert not torch.equal(t.train_x, before) and (t.train_x[:, :-1][q_before[:, :-1] == 0] > 7).all()
+    adv = t.adversarial_for("train")
+    assert (adv[q_before > 0] == 0).all() and torch.allclose(adv.sum(1), torch.ones(len(adv)))
+
+
+def test_autoregressive_parity_rows():
+    from tasks import parity_subsets
+    t = make_task("arparity", n_bits=6, parity_k=2, n_outputs=3, frac=0.5, seed=1)
+    S = parity_subsets(6, 2, 3, 1)
+    assert t.subsets == S and t.seq_len == 9
+    for split, x, y in (("train", t.train_x, t.train_y), ("test", t.test_x, t.test_y)):
+        qpos, q = t.qpos[split], t.oracle_for(split)
+        for row, label, p, qrow in zip(x.tolist(), y.tolist(), qpos.tolist(), q):
+            j = p - 5                                         # query at n - 1 + j predicts c_j at n + j
+            assert 0 <= j < 3 and label == row[S[j][0]] ^ row[S[j][1]] == row[6 + j]
+            assert torch.equal(qrow > 0, torch.tensor([i in S[j] for i in range(9)]))
+            assert (qrow[p + 1:] == 0).all()                # the oracle never looks ahead
+    # a sequence's rows all sit in one split
+    tr = {tuple(r[:6]) for r in t.train_x.tolist()}
+    assert not tr & {tuple(r[:6]) for r in t.test_x.tolist()}
+    with pytest.raises(ValueError, match="no distractors"):
+        t.refresh_distractors(1.0)

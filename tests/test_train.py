@@ -214,7 +214,8 @@ def test_frozen_oracle_attention():
 @pytest.mark.parametrize("name", ["adamw", "sgd", "lion", "muon"])
 def test_every_optimizer_trains(name):
     # wd 0.1: at wd 1.0 Lion's mapped decay (lr/10, wd*10) pins every weight near |w| <= 0.1
-    cfg = train.make_config(p=11, frac=0.5, epochs=200, eval_every=200, d_model=16, d_mlp=32, lr=1e-2,
-                            wd=0.1, optimizer=name, quiet=True, threads=1)
+    # SGD's mapped step (lr x 100) at lr 1e-2 is 1.0: unstable on this tiny task, so 3e-3
+    cfg = train.make_config(p=11, frac=0.5, epochs=200, eval_every=200, d_model=16, d_mlp=32,
+                            lr={"sgd": 3e-3}.get(name, 1e-2), wd=0.1, optimizer=name, quiet=True, threads=1)
     _, h = train.train(cfg)
     assert h["train_loss"][-1] < 0.8 * h["train_loss"][0]
