@@ -121,3 +121,21 @@ def test_plateau_contraction_fits_the_decay_rate():
     h["mlp_norm"] = [float(30 * np.exp(-2e-3 * e)) for e in ep]
     rate, window = exp_appendix.plateau_contraction(h)
     assert rate == pytest.approx(2e-3, rel=1e-9) and window == (10, 190)
+
+
+@pytest.mark.parametrize("study", ["tasks", "autoregressive", "routing", "lengths", "dims", "heads"])
+def test_appendix_task_studies_run(tmp_path, capsys, study):
+    extra = {"tasks": ["--tasks", "parity", "perm"], "lengths": ["--lengths", "6", "9"],
+             "dims": ["--dims", "16", "32"]}.get(study, [])
+    exp_appendix.main([study] + TINY + extra + dirs(tmp_path))
+    out = capsys.readouterr().out
+    assert "Claim C" in out
+    assert len(list((tmp_path / "res").glob("*.png"))) == 1 and len(list((tmp_path / "res").glob("*.json"))) == 1
+
+
+def test_distributed_condition_epochs():
+    import numpy as np
+    h = {"epoch": [0, 10, 20, 30], "frac_struct": [0.0, 0.995, 1.0, 1.0],
+         "frac_struct_heads": [[0, 0], [0.5, 0.2], [0.3, 0.995], [1.0, 1.0]]}
+    # epoch 10: the average meets B_tau, no head does; 20: head 1 alone does; 30: both do
+    assert exp_appendix.distributed_epochs(h).tolist() == [10]
