@@ -219,3 +219,19 @@ def test_every_optimizer_trains(name):
                             lr={"sgd": 3e-3}.get(name, 1e-2), wd=0.1, optimizer=name, quiet=True, threads=1)
     _, h = train.train(cfg)
     assert h["train_loss"][-1] < 0.8 * h["train_loss"][0]
+
+
+def test_bf16_autocast_and_compiled_paths():
+    """--amp bf16 really runs the matmuls in bfloat16 (another trajectory, float64 loss, still
+    learns, no bound violation); --compile traces the same forward (the 'eager' backend runs
+    the traced ops unchanged, so the history is bitwise the uncompiled one)."""
+    kw = dict(p=11, frac=0.5, epochs=40, eval_every=5, threads=1, quiet=True, lr=1e-2)
+    _, h32 = train.train(train.make_config(**kw))
+    _, h16 = train.train(train.make_config(amp="bf16", **kw))
+    assert h16["train_loss"] != h32["train_loss"]
+    assert h16["train_loss"][-1] < 0.5 * h16["train_loss"][0]
+    assert sum(h16["lemma_violations"]) == 0
+    _, hc = train.train(train.make_config(compile="eager", **kw))
+    assert hc["train_loss"] == h32["train_loss"]
+    with pytest.raises(ValueError, match="--amp"):
+        train.validate(train.make_config(amp="fp8"))
