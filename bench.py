@@ -58,8 +58,8 @@ def flops_per_epoch(kind, B, B_test, T, V, C, d, d_mlp, eval_every):
     return 3 * fwd(B) + fwd(B_test) / eval_every
 
 
-def matmul_peak(n=1024, reps=20):
-    a, b = torch.randn(n, n), torch.randn(n, n)
+def matmul_peak(n=1024, reps=20, dtype=torch.float32):
+    a, b = torch.randn(n, n, dtype=dtype), torch.randn(n, n, dtype=dtype)
     for _ in range(3):
         a @ b
     t = time.perf_counter()
@@ -88,19 +88,23 @@ def time_conventional(task, cfg, epochs):
     return times
 
 
-def bench(name, cfg, epochs, peak):
-    task = make_task(cfg.task, cfg.p, cfg.frac, cfg.n_distractors, cfg.seed)
-    cfg.quiet = True
+def epoch_time(cfg, epochs, fn=None):
+    """Seconds per epoch of train.train (or fn(cfg)): the difference of two run lengths
+    removes set-up and first-call costs; every eval's full diagnostics are included."""
+    fn = fn or train.train
 
     def wall(n):
         cfg.epochs = n
         t = time.perf_counter()
-        train.train(cfg)
+        fn(cfg)
         return time.perf_counter() - t
+    return (wall(2 * epochs) - wall(epochs)) / epochs
 
-    # the difference of two run lengths removes set-up and first-call costs; every eval's
-    # full diagnostics (test set, gradient to W, Lemma 5.1 bound) are included
-    ours = (wall(2 * epochs) - wall(epochs)) / epochs
+
+def bench(name, cfg, epochs, peak):
+    task = make_task(cfg.task, cfg.p, cfg.frac, cfg.n_distractors, cfg.seed)
+    cfg.quiet = True
+    ours = epoch_time(cfg, epochs)
     conv = statistics.median(time_conventional(task, cfg, epochs))
     shape = dict(B=len(task.train_x), B_test=len(task.test_x), T=task.seq_len, V=task.vocab_size,
                  C=task.n_classes, d=cfg.d_model, d_mlp=cfg.d_mlp, eval_every=cfg.eval_every)
@@ -115,22 +119,45 @@ def bench(name, cfg, epochs, peak):
     return {"ours_ms": 1000 * ours, "conventional_ms": 1000 * conv}
 
 
+def bench_variants(cfg, epochs, runs=4):
+    """bf16 autocast (--amp bf16) and seed-batched training (batched.py) on this machine."""
+    import copy
+
+    import batched
+    cfg.quiet = True
+    base = epoch_time(copy.copy(cfg), epochs)
+    amp = epoch_time(train.make_config(**{**vars(cfg), "amp": "bf16"}), epochs)
+    group = lambda c: batched.train_batched([train.make_config(**{**vars(c), "seed": s}) for s in range(runs)])
+    both = epoch_time(copy.copy(cfg), epochs, group)
+    print(f"\nvariants of train.py at this config ({epochs} epochs timed):")
+    print(f"  fp32 (default)                 {1000 * base:8.2f} ms/epoch")
+    print(f"  --amp bf16                     {1000 * amp:8.2f} ms/epoch ({base / amp:.2f}x)")
+    print(f"  batched.py, {runs} runs at once    {1000 * both / runs:8.2f} ms/epoch per run "
+          f"({runs * base / both:.2f}x the throughput of {runs} separate runs in sequence)")
+    return {"fp32_ms": 1000 * base, "bf16_ms": 1000 * amp, "batched_ms_per_run": 1000 * both / runs}
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--epochs", type=int, default=300, help="epochs timed per implementation")
-    p.add_argument("--quick", action="store_true", help="p = 31 and 30 epochs: seconds")
+    p.add_argument("--quick", action="store_true", help="p = 23 and 10 epochs: seconds")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     peak = matmul_peak(512 if args.quick else 1024)
-    print(f"torch {torch.__version__}, {args.threads} thread(s); measured fp32 matmul peak {peak / 1e9:.0f} GFLOP/s")
-    epochs = 30 if args.quick else args.epochs
-    p_ = 31 if args.quick else 113
+    peak16 = matmul_peak(512 if args.quick else 1024, dtype=torch.bfloat16)
+    print(f"torch {torch.__version__}, {args.threads} thread(s); measured matmul peak fp32 "
+          f"{peak / 1e9:.0f} GFLOP/s, bf16 {peak16 / 1e9:.0f} GFLOP/s")
+    epochs = 10 if args.quick else args.epochs
+    p_ = 23 if args.quick else 113
+    if args.quick:
+        print("--quick: a smoke run of the benchmark on a tiny config; its timings are not measurements")
     bench("paper config (modular addition, 2 distractors)",
           train.make_config(p=p_, threads=args.threads), epochs, peak)
     bench("Nanda et al. config (no distractors)",
           train.make_config(p=p_, d_model=128, n_heads=4, d_mlp=512, n_distractors=0, threads=args.threads),
           epochs, peak)
+    bench_variants(train.make_config(p=p_, threads=args.threads), epochs // 3 if not args.quick else 5)
 
 
 if __name__ == "__main__":

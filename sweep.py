@@ -28,6 +28,9 @@ def add_sweep_args(parser, experiment):
     a("--runs-dir", default=os.path.join("runs", experiment), help="where run folders go")
     a("--results-dir", default="results", help="where the figure and summary go")
     a("--device", default="auto", help="auto | cpu | cuda")
+    a("--batch-seeds", action="store_true",
+      help="train the runs that differ only in seed / lambda as one stacked model (batched.py; "
+           "the GPU path). Each group is one job")
 
 
 def add_scale_args(parser, quick, stop_after):
@@ -59,7 +62,25 @@ def shard_runs(runs, shard):
 
 def _train_one(cfg):
     train.run_to_folder(cfg, log=lambda line: None)
-    return cfg.out
+    return [cfg.out]
+
+
+def _train_group(cfgs):
+    import batched
+    batched.run_group_to_folders(cfgs, log=lambda line: None)
+    return [c.out for c in cfgs]
+
+
+def batch_groups(cfgs):
+    """Configs that differ only in what batched.py may batch (seed, init seed, lambda)."""
+    import batched
+    groups = {}
+    for cfg in cfgs:
+        key = str({k: v for k, v in train.semantic_config(cfg).items() if k not in batched.BATCHABLE})
+        groups.setdefault(key, []).append(cfg)
+    for group in groups.values():
+        batched.check_batchable(group)
+    return list(groups.values())
 
 
 def run_sweep(runs, args, log=print):
@@ -83,16 +104,21 @@ def run_sweep(runs, args, log=print):
         log(f"training {len(mine)} of {len(runs)} runs ({len(runs) - len(todo)} cached) "
             f"with {jobs} job(s) x {threads} thread(s) -> {args.runs_dir}")
         t0 = time.time()
+        cfgs = [cfg for _, cfg in mine]
+        fn, units = (_train_group, batch_groups(cfgs)) if getattr(args, "batch_seeds", False) else (_train_one, cfgs)
         if jobs == 1:
-            outs = map(_train_one, [cfg for _, cfg in mine])
+            outs = map(fn, units)
         else:
             pool = mp.get_context("spawn").Pool(jobs)
-            outs = pool.imap_unordered(_train_one, [cfg for _, cfg in mine])
-        for k, out in enumerate(outs, 1):
-            s = train.read_json(os.path.join(out, "summary.json"))
-            log(f"  [{k}/{len(mine)}] {os.path.basename(out)}: grok {s['grok_epoch']}, "
-                f"test acc {s['final_test_acc']:.3f}, {s['wall_s']:.0f}s "
-                f"(elapsed {time.time() - t0:.0f}s)")
+            outs = pool.imap_unordered(fn, units)
+        k = 0
+        for group in outs:
+            for out in group:
+                k += 1
+                s = train.read_json(os.path.join(out, "summary.json"))
+                log(f"  [{k}/{len(mine)}] {os.path.basename(out)}: grok {s['grok_epoch']}, "
+                    f"test acc {s['final_test_acc']:.3f}, {s['wall_s']:.0f}s "
+                    f"(elapsed {time.time() - t0:.0f}s)")
         if jobs > 1:
             pool.close()
             pool.join()

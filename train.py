@@ -18,6 +18,7 @@ import os
 import sys
 import tempfile
 import time
+from types import SimpleNamespace
 
 import torch
 import torch.nn.functional as F
@@ -399,15 +400,10 @@ def train(cfg, log=print, weights=None):
         with torch.autocast(device.type, dtype=amp_dtype, enabled=amp_dtype is not None):
             return forward(*args)
 
-    x_tr, y_tr = task.train_x.to(device), task.train_y.to(device)
-    x_te, y_te = task.test_x.to(device), task.test_y.to(device)
-    oracle_tr, oracle_te = task.oracle_for("train").to(device), task.oracle_for("test").to(device)
-    pos_ids = None if cfg.pos_slots is None else query_slot_ids(task.seq_len, cfg.pos_slots)
-    qpos_tr, qpos_te = (None, None) if task.qpos is None else (task.qpos["train"].to(device),
-                                                                 task.qpos["test"].to(device))
+    d = task_data(task, cfg, device, tau)
+    x_tr, y_tr, pos_ids, qpos_tr, frozen = d.x_tr, d.y_tr, d.pos_ids, d.qpos_tr, d.frozen
     teacher = load_teacher(cfg, task, device) if cfg.prior == "teacher" else None
-    target = None if teacher is not None else (task.oracle_for if cfg.prior == "oracle" else task.adversarial_for)("train").to(device)
-    frozen = oracle_tr if cfg.frozen_attn else None
+    target = None if teacher is not None else d.target
 
     history = {"epoch": []}
 
@@ -428,7 +424,7 @@ def train(cfg, log=print, weights=None):
     for epoch in range(cfg.epochs + 1):
         if epoch and rho:
             task.refresh_distractors(rho)
-            x_tr = task.train_x.to(device)
+            x_tr = d.x_tr = task.train_x.to(device)
         for group, base in zip(opt.param_groups, base_lrs):   # linear warm-up, per epoch
             group["lr"] = base * min(1.0, (epoch + 1) / max(1, cfg.warmup))
         lam = prior_weight(cfg, epoch)
@@ -441,39 +437,17 @@ def train(cfg, log=print, weights=None):
         if full_batch or evaluate:
             out = run(x_tr, frozen, pos_ids, qpos_tr)
             loss, ce_each, kl = training_loss(model, out, y_tr, target, cfg, lam)
-            ce = ce_each.mean()
             if evaluate and frozen is None:
                 out["attn"].retain_grad()
             opt.zero_grad(set_to_none=True)
             loss.backward()
 
         if evaluate:   # logged before the step, so every quantity is of the same parameters
-            metrics = task_gradient_stats(model, x_tr, out, ce_each, pos_ids, qpos_tr) if frozen is None else {}
-            with torch.no_grad():
-                te = run(x_te, oracle_te if frozen is not None else None, pos_ids, qpos_te)
-                te_loss = F.cross_entropy(te["logits"].double(), y_te).item()
-                te_acc = (te["logits"].argmax(-1) == y_te).double().mean().item()
-                tr_acc = (out["logits"].argmax(-1) == y_tr).double().mean().item()
-                test_struct = structural_stats(te["attn"], oracle_te, tau)
-                train_div = structural_stats(out["attn"].detach(), oracle_tr, tau)["struct_div"]
-                mass = te["attn"].double().mean(0)                          # (H, T)
-                if cfg.n_heads > 1:
-                    metrics.update(head_stats(te["attn"], oracle_te, tau))
-            record(epoch=epoch, train_loss=ce.item(), train_acc=tr_acc, test_loss=te_loss,
-                   test_acc=te_acc, prior_loss=kl.item() if kl is not None else 0.0, prior_weight=lam,
-                   train_struct_div=train_div, **test_struct,
-                   attn_mass=mass.sum(0).div(cfg.n_heads).tolist(), attn_mass_heads=mass.tolist(),
-                   mlp_norm=param_norm(model.group("mlp")), attn_norm=param_norm(model.group("attn")),
-                   total_norm=param_norm(model.parameters()), **metrics)
-            if grok is None and te_acc >= cfg.grok_acc:
+            record(epoch=epoch, **evaluation(model, cfg, run, d, out, ce_each, kl, lam))
+            if grok is None and history["test_acc"][-1] >= cfg.grok_acc:
                 grok = epoch
             if not cfg.quiet and cfg.print_every and (epoch % cfg.print_every == 0 or is_last):
-                done = time.time() - t0
-                eta = done / max(epoch, 1) * (cfg.epochs - epoch)
-                log(f"epoch {epoch:6d}/{cfg.epochs} | train {ce.item():.4f} {tr_acc:.3f} | "
-                    f"test {te_loss:.3f} {te_acc:.3f} | info mass {test_struct['info_mass']:.3f} "
-                    f"D {test_struct['struct_div']:.3f} | mlp {history['mlp_norm'][-1]:.1f} | "
-                    f"{1000 * done / max(epoch, 1):.1f} ms/ep | ETA {eta:.0f}s")
+                log(progress_line(history, cfg, epoch, time.time() - t0))
             stop_now = cfg.stop_after is not None and grok is not None and epoch >= grok + cfg.stop_after
             if is_last or stop_now:
                 break
@@ -493,7 +467,59 @@ def train(cfg, log=print, weights=None):
     wall = time.time() - t0
     if weights is not None:
         weights["final"] = {n: p.detach().cpu().clone() for n, p in model.state_dict().items()}
-    summary = {
+    return summarize(cfg, history, grok, epoch, wall, device), history
+
+
+def task_data(task, cfg, device, tau):
+    """A run's tensors on the device: train/test inputs and labels, oracles, the prior's
+    target, and the position/query indices of the tasks that need them."""
+    oracle_tr, oracle_te = task.oracle_for("train").to(device), task.oracle_for("test").to(device)
+    has_q = task.qpos is not None
+    return SimpleNamespace(
+        x_tr=task.train_x.to(device), y_tr=task.train_y.to(device),
+        x_te=task.test_x.to(device), y_te=task.test_y.to(device),
+        oracle_tr=oracle_tr, oracle_te=oracle_te, tau=tau,
+        target=(oracle_tr if cfg.prior == "oracle" else
+                task.adversarial_for("train").to(device) if cfg.prior == "adversarial" else None),
+        pos_ids=None if cfg.pos_slots is None else query_slot_ids(task.seq_len, cfg.pos_slots),
+        qpos_tr=task.qpos["train"].to(device) if has_q else None,
+        qpos_te=task.qpos["test"].to(device) if has_q else None,
+        frozen=oracle_tr if cfg.frozen_attn else None)
+
+
+def evaluation(model, cfg, run, d, out, ce_each, kl, lam):
+    """Every SPEC §5 quantity at one epoch: from the training forward `out` (after backward,
+    with out["attn"].retain_grad()) and one test forward through `run`."""
+    metrics = task_gradient_stats(model, d.x_tr, out, ce_each, d.pos_ids, d.qpos_tr) if d.frozen is None else {}
+    with torch.no_grad():
+        te = run(d.x_te, d.oracle_te if d.frozen is not None else None, d.pos_ids, d.qpos_te)
+        te_loss = F.cross_entropy(te["logits"].double(), d.y_te).item()
+        te_acc = (te["logits"].argmax(-1) == d.y_te).double().mean().item()
+        tr_acc = (out["logits"].argmax(-1) == d.y_tr).double().mean().item()
+        test_struct = structural_stats(te["attn"], d.oracle_te, d.tau)
+        train_div = structural_stats(out["attn"].detach(), d.oracle_tr, d.tau)["struct_div"]
+        mass = te["attn"].double().mean(0)                          # (H, T)
+        if cfg.n_heads > 1:
+            metrics.update(head_stats(te["attn"], d.oracle_te, d.tau))
+    return dict(train_loss=ce_each.mean().item(), train_acc=tr_acc, test_loss=te_loss,
+                test_acc=te_acc, prior_loss=kl.item() if kl is not None else 0.0, prior_weight=lam,
+                train_struct_div=train_div, **test_struct,
+                attn_mass=mass.sum(0).div(cfg.n_heads).tolist(), attn_mass_heads=mass.tolist(),
+                mlp_norm=param_norm(model.group("mlp")), attn_norm=param_norm(model.group("attn")),
+                total_norm=param_norm(model.parameters()), **metrics)
+
+
+def progress_line(history, cfg, epoch, elapsed):
+    h = {k: v[-1] for k, v in history.items()}
+    eta = elapsed / max(epoch, 1) * (cfg.epochs - epoch)
+    return (f"epoch {epoch:6d}/{cfg.epochs} | train {h['train_loss']:.4f} {h['train_acc']:.3f} | "
+            f"test {h['test_loss']:.3f} {h['test_acc']:.3f} | info mass {h['info_mass']:.3f} "
+            f"D {h['struct_div']:.3f} | mlp {h['mlp_norm']:.1f} | "
+            f"{1000 * elapsed / max(epoch, 1):.1f} ms/ep | ETA {eta:.0f}s")
+
+
+def summarize(cfg, history, grok, epoch, wall, device):
+    return {
         "config": semantic_config(cfg),
         "grok_epoch": grok,
         "mem_epoch": first_epoch(history, "train_acc", 0.99),
@@ -508,7 +534,6 @@ def train(cfg, log=print, weights=None):
         "ms_per_epoch": 1000 * wall / max(epoch, 1),
         "device": str(device),
     }
-    return summary, history
 
 
 # ---------------------------------------------------------------------------------------
@@ -557,15 +582,20 @@ def run_to_folder(cfg, log=print):
         return cached
     weights = {}
     summary, history = train(cfg, log=log, weights=weights)
-    os.makedirs(cfg.out, exist_ok=True)
-    for key, state in weights.items():              # init.pt / final.pt: what a ticket rewinds to
-        fd, tmp = tempfile.mkstemp(dir=cfg.out, suffix=".tmp")
+    save_run(cfg.out, summary, history, weights)
+    return summary
+
+
+def save_run(out, summary, history, weights):
+    """A run folder: init.pt / final.pt (what a ticket rewinds to), history, summary."""
+    os.makedirs(out, exist_ok=True)
+    for key, state in weights.items():
+        fd, tmp = tempfile.mkstemp(dir=out, suffix=".tmp")
         os.close(fd)
         torch.save(state, tmp)
-        os.replace(tmp, os.path.join(cfg.out, f"{key}.pt"))
-    write_json(os.path.join(cfg.out, "history.json"), history)
-    write_json(os.path.join(cfg.out, "summary.json"), summary)   # last: marks the run complete
-    return summary
+        os.replace(tmp, os.path.join(out, f"{key}.pt"))
+    write_json(os.path.join(out, "history.json"), history)
+    write_json(os.path.join(out, "summary.json"), summary)   # last: marks the run complete
 
 
 def main(argv=None):

@@ -67,3 +67,11 @@ def test_kl_prior_generalizes_well_before_the_baseline():
     base, base_hist = train.train(train.make_config(lam=0.0, **kw))
     assert kl["grok_epoch"] is not None and kl["grok_epoch"] <= 1500
     assert base["grok_epoch"] is None and max(base_hist["test_acc"]) < 0.2
+
+
+def test_bench_quick_prints_both_implementations(capsys):
+    import bench
+    bench.main(["--quick", "--threads", "1"])
+    out = capsys.readouterr().out
+    for label in ("query-only (train.py)", "conventional", "speed-up", "--amp bf16", "batched.py, 4 runs"):
+        assert label in out
