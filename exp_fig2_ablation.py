@@ -10,6 +10,8 @@ Capacity control (rows):
   nm       norm matching: the MLP rescaled to ||theta_mlp||_F = R after every step, wd 0
   nm+qk    norm matching plus the QK penalty 0.5 (||W_Q||^2 + ||W_K||^2), the paper's
            "norm-matched control"
+  gnm      (not in the default grid) Omnigrok's variant: *all* parameters rescaled to a
+           total norm --global-radius after every step, wd 0; `--capacity gnm` adds it
 Structure (columns): no prior | oracle KL prior | adversarial prior (uniform on the
 distractor positions), both with strength --lam.
 
@@ -27,11 +29,16 @@ import train
 from exp_fig1_phases import REGIMES
 
 CAPACITY = {"wd": dict(wd=1.0), "none": dict(wd=0.0), "nm": dict(wd=0.0, norm_match=True),
-            "nm+qk": dict(wd=0.0, norm_match=True, qk_penalty=0.5)}
+            "nm+qk": dict(wd=0.0, norm_match=True, qk_penalty=0.5),
+            "gnm": dict(wd=0.0, global_norm_match=True)}
+DEFAULT_ROWS = ["wd", "none", "nm", "nm+qk"]
 STRUCTURE = {"no prior": dict(lam=0.0), "oracle": dict(prior="oracle"), "adversarial": dict(prior="adversarial")}
 # Median final MLP norm of the lambda = 0 runs that grokked in the regime study
 # (results/fig1_regimes.json: distractors fresh, seeds 0-2: 18.78, 18.98, 18.64).
 MEASURED_R = 18.8
+# Median final total parameter norm of the lambda = 0 fresh Figure 3 runs, seeds 0-4
+# (runs/fig3/p113_fresh_lam0_seed*/history.json: 34.21, 34.72, 34.54, 33.25, 36.15).
+MEASURED_GLOBAL_R = 34.5
 QUICK = dict(p=113, epochs=2000, seeds=[0], capacity=["wd", "nm"])
 
 
@@ -41,7 +48,9 @@ def get_parser():
     p.add_argument("--lam", type=float, default=1.0, help="strength of the oracle / adversarial prior")
     p.add_argument("--radius", type=float, default=MEASURED_R, help="norm-matching radius R for the MLP")
     p.add_argument("--regime", default="fresh", choices=sorted(REGIMES), help="distractor regime")
-    p.add_argument("--capacity", nargs="+", default=list(CAPACITY), help=f"rows, from {list(CAPACITY)}")
+    p.add_argument("--global-radius", type=float, default=MEASURED_GLOBAL_R,
+                   help="total-norm radius of the gnm row (all parameters)")
+    p.add_argument("--capacity", nargs="+", default=DEFAULT_ROWS, help=f"rows, from {list(CAPACITY)}")
     sweep.add_scale_args(p, QUICK, stop_after=200)
     sweep.add_sweep_args(p, "fig2")
     return p
@@ -52,6 +61,8 @@ def run_config(cap, struct, seed, args):
     kw = dict(CAPACITY[cap])
     if kw.pop("norm_match", False):
         kw["norm_match"] = args.radius
+    if kw.pop("global_norm_match", False):
+        kw["global_norm_match"] = args.global_radius
     kw.update(STRUCTURE[struct])
     if struct != "no prior":
         kw["lam"] = args.lam
@@ -113,10 +124,12 @@ def main(argv=None):
             disagree.append(f"{c}/{s}: measured {v}, paper {e}")
         print(f"{c:8s} {s:12s} {str([round(a, 3) for a in accs]):42s} {np.median(accs):7.3f} {v:>8s} {e:>8s}{flag}")
     print("cells where the measurement disagrees with the paper: " + ("; ".join(disagree) if disagree else "none"))
-    train.write_json(os.path.join(args.results_dir, "fig2_ablation.json"),
+    stem = "fig2_ablation" + ("" if args.capacity == DEFAULT_ROWS else "_" + "_".join(args.capacity))
+    train.write_json(os.path.join(args.results_dir, stem + ".json"),
                      {"grid": grid, "disagree": disagree, "radius": args.radius, "lam": args.lam,
-                      "regime": args.regime, "p": args.p, "seeds": args.seeds, "budget": args.epochs})
-    plot(results, cells, grid, args, os.path.join(args.results_dir, "fig2_ablation.png"))
+                      "regime": args.regime, "p": args.p, "seeds": args.seeds, "budget": args.epochs,
+                      "global_radius": args.global_radius if "gnm" in args.capacity else None})
+    plot(results, cells, grid, args, os.path.join(args.results_dir, stem + ".png"))
 
 
 def plot(results, cells, grid, args, path):
@@ -141,7 +154,7 @@ def plot(results, cells, grid, args, path):
     ax0.set_yticks(range(len(caps)), caps)
     ax0.set_title("final test accuracy: median [min, max]")
     ax1, ax2 = fig.add_subplot(1, 3, 2), fig.add_subplot(1, 3, 3)
-    styles = {"wd": "-", "none": ":", "nm": "--", "nm+qk": "-."}
+    styles = {"wd": "-", "none": ":", "nm": "--", "nm+qk": "-.", "gnm": (0, (5, 1, 1, 1, 1, 1))}
     colors = {"no prior": "C7", "oracle": "C2", "adversarial": "C3"}
     for c, s in cells:
         hists = [results[n][1] for n in (run_name(c, s, seed, args) for seed in args.seeds) if n in results]

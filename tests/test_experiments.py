@@ -35,14 +35,17 @@ def test_fig3_script_and_single_lambda(tmp_path, capsys):
 
 
 def test_fig2_script(tmp_path, capsys):
-    exp_fig2_ablation.main(TINY + ["--capacity", "wd", "nm", "--radius", "5"] + dirs(tmp_path))
+    exp_fig2_ablation.main(TINY + ["--capacity", "wd", "nm", "gnm", "--radius", "5", "--global-radius", "7"]
+                           + dirs(tmp_path))
     out = capsys.readouterr().out
     assert "Claim C2" in out and "cells where the measurement disagrees" in out
-    grid = json.loads((tmp_path / "res" / "fig2_ablation.json").read_text())["grid"]
-    assert set(grid) == {f"{c}|{s}" for c in ("wd", "nm") for s in ("no prior", "oracle", "adversarial")}
-    # the norm-matched runs really sat on the sphere
+    grid = json.loads((tmp_path / "res" / "fig2_ablation_wd_nm_gnm.json").read_text())["grid"]
+    assert set(grid) == {f"{c}|{s}" for c in ("wd", "nm", "gnm") for s in ("no prior", "oracle", "adversarial")}
+    # the norm-matched runs really sat on their spheres
     run = tmp_path / "runs" / "p7_fresh_nm_oracle_seed0" / "history.json"
     assert all(abs(n - 5) < 1e-4 for n in json.loads(run.read_text())["mlp_norm"])
+    run = tmp_path / "runs" / "p7_fresh_gnm_oracle_seed0" / "history.json"
+    assert all(abs(n - 7) < 1e-4 for n in json.loads(run.read_text())["total_norm"])
 
 
 def test_appendix_bound(tmp_path, capsys):
