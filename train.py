@@ -292,11 +292,12 @@ def task_gradient_stats(model, x, out, ce_each, pos_ids=None, qpos=None):
     H, dh = model.n_heads, model.d_head
     with torch.no_grad():
         eps = torch.finfo(out["attn"].dtype).eps        # the forward's precision (bf16 under --amp)
-        a = out["attn"].detach().float()
-        g = task_logit_grad(out).float()
+        dtype = model.W_O.dtype                          # diagnostics in the weights' precision
+        a = out["attn"].detach().to(dtype)
+        g = task_logit_grad(out).to(dtype)
         grad_W = interaction_grad(model, x, g, pos_ids, qpos)
         W_O = model.W_O.view(-1, H, dh)
-        u = torch.einsum("che,bthe->bhtc", W_O, model.values(x, pos_ids) - out["o"].float()[:, None])  # (B, H, T, d)
+        u = torch.einsum("che,bthe->bhtc", W_O, model.values(x, pos_ids) - out["o"].to(dtype)[:, None])  # (B, H, T, d)
         bound = lipschitz_bound(model) * torch.sqrt(2 * ce_each.detach())[:, None, None] \
             * a.double() * u.norm(dim=-1).double()
         measured = (B * g).abs().double()                                   # per-example dl/ds
