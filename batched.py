@@ -47,7 +47,8 @@ def check_batchable(cfgs):
         ("--mask", c.mask), ("--init-from", c.init_from), ("--norm-match", c.norm_match is not None),
         ("--global-norm-match", c.global_norm_match is not None), ("--qk-penalty", c.qk_penalty),
         ("--prior teacher", c.prior == "teacher"), ("--frozen-attn", c.frozen_attn),
-        ("--pos-slots", c.pos_slots is not None), ("--compile", c.compile), ("--task arparity", c.task == "arparity"))
+        ("--pos-slots", c.pos_slots is not None), ("--compile", c.compile), ("--amp", c.amp != "off"),
+        ("--task arparity", c.task == "arparity"))
         if used]
     if refused:
         raise ValueError(f"the batched path does not support {', '.join(refused)}; use train.py")
