@@ -7,9 +7,10 @@ writes <out>/summary.json and <out>/history.json. From Python:
     import train
     summary, history = train.train(train.make_config(lam=0.1, seed=0))
 
-Reading order: `train` (the loop) -> `prior_loss` (Eq. 6) -> `diagnostics` (SPEC §5:
+Reading order: `train` (the loop) -> `training_loss` and `prior_loss` (Eq. 6: the KL prior
+and its undirected alternatives, `prior_weight` for the schedules) -> `evaluation` (SPEC §5:
 structural divergence, informative mass, the task gradient to the attention interaction
-matrix, the Lemma 5.1 bound).
+matrix, the Lemma 5.1 bound). `batched.py` trains several seeds of one config at once.
 """
 import argparse
 import json
