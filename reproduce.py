@@ -243,11 +243,12 @@ def make_report(results):
 # ---------------------------------------------------------------------------------------
 # Running the studies
 
-def ms_per_epoch():
-    """One short run of the paper config in this process: the clock the estimate uses."""
+def ms_per_epoch(threads):
+    """Two short runs of the paper config (the difference removes set-up costs), with the
+    threads each of --jobs workers gets: the clock the estimate uses."""
     import train
-    s, _ = train.train(train.make_config(epochs=30, quiet=True))
-    return s["ms_per_epoch"]
+    wall = lambda n: train.train(train.make_config(epochs=n, quiet=True, threads=threads))[0]["wall_s"]
+    return 1000 * max(wall(40) - wall(20), 1e-3) / 20
 
 
 def main(argv=None):
@@ -264,7 +265,7 @@ def main(argv=None):
         raise SystemExit(f"error: --only takes claims among {', '.join(PAPER)}")
     steps = [s for s in STUDIES if not args.only or s[0] in args.only]
     if not args.report_only:
-        ms = ms_per_epoch()
+        ms = ms_per_epoch(max(1, (os.cpu_count() or 1) // max(1, args.jobs)))
         total = sum(runs * cost * (q_ep if args.quick else ep) for _, _, n, q, cost, ep, q_ep in steps
                     for runs in [q if args.quick else n]) * ms / 1000 / max(1, args.jobs)
         print(f"{len(steps)} studies; the paper config trains at {ms:.0f} ms/epoch here; estimated at most "
