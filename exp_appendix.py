@@ -121,7 +121,7 @@ def run_bound(args):
 
 
 # ---------------------------------------------------------------------------------------
-# Shared by the priors, frozen and optimizers studies
+# Shared by the studies below
 
 def study_parser(sub, name, help, quick):
     p = sub.add_parser(name, help=help, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
