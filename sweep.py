@@ -23,6 +23,7 @@ def add_sweep_args(parser, experiment):
     a = parser.add_argument
     a("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     a("--jobs", type=int, default=1, help="runs trained in parallel (worker processes)")
+    a("--threads", type=int, default=0, help="torch threads per run (default: cores / jobs)")
     a("--shard", default=None, help="i/n: train only runs i, i+n, i+2n, ... of the sweep")
     a("--plot-only", action="store_true", help="train nothing; plot what is on disk")
     a("--runs-dir", default=os.path.join("runs", experiment), help="where run folders go")
@@ -90,7 +91,7 @@ def run_sweep(runs, args, log=print):
     if len(set(names)) != len(names):
         raise ValueError("duplicate run names in sweep")
     jobs = max(1, args.jobs)
-    threads = max(1, (os.cpu_count() or 1) // jobs)
+    threads = getattr(args, "threads", 0) or max(1, (os.cpu_count() or 1) // jobs)
     todo = []
     for name, cfg in runs:
         cfg.out = os.path.join(args.runs_dir, name)

@@ -398,9 +398,11 @@ def train(cfg, log=print, weights=None):
     forward = model.run if cfg.compile is None else torch.compile(model.run, backend=cfg.compile)
     amp_dtype = torch.bfloat16 if cfg.amp == "bf16" else None
 
-    def run(*args):
+    def run(*args, diagnostics=False):
+        # a compiled graph fuses the attention weights away, so no gradient reaches them:
+        # the forward whose attention gradient the diagnostics read runs uncompiled
         with torch.autocast(device.type, dtype=amp_dtype, enabled=amp_dtype is not None):
-            return forward(*args)
+            return (model.run if diagnostics else forward)(*args)
 
     d = task_data(task, cfg, device, tau)
     x_tr, y_tr, pos_ids, qpos_tr, frozen = d.x_tr, d.y_tr, d.pos_ids, d.qpos_tr, d.frozen
@@ -437,7 +439,7 @@ def train(cfg, log=print, weights=None):
         full_batch = cfg.batch_size is None
 
         if full_batch or evaluate:
-            out = run(x_tr, frozen, pos_ids, qpos_tr)
+            out = run(x_tr, frozen, pos_ids, qpos_tr, diagnostics=evaluate)
             loss, ce_each, kl = training_loss(model, out, y_tr, target, cfg, lam)
             if evaluate and frozen is None:
                 out["attn"].retain_grad()
