@@ -249,7 +249,7 @@ def run_priors(args):
         teacher_runs = []
         for s in args.seeds:
             base = run_name(args, "baseline", s)
-            final = os.path.join(args.runs_dir, base, "final.pt")
+            final = os.path.abspath(os.path.join(args.runs_dir, base, "final.pt"))   # config: one spelling
             if base in results and results[base][0]["grok_epoch"] is not None and os.path.exists(final):
                 teacher_runs.append((run_name(args, "teacher", s),
                                      study_config(args, s, lam=args.lam, prior="teacher", teacher=final)))
