@@ -93,7 +93,7 @@ def main(argv=None):
         # 2. masks from each finished dense run, then the four other arms
         runs = []
         for s in args.seeds:
-            folder = os.path.join(args.runs_dir, name("dense", s))
+            folder = os.path.abspath(os.path.join(args.runs_dir, name("dense", s)))   # config: one spelling
             if not os.path.exists(os.path.join(folder, "final.pt")):
                 continue
             init = os.path.join(folder, "init.pt")
