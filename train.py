@@ -405,7 +405,7 @@ def train(cfg, log=print, weights=None):
             return (model.run if diagnostics else forward)(*args)
 
     d = task_data(task, cfg, device, tau)
-    x_tr, y_tr, pos_ids, qpos_tr, frozen = d.x_tr, d.y_tr, d.pos_ids, d.qpos_tr, d.frozen
+    y_tr, pos_ids, qpos_tr, frozen = d.y_tr, d.pos_ids, d.qpos_tr, d.frozen   # fixed for the run
     teacher = load_teacher(cfg, task, device) if cfg.prior == "teacher" else None
     target = None if teacher is not None else d.target
 
@@ -428,18 +428,18 @@ def train(cfg, log=print, weights=None):
     for epoch in range(cfg.epochs + 1):
         if epoch and rho:
             task.refresh_distractors(rho)
-            x_tr = d.x_tr = task.train_x.to(device)
+            d.x_tr = task.train_x.to(device)   # the one copy evaluation also reads
         for group, base in zip(opt.param_groups, base_lrs):   # linear warm-up, per epoch
             group["lr"] = base * min(1.0, (epoch + 1) / max(1, cfg.warmup))
         lam = prior_weight(cfg, epoch)
         if teacher is not None and cfg.lam and (epoch == 0 or rho):   # the teacher sees these inputs
-            target = teacher_attention(teacher, x_tr, pos_ids, qpos_tr)
+            target = teacher_attention(teacher, d.x_tr, pos_ids, qpos_tr)
         is_last = epoch == cfg.epochs
         evaluate = is_last or epoch % cfg.eval_every == 0
         full_batch = cfg.batch_size is None
 
         if full_batch or evaluate:
-            out = run(x_tr, frozen, pos_ids, qpos_tr, diagnostics=evaluate)
+            out = run(d.x_tr, frozen, pos_ids, qpos_tr, diagnostics=evaluate)
             loss, ce_each, kl = training_loss(model, out, y_tr, target, cfg, lam)
             if evaluate and frozen is None:
                 out["attn"].retain_grad()
@@ -459,8 +459,8 @@ def train(cfg, log=print, weights=None):
         if full_batch:
             step()
         else:
-            for idx in torch.randperm(len(x_tr), generator=batch_gen).to(device).split(cfg.batch_size):
-                out_b = run(x_tr[idx], None if frozen is None else frozen[idx], pos_ids,
+            for idx in torch.randperm(len(d.x_tr), generator=batch_gen).to(device).split(cfg.batch_size):
+                out_b = run(d.x_tr[idx], None if frozen is None else frozen[idx], pos_ids,
                                   None if qpos_tr is None else qpos_tr[idx])
                 loss_b = training_loss(model, out_b, y_tr[idx], None if target is None else target[idx],
                                        cfg, lam)[0]
