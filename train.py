@@ -537,6 +537,7 @@ def summarize(cfg, history, grok, epoch, wall, device):
         "wall_s": wall,
         "ms_per_epoch": 1000 * wall / max(epoch, 1),
         "device": str(device),
+        "threads": torch.get_num_threads(),   # a different count rounds differently (README)
     }
 
 
