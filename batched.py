@@ -12,7 +12,8 @@ tests/test_batched.py compares the histories), not bitwise, so a batched sweep's
 can differ from unbatched ones as much as a different thread count makes them differ.
 
 On a GPU this is the path to use: S small runs fill the device that one run leaves idle.
-Supported: full-batch AdamW with the KL prior (oracle or adversarial target, any schedule),
+Supported: full-batch AdamW with the KL prior (oracle or adversarial target, any schedule;
+the batched loss is KL only, so --prior-kind entropy / sparsity are refused),
 any distractor regime, the fixed-query tasks. Anything else is refused with the flag named.
 """
 import argparse
@@ -30,6 +31,7 @@ from model import Transformer
 from tasks import make_task
 
 BATCHABLE = ("seed", "init_seed", "lam")          # what may differ between the batched runs
+ACCEPTED_PRIOR_KINDS = ("kl",)                     # the batched loss below is KL(q || a) only
 
 
 def check_batchable(cfgs):
@@ -46,7 +48,8 @@ def check_batchable(cfgs):
         ("--optimizer " + c.optimizer, c.optimizer != "adamw"), ("--batch-size", c.batch_size is not None),
         ("--mask", c.mask), ("--init-from", c.init_from), ("--norm-match", c.norm_match is not None),
         ("--global-norm-match", c.global_norm_match is not None), ("--qk-penalty", c.qk_penalty),
-        ("--prior teacher", c.prior == "teacher"), ("--frozen-attn", c.frozen_attn),
+        ("--prior teacher", c.prior == "teacher"), ("--prior-kind " + c.prior_kind, c.prior_kind not in ACCEPTED_PRIOR_KINDS),
+        ("--frozen-attn", c.frozen_attn),
         ("--pos-slots", c.pos_slots is not None), ("--compile", c.compile), ("--amp", c.amp != "off"),
         ("--task arparity", c.task == "arparity"))
         if used]

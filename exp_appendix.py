@@ -44,7 +44,7 @@ import exp_fig3_kl
 import optim
 import sweep
 import train
-from exp_fig1_phases import REGIMES, phase_marks
+from analysis import first_not_none, phase_marks
 from model import Transformer
 from tasks import longer_inputs, make_task, query_slot_ids
 
@@ -67,7 +67,7 @@ def phase_ratios(history):
     ep = np.asarray(history["epoch"])
     ratio = np.asarray(history["lemma_grad"]) / np.maximum(np.asarray(history["lemma_bound"]), 1e-300)
     m = phase_marks(history, rise_acc=0.5)
-    t_mem, t_end = m["t_mem"], m["t_struct"] or m["t_grok"]
+    t_mem, t_end = m["t_mem"], first_not_none(m["t_struct"], m["t_grok"])
     windows = {"before memorization": ep < (t_mem if t_mem is not None else np.inf)}
     if t_mem is not None:
         windows["plateau"] = (ep >= t_mem) & (ep < (t_end if t_end is not None else np.inf))
@@ -125,7 +125,7 @@ def run_bound(args):
 
 def study_parser(sub, name, help, quick):
     p = sub.add_parser(name, help=help, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--regime", default="fresh", choices=sorted(REGIMES))
+    p.add_argument("--regime", default="fresh", choices=sorted(sweep.DISTRACTOR_REGIMES))
     sweep.add_scale_args(p, quick, stop_after=200)
     sweep.add_sweep_args(p, "appendix")      # one folder: the studies share their baseline runs
     return p
@@ -144,7 +144,7 @@ def run_name(args, arm, seed):
 
 
 def study_config(args, seed, **kw):
-    distractors, refresh = REGIMES[args.regime]
+    distractors, refresh = sweep.DISTRACTOR_REGIMES[args.regime]
     base = dict(p=args.p, epochs=args.epochs, distractors=distractors, refresh=refresh, seed=seed,
                 stop_after=args.stop_after)
     return train.make_config(**{**base, **kw})
@@ -246,15 +246,16 @@ def run_priors(args):
     runs = [(run_name(args, a, s), prior_arm_config(args, a, s)) for a in arms if a != "teacher" for s in args.seeds]
     results = sweep.run_sweep(runs, args)
     if "teacher" in arms:           # stage 2: the teacher is the same seed's grokked baseline
-        teacher_runs = []
+        teacher_runs, base_cfgs = [], dict(runs)
         for s in args.seeds:
             base = run_name(args, "baseline", s)
-            final = os.path.abspath(os.path.join(args.runs_dir, base, "final.pt"))   # config: one spelling
-            if base in results and results[base][0]["grok_epoch"] is not None and os.path.exists(final):
-                teacher_runs.append((run_name(args, "teacher", s),
-                                     study_config(args, s, lam=args.lam, prior="teacher", teacher=final)))
+            final = os.path.join(os.path.relpath(base_cfgs[base].out), "final.pt")   # the same spelling everywhere
+            cfg = study_config(args, s, lam=args.lam, prior="teacher", teacher=final)
+            if sweep.is_stored(args, run_name(args, "teacher", s), cfg) or (
+                    base in results and results[base][0]["grok_epoch"] is not None and os.path.exists(final)):
+                teacher_runs.append((run_name(args, "teacher", s), cfg))
             else:
-                print(f"note: seed {s} has no grokked baseline on disk, so no teacher")
+                print(f"note: seed {s} has no grokked baseline with weights on this machine, so no teacher")
         results.update(sweep.run_sweep(teacher_runs, args))
     grok, med = grok_table(results, args, arms)
     print(f"\nClaim C6 (paper, App. F.2): at equal lambda ({args.lam:g}) the oracle KL is fastest; entropy "
@@ -341,7 +342,7 @@ def plateau_contraction(history):
     m = phase_marks(history, rise_acc=0.5)
     if m["t_mem"] is None:
         return None, None
-    end = m["t_struct"] or m["t_grok"] or ep[-1] + 1
+    end = first_not_none(m["t_struct"], m["t_grok"], ep[-1] + 1)
     w = (ep >= m["t_mem"]) & (ep < end)
     if w.sum() < 3:
         return None, (m["t_mem"], end)
@@ -433,7 +434,9 @@ def run_tasks(args):
         hs = [results[name(ta, s)][1] for s in args.seeds if name(ta, s) in results]
         ratios = [phase_ratios(h) for h in hs]
         pick = lambda k: [r[k] for r in ratios if r.get(k) is not None]
-        row = {"grok": grok[ta], "median_grok": med[ta],
+        starved = [None if r.get("plateau") is None or r.get("before memorization") is None
+                   else r["plateau"] < r["before memorization"] for r in ratios]
+        row = {"grok": grok[ta], "seeds": args.seeds, "median_grok": med[ta], "starved_per_seed": starved,
                "violations": int(sum(sum(h["lemma_violations"]) for h in hs)),
                **{k: float(np.median(pick(k))) if pick(k) else None
                   for k in ("before memorization", "plateau", "after grokking")}}
@@ -455,9 +458,16 @@ def run_tasks(args):
                                None if None in (b["median_grok"], k["median_grok"])
                                else k["median_grok"] < b["median_grok"])}
     fname = "fig10_tasks" if task_names != ["arparity"] else "fig10_autoregressive"
-    train.write_json(os.path.join(args.results_dir, fname + ".json"),
-                     {"runs": summary, "verdict": verdict, "lam": args.lam, "budget": args.epochs,
-                      "regime": args.regime, "seeds": args.seeds})
+    path = os.path.join(args.results_dir, fname + ".json")
+    setting = {"lam": args.lam, "budget": args.epochs, "regime": args.regime}
+    if os.path.exists(path):        # a call for some tasks keeps the other tasks' rows (each row has its seeds)
+        old = train.read_json(path)
+        if all(old.get(k) == v for k, v in setting.items()):
+            for row in old["runs"].values():
+                row.setdefault("seeds", old["seeds"])
+            summary = {**{k: v for k, v in old["runs"].items() if k.split("/")[0] not in task_names}, **summary}
+            verdict = {**{k: v for k, v in old["verdict"].items() if k not in task_names}, **verdict}
+    train.write_json(path, {"runs": summary, "verdict": verdict, **setting, "seeds": args.seeds})
     labels = ["/".join(ta) for ta in arms]
     plot_arms(results, {"/".join(ta): g for ta, g in grok.items()}, args, labels,
               os.path.join(args.results_dir, fname + ".png"),
@@ -531,8 +541,20 @@ def run_lengths(args):
                                     lam=args.lam if a == "kl" else 0.0)
     runs = [(name(a, s), cfg(a, s)) for a in arms for s in args.seeds]
     results = sweep.run_sweep(runs, args)
-    acc = {a: {s: length_accuracy(os.path.join(args.runs_dir, name(a, s)), cfg(a, s), args.lengths)
-               for s in args.seeds if name(a, s) in results} for a in arms}
+    # accuracy at longer lengths needs the final weights; where this machine has none (a clone
+    # re-plotting from the store), the numbers of the last summary written are used
+    previous = os.path.join(args.results_dir, "fig8_lengths.json")
+    previous = train.read_json(previous) if os.path.exists(previous) else {}
+    same = all(previous.get(k) == v for k, v in (("lam", args.lam), ("budget", args.epochs), ("regime", args.regime)))
+    previous = previous.get("accuracy", {}) if same else {}
+    acc = {a: {} for a in arms}
+    for a in arms:
+        for s in args.seeds:
+            folder = dict(runs)[name(a, s)].out
+            if name(a, s) in results and os.path.exists(os.path.join(folder, "final.pt")):
+                acc[a][s] = length_accuracy(folder, cfg(a, s), args.lengths)
+            elif str(s) in previous.get(a, {}):
+                acc[a][s] = {int(L): v for L, v in previous[a][str(s)].items()}
     print("\nClaim C7 (paper, App. F.3): with more distractors at test time the KL-trained model keeps "
           "substantially better accuracy than the baseline. Test accuracy (median over seeds):")
     print(f"{'length':>6s} " + " ".join(f"{a:>9s}" for a in arms))

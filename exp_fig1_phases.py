@@ -8,14 +8,8 @@ Claim: memorization with diffuse attention; a plateau where the task gradient to
 attention interaction matrix collapses and the MLP norm decays; attention moves to the
 oracle; then test accuracy rises. Attention condenses *before* test accuracy rises.
 
-Phase marks per seed (from the logged history):
-  t_mem      first epoch with train accuracy >= 0.99            (end of phase 1)
-  t_resurge  first epoch after t_mem at which the informative mass has covered 10% of
-             the way from its value at t_mem to the oracle's 1/k (end of phase 2)
-  t_struct   first epoch where B_tau holds on >= 99% of test examples
-  t_rise     first epoch with test accuracy >= --rise-acc (0.5)
-  t_grok     first epoch with test accuracy >= 0.99            (phase 4)
-Also printed: the informative mass at t_mem (how far attention had moved during
+Phase marks per seed (analysis.phase_marks, from the logged history): t_mem, t_resurge,
+t_struct, t_rise (--rise-acc), t_grok. Also printed: the informative mass at t_mem (how far attention had moved during
 memorization; uniform is 1/T = 0.2) and the test accuracy at t_struct.
 "Condensed before test accuracy rose" means t_struct <= t_rise.
 """
@@ -26,12 +20,12 @@ import numpy as np
 
 import sweep
 import train
+from analysis import meets_regime_criterion, phase_marks
 
 # p = 59 (1,044 training pairs) never grokked in 4,000 epochs here, so the quick look keeps
 # the paper's p and cuts seeds and budget instead.
 QUICK = dict(p=113, epochs=4000, seeds=[0, 1])
-REGIMES = {"fixed": ("fixed", 0.0), "fresh": ("fresh", 0.0), "refresh0.01": ("refresh", 0.01),
-           "refresh0.003": ("refresh", 0.003), "refresh0.001": ("refresh", 0.001)}
+REGIMES = sweep.DISTRACTOR_REGIMES
 
 
 def get_parser():
@@ -61,44 +55,6 @@ def run_name(regime, lam, seed, p):
     return f"p{p}_{regime}_lam{lam:g}_seed{seed}"
 
 
-def phase_marks(history, rise_acc, k=2):
-    """The phase boundaries of one run (module docstring); None where not reached."""
-    ep = np.asarray(history["epoch"])
-    first = lambda key, thr: train.first_epoch(history, key, thr)
-    t_mem = first("train_acc", 0.99)
-    t_resurge = None
-    if t_mem is not None:
-        mass = np.asarray(history["info_mass"])
-        m0 = mass[ep == t_mem][0]
-        hit = np.nonzero((ep >= t_mem) & (mass >= m0 + 0.1 * (1 / k - m0)))[0]
-        t_resurge = int(ep[hit[0]]) if len(hit) else None
-    marks = {"t_mem": t_mem, "t_resurge": t_resurge, "t_struct": first("frac_struct", 0.99),
-             "t_rise": first("test_acc", rise_acc), "t_grok": first("test_acc", 0.99)}
-    # how far attention had already moved at memorization, and test accuracy when it condensed
-    at = lambda key, t: None if t is None else float(np.asarray(history[key])[ep == t][0])
-    marks["mass_at_mem"] = at("info_mass", t_mem)
-    marks["acc_at_struct"] = at("test_acc", marks["t_struct"])
-    # Gradient collapse: the task gradient to W = W_Q^T W_K on the plateau, relative to its
-    # peak during memorization (paper: "an initial spike ... followed by a collapse").
-    g = np.asarray(history["grad_W_norm"])
-    if t_mem is not None:
-        end = marks["t_struct"] or marks["t_grok"] or ep[-1]
-        plateau = g[(ep >= t_mem) & (ep <= max(end, t_mem))]
-        marks["grad_collapse"] = float(plateau.min() / g[ep <= t_mem].max())
-    else:
-        marks["grad_collapse"] = None
-    return marks
-
-
-def meets_criterion(m, budget):
-    """README criterion: memorizes, then the attention gradient collapses, then attention
-    condenses before test accuracy rises, and it groks within the budget."""
-    ok = lambda *ts: all(t is not None for t in ts)
-    return bool(ok(m["t_mem"], m["t_struct"], m["t_rise"], m["t_grok"], m["grad_collapse"])
-                and m["t_mem"] < m["t_struct"] <= m["t_rise"] and m["t_grok"] <= budget
-                and m["grad_collapse"] <= 0.1)
-
-
 def fmt(v):
     return "-" if v is None else (f"{v:.3g}" if isinstance(v, float) else str(v))
 
@@ -110,7 +66,7 @@ def print_marks(rows, budget):
     for name, m in rows:
         before = m["t_struct"] is not None and (m["t_rise"] is None or m["t_struct"] <= m["t_rise"])
         print(f"{name:28s} " + " ".join(f"{fmt(m[c]):>13s}" for c in cols)
-              + f"  {str(before):>11s}  {meets_criterion(m, budget)}")
+              + f"  {str(before):>11s}  {meets_regime_criterion(m, budget)}")
 
 
 def plot(results, names, title, path, args):
@@ -180,7 +136,7 @@ def main(argv=None):
         print("\nper regime (seeds meeting the criterion):")
         for r in regimes:
             ms = [m for n, m in rows if f"_{r}_" in n]
-            ok = sum(meets_criterion(m, args.epochs) for m in ms)
+            ok = sum(meets_regime_criterion(m, args.epochs) for m in ms)
             groks = [m["t_grok"] for m in ms]
             summary["per_regime"][r] = {"meets": ok, "n": len(ms), "grok": groks}
             print(f"  {r:14s} {ok}/{len(ms)} meet it; grok epochs {groks}")
@@ -191,7 +147,7 @@ def main(argv=None):
     else:
         plot(results, [n for n, _ in runs], f"Figure 1: distractors {args.regime}, lambda = {args.lam:g}, "
              f"p = {args.p}", os.path.join(args.results_dir, stem + ".png"), args)
-        n_ok = sum(meets_criterion(m, args.epochs) for _, m in rows)
+        n_ok = sum(meets_regime_criterion(m, args.epochs) for _, m in rows)
         print(f"\n{n_ok}/{len(rows)} seeds show the four phases in the paper's order within {args.epochs} epochs")
     train.write_json(os.path.join(args.results_dir, stem + ".json"), summary)
 

@@ -26,7 +26,6 @@ import numpy as np
 
 import sweep
 import train
-from exp_fig1_phases import REGIMES
 
 CAPACITY = {"wd": dict(wd=1.0), "none": dict(wd=0.0), "nm": dict(wd=0.0, norm_match=True),
             "nm+qk": dict(wd=0.0, norm_match=True, qk_penalty=0.5),
@@ -47,7 +46,7 @@ def get_parser():
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--lam", type=float, default=1.0, help="strength of the oracle / adversarial prior")
     p.add_argument("--radius", type=float, default=MEASURED_R, help="norm-matching radius R for the MLP")
-    p.add_argument("--regime", default="fresh", choices=sorted(REGIMES), help="distractor regime")
+    p.add_argument("--regime", default="fresh", choices=sorted(sweep.DISTRACTOR_REGIMES), help="distractor regime")
     p.add_argument("--global-radius", type=float, default=MEASURED_GLOBAL_R,
                    help="total-norm radius of the gnm row (all parameters)")
     p.add_argument("--capacity", nargs="+", default=DEFAULT_ROWS, help=f"rows, from {list(CAPACITY)}")
@@ -57,7 +56,7 @@ def get_parser():
 
 
 def run_config(cap, struct, seed, args):
-    distractors, refresh = REGIMES[args.regime]
+    distractors, refresh = sweep.DISTRACTOR_REGIMES[args.regime]
     kw = dict(CAPACITY[cap])
     if kw.pop("norm_match", False):
         kw["norm_match"] = args.radius
@@ -124,7 +123,8 @@ def main(argv=None):
             disagree.append(f"{c}/{s}: measured {v}, paper {e}")
         print(f"{c:8s} {s:12s} {str([round(a, 3) for a in accs]):42s} {np.median(accs):7.3f} {v:>8s} {e:>8s}{flag}")
     print("cells where the measurement disagrees with the paper: " + ("; ".join(disagree) if disagree else "none"))
-    stem = "fig2_ablation" + ("" if args.capacity == DEFAULT_ROWS else "_" + "_".join(args.capacity))
+    # the preset's rows (the default, or --quick's) write the file the report reads
+    stem = "fig2_ablation" + ("" if args.quick or args.capacity == DEFAULT_ROWS else "_" + "_".join(args.capacity))
     train.write_json(os.path.join(args.results_dir, stem + ".json"),
                      {"grid": grid, "disagree": disagree, "radius": args.radius, "lam": args.lam,
                       "regime": args.regime, "p": args.p, "seeds": args.seeds, "budget": args.epochs,

@@ -11,9 +11,9 @@ floor set by early training; D(t) decays exponentially at a rate that grows with
 
 What is measured:
   - grokking epoch per (lambda, seed); runs that never grok are censored at the budget;
-  - the slope of log t_grok on log(1/lambda) over the lambdas above the floor. The floor
-    is found by a hinge fit: the breakpoint that minimises the squared error of
-    "flat for the largest lambdas, a line for the rest" on the per-lambda medians;
+  - the slope of log t_grok on log(1/lambda) over the lambdas above the floor, with its 95%
+    interval and verdict by the repository's rules (analysis.py, rule 4: every run, censored
+    ones at the budget; the floor from a hinge fit chosen by BIC, possibly absent);
   - the exponential rate of D(t) per run: slope of -log D(t) over the epochs in which D
     falls from D(0) to 1% of D(0) (or the whole run if it never does).
 """
@@ -22,9 +22,9 @@ import os
 
 import numpy as np
 
+import analysis
 import sweep
 import train
-from exp_fig1_phases import REGIMES
 
 LAMS = [0.0, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0]
 # Small p does not grok at the paper's train fraction (p = 59: test accuracy stalls at ~0.3,
@@ -38,7 +38,7 @@ def get_parser():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--lam", type=float, nargs="+", default=LAMS, help="KL strengths lambda")
-    p.add_argument("--regime", default=None, choices=sorted(REGIMES),
+    p.add_argument("--regime", default=None, choices=sorted(sweep.DISTRACTOR_REGIMES),
                    help="distractor regime (default fresh; fixed with --quick)")
     sweep.add_scale_args(p, QUICK, stop_after=200)
     sweep.add_sweep_args(p, "fig3")
@@ -50,74 +50,9 @@ def run_name(lam, seed, args):
 
 
 def run_config(lam, seed, args):
-    distractors, refresh = REGIMES[args.regime]
+    distractors, refresh = sweep.DISTRACTOR_REGIMES[args.regime]
     return train.make_config(p=args.p, epochs=args.epochs, distractors=distractors, refresh=refresh,
                              lam=lam, seed=seed, stop_after=args.stop_after)
-
-
-# ---------------------------------------------------------------------------------------
-# Analysis
-
-def fit_line(x, y):
-    """Least squares y = a + b x; returns (a, b)."""
-    b, a = np.polyfit(np.asarray(x, float), np.asarray(y, float), 1)
-    return a, b
-
-
-def fit_scaling(lams, medians, min_points=2):
-    """Hinge fit of log t = max(log floor, a + slope * log(1/lambda)).
-
-    lams, medians: per-lambda median grokking epochs (all finite, lambda > 0). Tries every
-    count of the largest lambdas as 'floor' (0 .. n - min_points) and keeps the split with
-    the least squared error in log space. Returns dict(slope, intercept, floor, n_floor,
-    sloped_lams)."""
-    order = np.argsort(lams)
-    lx = np.log(1 / np.asarray(lams, float)[order])       # decreasing in lambda
-    ly = np.log(np.asarray(medians, float)[order])
-    n = len(lx)
-    if n < min_points:
-        return None
-    best = None
-    for n_floor in range(0, n - min_points + 1):
-        # sorted by lambda ascending, so the floor is the last n_floor entries
-        slope_part = slice(0, n - n_floor)
-        a, b = fit_line(lx[slope_part], ly[slope_part])
-        sse = np.sum((ly[slope_part] - (a + b * lx[slope_part])) ** 2)
-        floor = np.exp(ly[n - n_floor:].mean()) if n_floor else None
-        if n_floor:
-            sse += np.sum((ly[n - n_floor:] - np.log(floor)) ** 2)
-        # a split with fewer parameters wins ties; each extra floor point must pay off
-        if best is None or sse < best["sse"] - 1e-9:
-            best = {"sse": sse, "slope": b, "intercept": a, "floor": floor, "n_floor": n_floor,
-                    "sloped_lams": [float(v) for v in np.asarray(lams, float)[order][slope_part]]}
-    return best
-
-
-def slope_interval(points, sloped_lams, n_boot=2000, seed=0):
-    """95% bootstrap interval of the slope over the per-seed points of the sloped lambdas."""
-    pts = [(l, t) for l, t in points if l in sloped_lams]
-    if len({l for l, _ in pts}) < 2:
-        return None
-    rng = np.random.default_rng(seed)
-    x = np.log(1 / np.array([l for l, _ in pts]))
-    y = np.log(np.array([t for _, t in pts], float))
-    slopes = []
-    for _ in range(n_boot):
-        i = rng.integers(0, len(x), len(x))
-        if np.ptp(x[i]) > 0:
-            slopes.append(fit_line(x[i], y[i])[1])
-    return [float(np.percentile(slopes, 2.5)), float(np.percentile(slopes, 97.5))]
-
-
-def divergence_rate(history, drop=0.01):
-    """Per-epoch exponential rate of D(t): slope of -log D over the fall to drop * D(0)."""
-    ep = np.asarray(history["epoch"], float)
-    D = np.maximum(np.asarray(history["struct_div"], float), 1e-12)
-    below = np.nonzero(D <= drop * D[0])[0]
-    end = below[0] + 1 if len(below) else len(D)
-    if end < 3:
-        end = min(3, len(D))
-    return float(-fit_line(ep[:end], np.log(D[:end]))[1])
 
 
 def main(argv=None):
@@ -139,62 +74,56 @@ def main(argv=None):
     except ValueError as e:
         raise SystemExit(f"error: {e}")
 
-    table, points, rates = {}, [], {}
+    table, rates = {}, {}
     for l in lams:
-        groks = []
-        for s in args.seeds:
-            r = results.get(run_name(l, s, args))
-            groks.append(None if r is None else r[0]["grok_epoch"])
-            if r is not None and r[0]["grok_epoch"] is not None and l > 0:
-                points.append((l, r[0]["grok_epoch"]))
-            if r is not None and l > 0:
-                rates.setdefault(l, []).append(divergence_rate(r[1]))
-        done = [g for g in groks if g is not None]
-        # censored median: a run that never grokked counts as later than the budget
-        cens = sorted([g if g is not None else np.inf for g, s in zip(groks, args.seeds)
-                       if results.get(run_name(l, s, args)) is not None])
-        med = cens[len(cens) // 2] if cens else None
-        table[l] = {"grok": groks, "median": None if med in (None, np.inf) else float(med),
-                    "n_grokked": len(done), "n_runs": len(cens)}
+        groks = {s: results[run_name(l, s, args)][0]["grok_epoch"] for s in args.seeds if run_name(l, s, args) in results}
+        if l > 0:
+            rates[l] = [divergence_rate(results[run_name(l, s, args)][1]) for s in groks]
+        med, censored = analysis.censored_median(list(groks.values()), args.epochs)
+        table[l] = {"grok": [groks.get(s, "missing") for s in args.seeds], "median": None if censored else med,
+                    "n_grokked": sum(g is not None for g in groks.values()), "n_runs": len(groks)}
 
     print("\nClaim C3 (paper): grokking epoch ~ 1/lambda (slope ~1 on log-log) until a floor.")
     print(f"{'lambda':>8s}  {'grok epoch per seed':40s} {'median':>8s}")
     for l in lams:
         row = table[l]
-        print(f"{l:8g}  {str([g if g is not None else 'never' for g in row['grok']]):40s} "
-              f"{'>' + str(args.epochs) if row['median'] is None else int(row['median']):>8}")
-    fit_l = [l for l in lams if l > 0 and table[l]["median"] is not None]
-    fit = fit_scaling(fit_l, [table[l]["median"] for l in fit_l]) if len(fit_l) >= 2 else None
+        print(f"{l:8g}  {str(['never' if g is None else g for g in row['grok']]):40s} "
+              f"{analysis.fmt_median([g for g in row['grok'] if g != 'missing'], args.epochs):>8s}")
+    # the verdict rules (analysis.py, rule 4): every run, censored ones at the budget
+    times = {1 / l: {s: g for s, g in zip(args.seeds, table[l]["grok"]) if g != "missing"} for l in lams if l > 0}
+    verdict = analysis.scaling_verdict(times, args.epochs, "1/lambda")
+    print("measured: " + analysis.describe(verdict).replace("**", ""))
     rate_fit = None
-    if fit:
-        ci = slope_interval(points, fit["sloped_lams"])
-        fit["slope_ci95"] = ci
-        floor = f"{fit['floor']:.0f} epochs for lambda >= {min(set(fit_l) - set(fit['sloped_lams']))}" \
-            if fit["n_floor"] else "none found in this grid"
-        print(f"measured: slope {fit['slope']:.2f} (95% bootstrap CI "
-              f"{'-' if ci is None else f'[{ci[0]:.2f}, {ci[1]:.2f}]'}) over lambda in "
-              f"{fit['sloped_lams']}; floor: {floor}")
-    else:
-        print("measured: fewer than two lambdas grokked; no slope can be fitted")
     if len(rates) >= 2:
         rl = sorted(rates)
-        rate_fit = fit_line(np.log(rl), np.log([max(np.median(rates[l]), 1e-12) for l in rl]))[1]
+        rate_fit = analysis.fit_line(np.log(rl), np.log([max(np.median(rates[l]), 1e-12) for l in rl]))[1]
         print("D(t) exponential rate per epoch (median over seeds): "
               + ", ".join(f"lambda {l:g}: {np.median(rates[l]):.2e}" for l in rl))
         print(f"  log-log slope of rate against lambda: {rate_fit:.2f} (Thm. 5.2 predicts a rate "
               "proportional to lambda, slope 1)")
 
-    stem = "fig3_kl" + ("" if args.regime == "fresh" else f"_{args.regime}")
+    stem = "fig3_kl" + ("" if args.regime == "fresh" or args.quick else f"_{args.regime}")
     if lams != sorted(LAMS) and not args.quick:
         stem += "_lam" + "_".join(f"{l:g}" for l in lams)
-    summary = {"table": {f"{l:g}": v for l, v in table.items()}, "fit": fit,
+    summary = {"table": {f"{l:g}": v for l, v in table.items()}, "verdict": verdict,
                "divergence_rate": {f"{l:g}": v for l, v in rates.items()}, "rate_vs_lambda_slope": rate_fit,
                "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds}
     train.write_json(os.path.join(args.results_dir, stem + ".json"), summary)
-    plot(results, lams, table, points, fit, rates, args, os.path.join(args.results_dir, stem + ".png"))
+    plot(results, lams, table, verdict, rates, args, os.path.join(args.results_dir, stem + ".png"))
 
 
-def plot(results, lams, table, points, fit, rates, args, path):
+def divergence_rate(history, drop=0.01):
+    """Per-epoch exponential rate of D(t) (Thm. 5.2): slope of -log D over its fall to drop * D(0)."""
+    ep = np.asarray(history["epoch"], float)
+    D = np.maximum(np.asarray(history["struct_div"], float), 1e-12)
+    below = np.nonzero(D <= drop * D[0])[0]
+    end = below[0] + 1 if len(below) else len(D)
+    if end < 3:
+        end = min(3, len(D))
+    return float(-analysis.fit_line(ep[:end], np.log(D[:end]))[1])
+
+
+def plot(results, lams, table, verdict, rates, args, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -219,7 +148,7 @@ def plot(results, lams, table, points, fit, rates, args, path):
         for g in table[l]["grok"]:
             if g is None:
                 a.scatter(1 / l, args.epochs, marker="^", facecolors="none", edgecolors=colors[l])
-            else:
+            elif g != "missing":
                 a.scatter(1 / l, g, color=colors[l], alpha=0.6, s=18)
         if table[l]["median"] is not None:
             a.scatter(1 / l, table[l]["median"], color="k", marker="_", s=200)
@@ -228,11 +157,13 @@ def plot(results, lams, table, points, fit, rates, args, path):
         a.axhline(table[0.0]["median"], color="k", ls="-.", lw=1, label=f"lambda = 0 median {table[0.0]['median']:.0f}")
     if max(lams) > 0:
         a.text(1 / max(lams), args.epochs * 1.05, "budget (open triangles: never grokked)", fontsize=7)
+    fit = verdict.get("fit")
     if fit:
-        xs = np.array([1 / l for l in fit["sloped_lams"]])
+        xs = np.array(fit["sloped_x"])
         xs = np.linspace(xs.min(), xs.max(), 50)
+        ci = np.round(verdict.get("ci") or [np.nan] * 2, 2).tolist()
         a.plot(xs, np.exp(fit["intercept"]) * xs ** fit["slope"], "r-",
-               label=f"fit slope {fit['slope']:.2f} CI {np.round(fit.get('slope_ci95') or [np.nan] * 2, 2).tolist()}")
+               label=f"fit slope {fit['slope']:.2f} CI {ci} ({verdict['verdict']}, n = {verdict['n']})")
         if fit["floor"]:
             a.axhline(fit["floor"], color="r", ls="--", lw=1, label=f"floor {fit['floor']:.0f}")
     if a.get_legend_handles_labels()[0]:

@@ -25,7 +25,6 @@ import torch
 
 import sweep
 import train
-from exp_fig1_phases import REGIMES
 
 PRUNABLE = ("W_Q", "W_K", "W_V", "W_O", "W_in", "W_out", "W_U")
 ARMS = ("dense", "lottery", "random", "bayes", "both")
@@ -64,14 +63,14 @@ def get_parser():
     p.add_argument("--lam", type=float, default=0.1, help="KL strength of the Bayesian ticket and 'both'")
     p.add_argument("--retrain-wd", type=float, default=1.0,
                    help="weight decay when retraining tickets (README: why 1.0, not Minegishi's 0)")
-    p.add_argument("--regime", default="fresh", choices=sorted(REGIMES))
+    p.add_argument("--regime", default="fresh", choices=sorted(sweep.DISTRACTOR_REGIMES))
     sweep.add_scale_args(p, QUICK, stop_after=200)
     sweep.add_sweep_args(p, "fig4")
     return p
 
 
 def base_config(args, seed, **kw):
-    distractors, refresh = REGIMES[args.regime]
+    distractors, refresh = sweep.DISTRACTOR_REGIMES[args.regime]
     kw.setdefault("stop_after", args.stop_after)
     return train.make_config(p=args.p, epochs=args.epochs, distractors=distractors, refresh=refresh,
                              seed=seed, **kw)
@@ -90,23 +89,27 @@ def main(argv=None):
         # 1. the dense runs, full budget: the source of every ticket
         dense = [(name("dense", s), base_config(args, s, stop_after=None)) for s in args.seeds]
         results = sweep.run_sweep(dense, args)
-        # 2. masks from each finished dense run, then the four other arms
+        # 2. masks from each dense run's final weights, then the four other arms. The store keeps
+        # no weights: on a machine without the dense run folder the ticket arms can be re-plotted
+        # from the store but not trained (delete the dense run's store file to retrain it).
         runs = []
         for s in args.seeds:
-            folder = os.path.abspath(os.path.join(args.runs_dir, name("dense", s)))   # config: one spelling
-            if not os.path.exists(os.path.join(folder, "final.pt")):
-                continue
+            folder = os.path.relpath(dict(dense)[name("dense", s)].out)   # the same spelling on every machine
             init = os.path.join(folder, "init.pt")
-            final = torch.load(os.path.join(folder, "final.pt"))
-            for kind, masks in (("lottery", magnitude_masks(final, args.keep_frac)),
-                                ("random", random_masks(final, args.keep_frac, seed=s))):
+            have_weights = os.path.exists(os.path.join(folder, "final.pt"))
+            for kind in ("lottery", "random"):
                 path = os.path.join(folder, f"mask_{kind}_keep{args.keep_frac:g}.pt")
-                if not os.path.exists(path):
-                    torch.save(masks, path)
-                runs.append((name(kind, s), base_config(args, s, init_from=init, mask=path, wd=args.retrain_wd)))
-                if kind == "lottery":
-                    runs.append((name("both", s), base_config(args, s, init_from=init, mask=path,
-                                                              wd=args.retrain_wd, lam=args.lam)))
+                if have_weights and not os.path.exists(path):
+                    final = torch.load(os.path.join(folder, "final.pt"))
+                    torch.save(magnitude_masks(final, args.keep_frac) if kind == "lottery"
+                               else random_masks(final, args.keep_frac, seed=s), path)
+                arms = [(kind, {})] + ([("both", dict(lam=args.lam))] if kind == "lottery" else [])
+                for arm, kw in arms:
+                    cfg = base_config(args, s, init_from=init, mask=path, wd=args.retrain_wd, **kw)
+                    if have_weights or args.plot_only or sweep.is_stored(args, name(arm, s), cfg):
+                        runs.append((name(arm, s), cfg))
+                    else:
+                        print(f"note: seed {s}: no dense weights in {folder}, so the {arm} arm cannot be trained here")
             runs.append((name("bayes", s), base_config(args, s, init_seed=s + 1000, lam=args.lam)))
         results.update(sweep.run_sweep(runs, args))
     except ValueError as e:

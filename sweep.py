@@ -1,22 +1,39 @@
-"""Run many configs (seeds x settings) into run folders, cached, in parallel, sharded.
+"""Run many configs (seeds x settings) cached, in parallel, sharded, into a committed store.
 
-Every exp_*.py builds a list of (run name, config) and calls `run_sweep`:
+Every exp_*.py builds a list of (run name, config) and calls `run_sweep`. A run's identity is
+its name plus its epoch budget, `<name>_e<epochs>`, so a --quick run and a paper-scale run
+(or two studies sharing a run at different budgets) never share anything. A run lives in:
 
-  runs/<experiment>/<run name>/{summary,history}.json
-  - a run whose summary.json holds the same config is not trained again, so a second call
-    only re-plots and a killed sweep resumes losing at most the runs in flight;
-  - a run folder holding a different config is an error, never silently reused;
+  results/runs/<experiment>/<run>_e<epochs>.json.gz   the store: summary + history, float32
+                                                      precision, committed with the results
+  runs/<experiment>/<run>_e<epochs>/                  the run folder: the same as JSON plus the
+                                                      initial and final weights (not committed)
+
+  - a run found in the store (or a finished run folder) with the same config is not trained
+    again: a second call only re-plots, a killed sweep resumes, a clone re-plots everything
+    with --plot-only and no training;
+  - a stored run or folder holding a different config is an error, never silently reused;
   - --jobs N trains N runs at once in worker processes, each with cores/N threads;
-  - --shard i/n trains only every n-th run starting at i (a SLURM array: one task per i),
-    and a last call with --plot-only merges whatever is on disk.
+  - --shard i/n trains only every n-th missing run starting at i (a SLURM array, or several
+    machines): each writes its own files into the store, so merging shards is copying (or
+    git-merging) the store folders, and a last call with --plot-only draws the union.
+--quick writes under results/quick/ (not committed), so its store is separate too.
 """
+import gzip
+import json
 import multiprocessing as mp
 import os
+import tempfile
 import time
 
 import numpy as np
 
 import train
+
+
+# The distractor regimes by name (README, "The distractor regime"): (--distractors, --refresh).
+DISTRACTOR_REGIMES = {"fixed": ("fixed", 0.0), "fresh": ("fresh", 0.0), "refresh0.01": ("refresh", 0.01),
+                      "refresh0.003": ("refresh", 0.003), "refresh0.001": ("refresh", 0.001)}
 
 
 def add_sweep_args(parser, experiment):
@@ -28,6 +45,8 @@ def add_sweep_args(parser, experiment):
     a("--plot-only", action="store_true", help="train nothing; plot what is on disk")
     a("--runs-dir", default=os.path.join("runs", experiment), help="where run folders go")
     a("--results-dir", default="results", help="where the figure and summary go")
+    a("--store", default=None,
+      help=f"run store folder (default: <results-dir>/runs/{experiment}; --quick: under results/quick)")
     a("--device", default="auto", help="auto | cpu | cuda")
     a("--batch-seeds", action="store_true",
       help="train the runs that differ only in seed / lambda as one stacked model (batched.py; "
@@ -84,28 +103,99 @@ def batch_groups(cfgs):
     return list(groups.values())
 
 
+def run_key(name, cfg):
+    """A run's identity in the store and on disk: its name and its epoch budget."""
+    return f"{name}_e{cfg.epochs}"
+
+
+def store_dir(args):
+    return getattr(args, "store", None) or os.path.join(args.results_dir, "runs", os.path.basename(os.path.normpath(args.runs_dir)))
+
+
+def _round(obj):
+    """Floats to float32 precision (7 significant digits): what the store keeps."""
+    if isinstance(obj, float):
+        return float(f"{obj:.7g}")
+    if isinstance(obj, list):
+        return [_round(v) for v in obj]
+    if isinstance(obj, dict):
+        return {k: _round(v) for k, v in obj.items()}
+    return obj
+
+
+def store_write(folder, key, summary, history):
+    """One run into the store, atomically (a reader never sees half a file)."""
+    os.makedirs(folder, exist_ok=True)
+    if summary["config"].get("n_heads", 1) == 1:
+        history = {k: v for k, v in history.items() if k != "attn_mass_heads"}   # = attn_mass
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
+        f.write(json.dumps({"summary": summary, "history": _round(history)}).encode())
+    os.replace(tmp, os.path.join(folder, key + ".json.gz"))
+
+
+def store_read(folder, key, cfg):
+    """(summary, history) of a stored run with this config, None if absent. ValueError if
+    the stored run has another config."""
+    path = os.path.join(folder, key + ".json.gz")
+    if not os.path.exists(path):
+        return None
+    with gzip.open(path, "rt") as f:
+        run = json.load(f)
+    changed = train.config_differences(run["summary"]["config"], cfg)
+    if changed:
+        raise ValueError(f"{path} holds a run with another config (differs in: {', '.join(changed)}); "
+                         "use another --store or delete it")
+    history = run["history"]
+    if "attn_mass_heads" not in history and "attn_mass" in history:
+        history["attn_mass_heads"] = [[m] for m in history["attn_mass"]]
+    return run["summary"], history
+
+
+def is_stored(args, name, cfg):
+    """Whether the store already holds this run (with this config)."""
+    return store_read(store_dir(args), run_key(name, cfg), cfg) is not None
+
+
+def _from_folder(out, cfg):
+    if train.cached_summary(out, cfg) is None:     # raises if the folder holds another config
+        return None
+    return train.read_json(os.path.join(out, "summary.json")), train.read_json(os.path.join(out, "history.json"))
+
+
 def run_sweep(runs, args, log=print):
-    """runs: list of (name, cfg). Trains what is missing (unless --plot-only) and returns
-    {name: (summary, history)} for every run complete on disk."""
+    """runs: list of (name, cfg). Trains what is in neither the store nor a run folder
+    (unless --plot-only), stores every finished run, and returns {name: (summary, history)}
+    for every run available."""
     names = [n for n, _ in runs]
     if len(set(names)) != len(names):
         raise ValueError("duplicate run names in sweep")
     jobs = max(1, args.jobs)
     threads = getattr(args, "threads", 0) or max(1, (os.cpu_count() or 1) // jobs)
-    todo = []
+    store = store_dir(args)
+    results, todo = {}, []
     for name, cfg in runs:
-        cfg.out = os.path.join(args.runs_dir, name)
+        key = run_key(name, cfg)
+        cfg.out = os.path.join(args.runs_dir, key)
         cfg.device = args.device
         cfg.quiet = True
         cfg.threads = cfg.threads or threads
-        if train.cached_summary(cfg.out, cfg) is None:   # raises if the folder holds another config
+        got = store_read(store, key, cfg)
+        if got is None:
+            got = _from_folder(cfg.out, cfg)
+            if got is not None:                     # finished before the store existed
+                store_write(store, key, *got)
+        if got is None:
             todo.append((name, cfg))
+        else:
+            results[name] = got
     mine = shard_runs(todo, args.shard) if not args.plot_only else []
     if mine:
-        log(f"training {len(mine)} of {len(runs)} runs ({len(runs) - len(todo)} cached) "
-            f"with {jobs} job(s) x {threads} thread(s) -> {args.runs_dir}")
+        log(f"training {len(mine)} of {len(runs)} runs ({len(runs) - len(todo)} stored) "
+            f"with {jobs} job(s) x {threads} thread(s) -> {store}")
         t0 = time.time()
         cfgs = [cfg for _, cfg in mine]
+        by_out = {cfg.out: name for name, cfg in mine}
         fn, units = (_train_group, batch_groups(cfgs)) if getattr(args, "batch_seeds", False) else (_train_one, cfgs)
         if jobs == 1:
             outs = map(fn, units)
@@ -116,22 +206,21 @@ def run_sweep(runs, args, log=print):
         for group in outs:
             for out in group:
                 k += 1
-                s = train.read_json(os.path.join(out, "summary.json"))
+                s, h = train.read_json(os.path.join(out, "summary.json")), train.read_json(os.path.join(out, "history.json"))
+                store_write(store, os.path.basename(out), s, h)
+                name = by_out[out]                  # what a re-plot will read: the stored precision
+                results[name] = store_read(store, os.path.basename(out), dict(mine)[name])
+                eta = (time.time() - t0) / k * (len(mine) - k)
                 log(f"  [{k}/{len(mine)}] {os.path.basename(out)}: grok {s['grok_epoch']}, "
                     f"test acc {s['final_test_acc']:.3f}, {s['wall_s']:.0f}s "
-                    f"(elapsed {time.time() - t0:.0f}s)")
+                    f"(elapsed {time.time() - t0:.0f}s, ETA {eta:.0f}s)")
         if jobs > 1:
             pool.close()
             pool.join()
-    results = {}
-    for name, cfg in runs:
-        path = os.path.join(cfg.out, "summary.json")
-        if os.path.exists(path):
-            results[name] = (train.read_json(path), train.read_json(os.path.join(cfg.out, "history.json")))
     missing = len(runs) - len(results)
     if missing:
-        log(f"note: {missing} of {len(runs)} runs are not on disk yet; plotting what is there")
-    return results
+        log(f"note: {missing} of {len(runs)} runs are not stored yet; plotting what is there")
+    return {name: results[name] for name in names if name in results}
 
 
 # ---------------------------------------------------------------------------------------

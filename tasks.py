@@ -11,7 +11,11 @@ most consequential choice (README, "distractor regime"):
   refresh = 0    `fixed`: drawn once per example, the MLP can memorize through them;
   refresh = 1    `fresh`: every training example gets new distractors every epoch;
   0 < rho < 1    each training example redraws its distractors with probability rho per epoch.
-Test distractors are always drawn once and kept.
+Test distractors are always drawn once and kept. Train and test inputs stay disjoint at every
+epoch in every regime (tests/test_tasks.py checks every task): where the split is over the
+operands (add, mul, addk, perm, route) any redraw keeps a training row a training row; sparse
+parity has too few operand values to split on, so it is split over the distractor patterns
+and training rows redraw only among the training patterns (`distractor_pool`).
 
 One seed fixes everything: the train/test split, the distractors and the refresh stream.
 
@@ -36,7 +40,7 @@ TASKS = ("add", "mul", "addk", "parity", "perm", "route", "arparity")
 
 class SeqTask:
     def __init__(self, name, x, y, n_values, n_classes, informative, n_train, seed,
-                 vocab_size=None, info_mask=None, qpos=None, distractor_range=None):
+                 vocab_size=None, info_mask=None, qpos=None, distractor_range=None, distractor_pool=None):
         self.name = name
         self.n_values = n_values              # value tokens 0..n_values-1
         self.eq_token = n_values              # the query token `=`
@@ -54,6 +58,9 @@ class SeqTask:
         # per-row query position with causal attention (arparity); None: the last position
         self.qpos = None if qpos is None else {"train": qpos[:n_train], "test": qpos[n_train:]}
         self.distractor_range = distractor_range or (0, n_values)   # tokens distractors are drawn from
+        # (P, n_distractor_positions): if given, a redraw picks one of these rows (parity: the
+        # training split's patterns), so a refreshed training row can never equal a test row
+        self.distractor_pool = distractor_pool
         # its own stream, so that refreshing distractors never perturbs model init or the split
         self.refresh_gen = torch.Generator().manual_seed(seed + 7919)
 
@@ -69,9 +76,10 @@ class SeqTask:
         if self.info_mask is None:
             return self.adversarial(len(self.train_x if split == "train" else self.test_x))
         m = ~self.info_mask[split]
-        m[:, self.query_pos] = False
-        if self.qpos is not None:                          # only keys the query can see
-            m &= torch.arange(self.seq_len)[None, :] <= self.qpos[split][:, None]
+        if self.qpos is None:
+            m[:, self.query_pos] = False
+        else:                                              # keys before the row's own query
+            m &= torch.arange(self.seq_len)[None, :] < self.qpos[split][:, None]
         m = m.float()
         return m / m.sum(-1, keepdim=True)
 
@@ -108,8 +116,12 @@ class SeqTask:
         rows = torch.arange(n) if rho >= 1 else \
             torch.nonzero(torch.rand(n, generator=self.refresh_gen) < rho).flatten()
         if rows.numel():
-            new = torch.randint(0, self.n_values, (rows.numel(), len(self.distractor_pos)),
-                                generator=self.refresh_gen)
+            if self.distractor_pool is not None:
+                pick = torch.randint(0, len(self.distractor_pool), (rows.numel(),), generator=self.refresh_gen)
+                new = self.distractor_pool[pick]
+            else:
+                new = torch.randint(0, self.n_values, (rows.numel(), len(self.distractor_pos)),
+                                    generator=self.refresh_gen)
             self.train_x[rows[:, None], torch.tensor(self.distractor_pos)] = new
 
 
@@ -165,14 +177,26 @@ def _n_train(frac, n):
 
 
 def _parity(n_bits, k, frac, seed, gen):
-    if not 1 <= k <= n_bits <= 20:
-        raise ValueError(f"parity needs 1 <= k <= n_bits <= 20, got k={k}, n_bits={n_bits}")
-    bits = torch.tensor(list(itertools.product((0, 1), repeat=n_bits)), dtype=torch.long)
-    bits = bits[torch.randperm(len(bits), generator=gen)]
-    y = bits[:, :k].sum(1) % 2                                   # XOR of bits 0..k-1
+    """y = XOR of bits 0..k-1; bits k..n-1 are the distractors. The split is over the
+    2^(n-k) distractor patterns: a train string pairs a training pattern with any of the 2^k
+    operand values, a test string a held-out pattern. (Split over whole strings instead,
+    redrawing distractors would turn training rows into test strings.)"""
+    if not 1 <= k < n_bits <= 20:
+        raise ValueError(f"parity needs 1 <= k < n_bits <= 20, got k={k}, n_bits={n_bits}")
+    ops = torch.tensor(list(itertools.product((0, 1), repeat=k)), dtype=torch.long)          # (2^k, k)
+    patterns = torch.tensor(list(itertools.product((0, 1), repeat=n_bits - k)), dtype=torch.long)
+    patterns = patterns[torch.randperm(len(patterns), generator=gen)]
+    n_pat = _n_train(frac, len(patterns))
+
+    def strings(pats):   # every (operands, pattern) pair, shuffled
+        rows = torch.cat([ops.repeat_interleave(len(pats), 0), pats.repeat(len(ops), 1)], 1)
+        return rows[torch.randperm(len(rows), generator=gen)]
+
+    bits = torch.cat([strings(patterns[:n_pat]), strings(patterns[n_pat:])])
+    y = bits[:, :k].sum(1) % 2
     x = torch.cat([bits, torch.full((len(bits), 1), 2, dtype=torch.long)], dim=1)
     return SeqTask("parity", x, y, n_values=2, n_classes=2, informative=range(k),
-                   n_train=_n_train(frac, len(bits)), seed=seed)
+                   n_train=n_pat * len(ops), seed=seed, distractor_pool=patterns[:n_pat].clone())
 
 
 def compose(g, h):

@@ -559,6 +559,18 @@ def read_json(path):
         return json.load(f)
 
 
+def config_differences(stored, cfg):
+    """Keys in which a stored run's config differs from cfg ([] = the same run). A flag added
+    after the run was stored matches if cfg uses that flag's default."""
+    defaults = semantic_config(make_config())
+    want = json.loads(json.dumps(semantic_config(cfg)))
+    have = dict(stored)
+    for k, v in want.items():
+        if k not in have and v == defaults.get(k):
+            have[k] = v
+    return sorted(k for k in set(have) | set(want) if have.get(k) != want.get(k))
+
+
 def cached_summary(out, cfg):
     """The summary stored in `out` for this same config, None if the run is not there yet.
     Raises ValueError if `out` holds a run of another config (never silently reused)."""
@@ -566,15 +578,8 @@ def cached_summary(out, cfg):
     if not os.path.exists(path):
         return None
     stored = read_json(path)
-    # A flag added after the run was stored matches if the run uses that flag's default.
-    defaults = semantic_config(make_config())
-    want = json.loads(json.dumps(semantic_config(cfg)))
-    have = dict(stored.get("config", {}))
-    for k, v in want.items():
-        if k not in have and v == defaults.get(k):
-            have[k] = v
-    if have != want:
-        changed = sorted(k for k in set(have) | set(want) if have.get(k) != want.get(k))
+    changed = config_differences(stored.get("config", {}), cfg)
+    if changed:
         raise ValueError(f"{out} holds a run with another config (differs in: {', '.join(changed)}); "
                          "choose another --out or delete it")
     return stored

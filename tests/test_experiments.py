@@ -9,6 +9,9 @@ import exp_appendix
 import exp_fig1_phases
 import exp_fig2_ablation
 import exp_fig3_kl
+import sweep
+import train
+import analysis
 
 TINY = ["--p", "7", "--epochs", "30", "--seeds", "0", "--stop-after", "5"]
 
@@ -42,9 +45,9 @@ def test_fig2_script(tmp_path, capsys):
     grid = json.loads((tmp_path / "res" / "fig2_ablation_wd_nm_gnm.json").read_text())["grid"]
     assert set(grid) == {f"{c}|{s}" for c in ("wd", "nm", "gnm") for s in ("no prior", "oracle", "adversarial")}
     # the norm-matched runs really sat on their spheres
-    run = tmp_path / "runs" / "p7_fresh_nm_oracle_seed0" / "history.json"
+    run = tmp_path / "runs" / "p7_fresh_nm_oracle_seed0_e30" / "history.json"
     assert all(abs(n - 5) < 1e-4 for n in json.loads(run.read_text())["mlp_norm"])
-    run = tmp_path / "runs" / "p7_fresh_gnm_oracle_seed0" / "history.json"
+    run = tmp_path / "runs" / "p7_fresh_gnm_oracle_seed0_e30" / "history.json"
     assert all(abs(n - 7) < 1e-4 for n in json.loads(run.read_text())["total_norm"])
 
 
@@ -63,7 +66,8 @@ def test_bad_flag_is_a_clear_error(tmp_path):
 
 def _history(train_acc, test_acc, frac_struct, info_mass, grad):
     return {"epoch": [10 * i for i in range(len(train_acc))], "train_acc": train_acc, "test_acc": test_acc,
-            "frac_struct": frac_struct, "info_mass": info_mass, "grad_W_norm": grad}
+            "frac_struct": frac_struct, "info_mass": info_mass, "grad_W_norm": grad,
+            "mlp_norm": [1.0] * len(train_acc)}
 
 
 def test_phase_marks_and_criterion():
@@ -71,17 +75,17 @@ def test_phase_marks_and_criterion():
     h = _history(train_acc=[0.1, 0.5, 1, 1, 1, 1, 1], test_acc=[0, 0, 0, 0.1, 0.2, 0.6, 0.995],
                  frac_struct=[0, 0.1, 0.2, 0.5, 0.995, 1, 1], info_mass=[0.2, 0.2, 0.2, 0.3, 0.45, 0.48, 0.48],
                  grad=[1.0, 1.0, 0.5, 0.01, 0.02, 0.1, 0.1])
-    m = exp_fig1_phases.phase_marks(h, rise_acc=0.5)
+    m = analysis.phase_marks(h, rise_acc=0.5)
     assert (m["t_mem"], m["t_resurge"], m["t_struct"], m["t_rise"], m["t_grok"]) == (20, 30, 40, 50, 60)
     assert m["grad_collapse"] == pytest.approx(0.01) and m["mass_at_mem"] == 0.2
-    assert exp_fig1_phases.meets_criterion(m, budget=100)
-    assert not exp_fig1_phases.meets_criterion(m, budget=50)            # grokked after the budget
+    assert analysis.meets_regime_criterion(m, budget=100)
+    assert not analysis.meets_regime_criterion(m, budget=50)            # grokked after the budget
     # attention condensing only after test accuracy rose fails the criterion
     late = dict(h, frac_struct=[0, 0, 0, 0, 0, 0, 1])
-    assert not exp_fig1_phases.meets_criterion(exp_fig1_phases.phase_marks(late, 0.5), budget=100)
+    assert not analysis.meets_regime_criterion(analysis.phase_marks(late, 0.5), budget=100)
     # no gradient collapse fails it too
     flat = dict(h, grad_W_norm=[1.0] * 7)
-    assert not exp_fig1_phases.meets_criterion(exp_fig1_phases.phase_marks(flat, 0.5), budget=100)
+    assert not analysis.meets_regime_criterion(analysis.phase_marks(flat, 0.5), budget=100)
 
 
 def test_appendix_priors_and_teacher_stage(tmp_path, capsys):
@@ -89,16 +93,18 @@ def test_appendix_priors_and_teacher_stage(tmp_path, capsys):
     exp_appendix.main(["priors"] + TINY + arms + dirs(tmp_path))
     out = capsys.readouterr().out
     assert "Claim C6" in out and "no grokked baseline" in out            # tiny runs never grok
-    # mark the baseline as grokked: the second call trains the teacher arm from its final weights
-    path = tmp_path / "runs" / "p7_fresh_baseline_seed0" / "summary.json"
-    summary = json.loads(path.read_text())
-    path.write_text(json.dumps(dict(summary, grok_epoch=20)))
+    # mark the baseline as grokked (in the store, which a sweep reads first): the second call
+    # trains the teacher arm from the baseline's final weights
+    store = str(tmp_path / "res" / "runs" / "runs")
+    cfg = json.loads((tmp_path / "runs" / "p7_fresh_baseline_seed0_e30" / "summary.json").read_text())["config"]
+    summary, history = sweep.store_read(store, "p7_fresh_baseline_seed0_e30", train.make_config(**cfg))
+    sweep.store_write(store, "p7_fresh_baseline_seed0_e30", dict(summary, grok_epoch=20), history)
     exp_appendix.main(["priors"] + TINY + arms + dirs(tmp_path))
     out = capsys.readouterr().out
     assert "training 1 of 1 runs" in out                                # only the teacher
-    teacher = json.loads((tmp_path / "runs" / "p7_fresh_teacher_seed0" / "summary.json").read_text())
+    teacher = json.loads((tmp_path / "runs" / "p7_fresh_teacher_seed0_e30" / "summary.json").read_text())
     assert teacher["config"]["prior"] == "teacher"
-    assert teacher["config"]["teacher"].endswith(os.path.join("p7_fresh_baseline_seed0", "final.pt"))
+    assert teacher["config"]["teacher"].endswith(os.path.join("p7_fresh_baseline_seed0_e30", "final.pt"))
     res = json.loads((tmp_path / "res" / "fig6_priors.json").read_text())
     assert set(res["grok"]) == {"baseline", "kl", "entropy", "teacher"}
 
@@ -163,6 +169,7 @@ def test_report_reads_every_study_summary(studies):
     lines = {l.split(" | ")[0][2:]: l for l in report.splitlines() if l.startswith("| C")}
     for claim in ("C6", "C7", "C8", "C9", "C10"):
         assert "**not run**" not in lines[claim], lines[claim]
+    assert "error:" not in report
 
 
 def test_distributed_condition_epochs():

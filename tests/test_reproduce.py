@@ -1,40 +1,89 @@
-"""reproduce.py: the report's verdicts come from the summaries, and the plan runs."""
+"""reproduce.py: the report's verdicts come from the summaries by the rules, never crash on a
+clean or empty fit, and the plan runs."""
 import json
 
 import reproduce
+
+SEEDS = [0, 1, 2, 3, 4]
 
 
 def write(path, name, obj):
     (path / name).write_text(json.dumps(obj))
 
 
-def marks(t_grok, ok=True):
+def marks(t_grok, mass=0.3):
     # memorizes at 100, gradient collapses, structure at 300 then grokking: the C1 criterion
-    return {"t_mem": 100, "t_resurge": 150, "t_struct": 300 if ok else None, "t_rise": 400, "t_grok": t_grok,
-            "mass_at_mem": 0.3, "acc_at_struct": 0.2, "grad_collapse": 0.01}
+    return {"t_mem": 100, "t_resurge": 150, "t_struct": 300, "t_rise": 400, "t_grok": t_grok,
+            "mass_at_mem": mass, "acc_at_struct": 0.2, "grad_collapse": 0.01}
+
+
+def fig3(lams, law, regime="fresh"):
+    return {"regime": regime, "budget": 10000, "seeds": SEEDS,
+            "table": {f"{l:g}": {"grok": [law(l, s) for s in SEEDS]} for l in lams}}
+
+
+def verdict_lines(tmp_path):
+    report = reproduce.make_report(str(tmp_path))
+    return report, {l.split(" | ")[0][2:]: l for l in report.splitlines() if l.startswith("| C")}
 
 
 def test_report_verdicts_from_a_fixture(tmp_path):
-    write(tmp_path, "fig1_fresh_lam0.json", {"rows": {"a": marks(500), "b": marks(700)}, "budget": 1000})
+    write(tmp_path, "fig1_fresh_lam0.json", {"rows": {s: marks(500 + 10 * i, mass=0.22) for i, s in enumerate("abcde")}, "budget": 1000})
     write(tmp_path, "fig5_bound.json", {"total_violations": 3, "runs": {
-        "r": {"before memorization": 1e-2, "plateau": 1e-3, "after grokking": 1e-4}}})
-    write(tmp_path, "fig3_kl.json", {"regime": "fresh", "table": {"0.1": {"median": 900}, "1": {"median": 100}},
-                                     "fit": {"slope": 0.1, "slope_ci95": [0.0, 0.2], "floor": 90}})
-    write(tmp_path, "fig4_tickets.json", {"grok": {"lottery": {"0": 100, "1": 200}, "bayes": {"0": 90, "1": 300}},
-                                          "bayes_matches_or_beats": {"0": True, "1": False}})
-    write(tmp_path, "fig8_routing.json", {"median": {"baseline": 500, "kl": 900}, "kl_faster": False})
-    report = reproduce.make_report(str(tmp_path))
-    line = {l.split(" | ")[0][2:]: l for l in report.splitlines() if l.startswith("| C")}
-    assert line["C1"].endswith("**reproduced** |") and "2/2 seeds" in line["C1"]
-    assert line["C5"].endswith("**partly** |") and "3 violations" in line["C5"]      # bound violated
-    assert line["C3"].endswith("**not reproduced** |")                                # slope 0.1, no fixed run
-    assert line["C4"].endswith("**partly** |") and "1/2 seeds" in line["C4"]
-    assert line["C7"].endswith("**not reproduced** |")
+        "r": {"violations": 3, "before memorization": 1e-2, "plateau": 1e-3, "after grokking": 1e-4}}})
+    write(tmp_path, "fig4_tickets.json", {"budget": 10000, "grok": {
+        "lottery": {"0": 100, "1": 200}, "bayes": {"0": 90, "1": 300}}})
+    write(tmp_path, "fig8_routing.json", {"budget": 10000, "seeds": SEEDS,
+                                          "grok": {"baseline": [500] * 5, "kl": [900, 950, 1000, 920, 990]}})
+    report, line = verdict_lines(tmp_path)
+    assert line["C1"].endswith("**reproduced** |") and "5/5" in report
+    assert line["C5"].endswith("**not reproduced** |") and "3 violations" in report   # one violation refutes
+    assert line["C4"].endswith("**inconclusive** |") and "n = 2," in report              # two seeds decide nothing
+    assert line["C7"].endswith("**not reproduced** |")                                # KL slower on 5/5 seeds
     assert line["C2"].endswith("**not run** |") and line["C10"].endswith("**not run** |")
-    # the fixed-distractor Figure 3 turns C3 into 'partly'
-    write(tmp_path, "fig3_kl_fixed_lam1.json", {"fit": {"slope": 0.7}})
-    c3 = [l for l in reproduce.make_report(str(tmp_path)).splitlines() if l.startswith("| C3 ")][0]
-    assert c3.endswith("**partly** |") and "slope is 0.70" in c3
+
+
+def test_clean_inverse_law_without_floor_and_no_grokking_do_not_crash(tmp_path):
+    write(tmp_path, "fig3_kl.json", fig3([0.01, 0.03, 0.1, 0.3, 1.0], lambda l, s: round(20 / l * (1 + 0.01 * s))))
+    report, line = verdict_lines(tmp_path)
+    assert line["C3"].endswith("**reproduced** |") and "floor absent" in report
+    write(tmp_path, "fig3_kl.json", fig3([0.01, 0.1, 1.0], lambda l, s: 500 if l == 1.0 else None))
+    report, line = verdict_lines(tmp_path)                  # fewer than two lambdas grok
+    assert line["C3"].endswith("**inconclusive** |") and "error" not in report
+    write(tmp_path, "fig3_kl.json", fig3([0.01, 0.1], lambda l, s: None))
+    assert verdict_lines(tmp_path)[1]["C3"].endswith("**inconclusive** |")
+
+
+def test_other_regimes_never_change_the_c3_verdict(tmp_path):
+    flat = lambda l, s: 3000 + 10 * s
+    write(tmp_path, "fig3_kl.json", fig3([0.01, 0.03, 0.1, 0.3, 1.0], flat))
+    before = verdict_lines(tmp_path)[1]["C3"]
+    write(tmp_path, "fig3_kl_fixed.json", fig3([0.01, 0.03, 0.1, 0.3, 1.0], lambda l, s: round(20 / l), "fixed"))
+    report, line = verdict_lines(tmp_path)
+    assert line["C3"] == before and before.endswith("**not reproduced** |")
+    assert "(not part of the verdict)" in report and "fig3_kl_fixed.json" in report
+
+
+def test_vacuous_checks_are_not_decided(tmp_path):
+    write(tmp_path, "fig11_optimizers.json", {"settings": {
+        "adamw": {"plateau_rate": [3e-4] * 5}, "sgd": {"plateau_rate": [None] * 5}}})
+    write(tmp_path, "fig10_tasks.json", {"budget": 10000, "seeds": SEEDS, "runs": {
+        "perm/baseline": {"grok": [None] * 5, "violations": 0}, "perm/kl": {"grok": [None] * 5, "violations": 0}}})
+    report, line = verdict_lines(tmp_path)
+    assert "sgd: the MLP norm contracts on the plateau: **not decided**" in report
+    assert line["C10"].endswith("**inconclusive** |")            # one optimizer had no plateau to measure
+    assert "perm: KL faster: **inconclusive**" in report and "no run of either arm grokked" in report
+    assert line["C9"].endswith("**inconclusive** |")
+
+
+def test_readme_table_is_generated(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{reproduce.README_START}\nstale\n{reproduce.README_END}\nrest\n")
+    write(tmp_path, "fig1_fresh_lam0.json", {"rows": {s: marks(500) for s in "abcde"}, "budget": 1000})
+    assert reproduce.update_readme(str(tmp_path), str(readme))
+    text = readme.read_text()
+    assert "stale" not in text and text.startswith("intro\n") and text.endswith("rest\n")
+    assert "| C1 four phases | **not reproduced** (n = 5) |" in text   # mass 0.3 at memorization: not diffuse
 
 
 def test_dry_run_prints_the_plan(capsys, tmp_path):

@@ -4,6 +4,7 @@ import os
 
 import numpy as np
 import pytest
+import torch
 
 import exp_fig3_kl
 import sweep
@@ -26,27 +27,67 @@ def test_second_call_trains_nothing(tmp_path):
     logs = []
     res = sweep.run_sweep(tiny_runs(), sweep_args(tmp_path), log=logs.append)
     assert set(res) == {"lam0", "lam0.5"} and any("training 2 of 2" in l for l in logs)
-    stamps = {n: os.stat(tmp_path / "runs" / n / "summary.json").st_mtime_ns for n in res}
+    stamps = {n: os.stat(tmp_path / "runs" / f"{n}_e10" / "summary.json").st_mtime_ns for n in res}
     logs.clear()
     res2 = sweep.run_sweep(tiny_runs(), sweep_args(tmp_path), log=logs.append)
     assert not any("training" in l for l in logs)
-    assert {n: os.stat(tmp_path / "runs" / n / "summary.json").st_mtime_ns for n in res2} == stamps
+    assert {n: os.stat(tmp_path / "runs" / f"{n}_e10" / "summary.json").st_mtime_ns for n in res2} == stamps
     assert res2["lam0.5"][0] == res["lam0.5"][0]
 
 
 def test_changed_config_is_not_reused(tmp_path):
     sweep.run_sweep(tiny_runs(), sweep_args(tmp_path), log=lambda s: None)
-    changed = [("lam0", train.make_config(p=7, frac=0.5, epochs=11, d_model=8, d_mlp=16))]
-    with pytest.raises(ValueError, match="another config"):
+    changed = [("lam0", train.make_config(p=7, frac=0.5, epochs=10, d_model=8, d_mlp=16, lr=2e-3))]
+    with pytest.raises(ValueError, match="another config"):                  # the store refuses it
         sweep.run_sweep(changed, sweep_args(tmp_path), log=lambda s: None)
+    with pytest.raises(ValueError, match="another config"):                  # and so does the run folder
+        sweep.run_sweep(changed, sweep_args(tmp_path, store=str(tmp_path / "other")), log=lambda s: None)
+
+
+def test_store_serves_a_clone_with_no_run_folders(tmp_path):
+    """What a fresh clone has: the committed store and no runs/. Nothing is trained, the
+    histories are the trained ones at float32 precision, and --plot-only sees them all."""
+    trained = sweep.run_sweep(tiny_runs(), sweep_args(tmp_path), log=lambda s: None)
+    import shutil
+    shutil.rmtree(tmp_path / "runs")
+    logs = []
+    again = sweep.run_sweep(tiny_runs(), sweep_args(tmp_path, plot_only=True), log=logs.append)
+    assert not logs and set(again) == set(trained)
+    for n in trained:
+        assert again[n][0] == trained[n][0]
+        assert again[n][1]["train_loss"] == trained[n][1]["train_loss"]
+    ref = train.train(tiny_runs()[1][1])[1]                       # full precision, same computation
+    np.testing.assert_allclose(again["lam0.5"][1]["train_loss"], ref["train_loss"], rtol=1e-6)
+    # one head: the store drops attn_mass_heads (= attn_mass) and rebuilds it on reading
+    np.testing.assert_allclose(np.array(again["lam0.5"][1]["attn_mass_heads"]), np.array(ref["attn_mass_heads"]), rtol=1e-6)
+
+
+def test_quick_and_paper_budgets_never_collide(tmp_path):
+    short = [("lam0", train.make_config(p=7, frac=0.5, epochs=5, d_model=8, d_mlp=16))]
+    sweep.run_sweep(tiny_runs((0.0,)), sweep_args(tmp_path), log=lambda s: None)
+    res = sweep.run_sweep(short, sweep_args(tmp_path), log=lambda s: None)
+    assert res["lam0"][0]["epochs_run"] == 5
+    assert sorted(os.listdir(tmp_path / "res" / "runs" / "runs")) == ["lam0_e10.json.gz", "lam0_e5.json.gz"]
+
+
+def test_shards_on_two_machines_merge_by_copying_the_store(tmp_path):
+    runs = tiny_runs((0.0, 0.1, 0.2))
+    for i, machine in enumerate(("a", "b")):
+        sweep.run_sweep(runs, sweep_args(tmp_path / machine, shard=f"{i}/2"), log=lambda s: None)
+    import shutil
+    merged = tmp_path / "merged" / "res" / "runs" / "runs"
+    for machine in ("a", "b"):
+        shutil.copytree(tmp_path / machine / "res" / "runs" / "runs", merged, dirs_exist_ok=True)
+    res = sweep.run_sweep(runs, sweep_args(tmp_path / "merged", plot_only=True), log=lambda s: None)
+    assert set(res) == {"lam0", "lam0.1", "lam0.2"}
 
 
 def test_interrupted_sweep_resumes(tmp_path):
     runs = tiny_runs((0.0, 0.1, 0.2))
     sweep.run_sweep(runs[:1], sweep_args(tmp_path), log=lambda s: None)
     # a run killed mid-way leaves a history but no summary: it is redone
-    os.makedirs(tmp_path / "runs" / "lam0.1")
-    (tmp_path / "runs" / "lam0.1" / "history.json").write_text("{}")
+    os.makedirs(tmp_path / "runs" / "lam0.1_e10")
+    (tmp_path / "runs" / "lam0.1_e10" / "history.json").write_text("{}")
     logs = []
     res = sweep.run_sweep(tiny_runs((0.0, 0.1, 0.2)), sweep_args(tmp_path), log=logs.append)
     assert any("training 2 of 3" in l for l in logs) and set(res) == {"lam0", "lam0.1", "lam0.2"}
@@ -54,7 +95,7 @@ def test_interrupted_sweep_resumes(tmp_path):
 
 def test_plot_only_trains_nothing(tmp_path):
     res = sweep.run_sweep(tiny_runs(), sweep_args(tmp_path, plot_only=True), log=lambda s: None)
-    assert res == {} and not os.path.exists(tmp_path / "runs" / "lam0")
+    assert res == {} and not os.path.exists(tmp_path / "runs" / "lam0_e10")
 
 
 @pytest.mark.parametrize("n_runs,n_shards", [(10, 3), (7, 7), (3, 5), (40, 4)])
@@ -72,31 +113,17 @@ def test_bad_shard():
 
 
 def test_parallel_jobs_match_serial(tmp_path):
-    serial = sweep.run_sweep(tiny_runs(), sweep_args(tmp_path / "a"), log=lambda s: None)
-    par = sweep.run_sweep(tiny_runs(), sweep_args(tmp_path / "b", jobs=2), log=lambda s: None)
+    """Workers compute exactly what a serial sweep computes: bitwise equal histories when
+    both use the same thread count (a different count rounds differently, README)."""
+    threads = torch.get_num_threads()
+    try:
+        serial = sweep.run_sweep(tiny_runs(), sweep_args(tmp_path / "a", threads=1), log=lambda s: None)
+        par = sweep.run_sweep(tiny_runs(), sweep_args(tmp_path / "b", jobs=2, threads=1), log=lambda s: None)
+    finally:
+        torch.set_num_threads(threads)
     for n in serial:
         assert serial[n][1]["train_loss"] == par[n][1]["train_loss"]
-
-
-def test_scaling_fit_recovers_slope_and_floor():
-    lams = np.array([0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0])
-    for slope in (1.0, 0.6):
-        t = np.maximum(400.0, 30.0 * (1 / lams) ** slope)     # floor reached at lambda ~0.3+
-        noisy = t * np.exp(np.random.default_rng(0).normal(0, 0.02, len(t)))
-        fit = exp_fig3_kl.fit_scaling(lams, noisy)
-        assert fit["slope"] == pytest.approx(slope, abs=0.05)
-        assert fit["floor"] == pytest.approx(400, rel=0.05)
-        assert set(fit["sloped_lams"]) == {l for l, v in zip(lams, 30.0 / lams ** slope) if v > 400}
-    # a pure power law has no floor
-    fit = exp_fig3_kl.fit_scaling(lams[:4], 50 / lams[:4])
-    assert fit["n_floor"] == 0 and fit["slope"] == pytest.approx(1.0, abs=1e-6)
-
-
-def test_slope_interval_covers_truth():
-    rng = np.random.default_rng(1)
-    pts = [(l, 20 / l * np.exp(rng.normal(0, 0.1))) for l in (0.01, 0.03, 0.1, 0.3) for _ in range(5)]
-    lo, hi = exp_fig3_kl.slope_interval(pts, [0.01, 0.03, 0.1, 0.3])
-    assert lo < 1.0 < hi and hi - lo < 0.3
+        assert serial[n][0]["threads"] == par[n][0]["threads"] == 1
 
 
 def test_divergence_rate_of_an_exponential():

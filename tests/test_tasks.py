@@ -120,3 +120,44 @@ def test_autoregressive_parity_rows():
     assert not tr & {tuple(r[:6]) for r in t.test_x.tolist()}
     with pytest.raises(ValueError, match="no distractors"):
         t.refresh_distractors(1.0)
+
+
+SMALL = {"add": dict(p=11), "mul": dict(p=11), "addk": dict(p=7, n_operands=3), "parity": dict(n_bits=8),
+         "perm": dict(perm_n=3), "route": dict(p=11), "arparity": dict(n_bits=6)}
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.3, 1.0])
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_train_and_test_inputs_stay_disjoint_at_every_epoch(name, rho):
+    """No training input ever equals a test input, in any task and distractor regime (a
+    redrawn parity row once became a test string: the leak this guards against)."""
+    t = make_task(name, frac=0.3, seed=0, **SMALL[name])
+    rows = lambda x: {tuple(r) for r in x.tolist()}
+    test = rows(t.test_x)
+    test_x, test_y = t.test_x.clone(), t.test_y.clone()
+    for epoch in range(30):
+        assert not rows(t.train_x) & test, f"epoch {epoch}"
+        if name == "arparity":           # nothing to redraw: one check of the fixed split suffices
+            break
+        t.refresh_distractors(rho)
+    assert torch.equal(t.test_x, test_x) and torch.equal(t.test_y, test_y)
+
+
+def test_parity_split_is_over_distractor_patterns():
+    t = make_task("parity", n_bits=8, parity_k=3, frac=0.3, seed=2)
+    pats = lambda x: {tuple(r) for r in x[:, 3:8].tolist()}
+    assert not pats(t.train_x) & pats(t.test_x)
+    assert len(pats(t.train_x)) == round(0.3 * 32) and len(t.train_x) == 8 * round(0.3 * 32)
+    before = t.train_x.clone()
+    t.refresh_distractors(1.0)
+    assert torch.equal(t.train_x[:, :3], before[:, :3]) and pats(t.train_x) <= pats(before)
+    assert not torch.equal(t.train_x, before)
+
+
+def test_adversarial_target_of_causal_rows_excludes_the_real_query():
+    t = make_task("arparity", n_bits=6, parity_k=2, n_outputs=3, frac=0.5, seed=1)
+    adv, qpos, info = t.adversarial_for("train"), t.qpos["train"], t.info_mask["train"]
+    rows = torch.arange(len(adv))
+    assert (adv[rows, qpos] == 0).all() and (adv[info] == 0).all()
+    assert (adv * (torch.arange(t.seq_len)[None] > qpos[:, None])).sum() == 0     # no future key
+    assert torch.allclose(adv.sum(1), torch.ones(len(adv)))
