@@ -13,8 +13,12 @@ rho = 0 is `fixed` distractors, rho = 1 `fresh`, anything between redraws each t
 example's distractors with probability rho per epoch.
 """
 import argparse
+import math
 import os
 
+import numpy as np
+
+import analysis
 import sweep
 import train
 
@@ -57,19 +61,217 @@ def get_parser():
     return p
 
 
+# ---------------------------------------------------------------------------------------
+# Analysis: per cell, the baseline criterion (README), the KL speed-up, and C11
+
+def eq5_bound(marks, cfg):
+    """Eq. 5's least plateau length in epochs (one step per epoch at full batch): eroding the
+    MLP from its norm at memorization to the Goldilocks shell r* (its norm at grokking) under
+    the per-step contraction 1 - lr * wd takes log(||theta_mem|| / r*) / -log(1 - lr * wd)."""
+    if marks["t_grok"] is None or marks["mlp_norm_at_mem"] is None or not cfg["wd"]:
+        return None
+    shrink = marks["mlp_norm_at_mem"] / marks["mlp_norm_at_grok"]
+    return max(0.0, math.log(shrink)) / -math.log(1 - cfg["lr"] * cfg["wd"])
+
+
+def analyse(results, cells, seeds, budget):
+    """{cell key: statistics} for every (rho, wd, lam) cell with runs, and the C11 parts."""
+    out = {}
+    for rho, wd, lam in cells:
+        names = {s: run_name(rho, wd, lam, s) for s in seeds}
+        runs = {s: results[n] for s, n in names.items() if n in results}
+        if not runs:
+            continue
+        marks = {s: analysis.phase_marks(h) for s, (_, h) in runs.items()}
+        groks = {s: summ["grok_epoch"] for s, (summ, _) in runs.items()}
+        med, censored = analysis.censored_median(list(groks.values()), budget)
+        cell = {"rho": rho, "wd": wd, "lam": lam, "seeds": sorted(runs), "grok": groks,
+                "median_grok": med, "median_censored": censored,
+                "frac_grokked": sum(g is not None for g in groks.values()) / len(groks),
+                "mass_at_mem": _median([m["mass_at_mem"] for m in marks.values()]),
+                "grad_collapse": _median([m["grad_collapse"] for m in marks.values()]),
+                "marks": marks}
+        if lam == 0:
+            checks = {s: analysis.paper_regime_checks(m, budget) for s, m in marks.items()}
+            cell["checks"] = checks
+            cell["seeds_meeting"] = sum(all(c.values()) for c in checks.values())
+            cell["conditions_met"] = {k: sum(c[k] for c in checks.values()) for k in next(iter(checks.values()))}
+            cell["shows_regime"] = len(checks) >= 5 and cell["seeds_meeting"] >= analysis.MIN_SEEDS_MEETING
+            cell["eq5"] = {s: {"plateau": None if m["t_grok"] is None or m["t_mem"] is None else m["t_grok"] - m["t_mem"],
+                               "bound": eq5_bound(m, runs[s][0]["config"])} for s, m in marks.items()}
+        out[cell_key(rho, wd, lam)] = cell
+    for key, cell in out.items():                  # the KL speed-up against the same (rho, wd) baseline
+        base = out.get(cell_key(cell["rho"], cell["wd"], 0.0))
+        if cell["lam"] > 0 and base is not None:
+            cell["speedup"] = analysis.speedup_verdict(base["grok"], cell["grok"], budget)
+    return out
+
+
+def _median(values):
+    values = [v for v in values if v is not None]
+    return float(np.median(values)) if values else None
+
+
+def cell_key(rho, wd, lam):
+    return f"rho{rho:g}_wd{wd:g}_lam{lam:g}"
+
+
+def select_cell(stats):
+    """README's pre-registered selection among the lambda = 0, seeds 0-4 cells: the cells that
+    show the paper's regime (wd 1 first, then most seeds meeting, then the lowest median
+    mass at t_mem); if none does, the closest (most seeds meeting, then most (seed,
+    condition) pairs met, then the lowest mass), named as such."""
+    base = [c for c in stats.values() if c["lam"] == 0 and len(c["seeds"]) >= 5]
+    if not base:
+        return None
+    mass = lambda c: c["mass_at_mem"] if c["mass_at_mem"] is not None else math.inf
+    shows = [c for c in base if c["shows_regime"]]
+    if shows:
+        best = min(shows, key=lambda c: (c["wd"] != 1.0, -c["seeds_meeting"], mass(c)))
+        return {"cell": cell_key(best["rho"], best["wd"], 0.0), "shows_regime": True}
+    best = min(base, key=lambda c: (-c["seeds_meeting"], -sum(c["conditions_met"].values()), mass(c)))
+    failing = [k for k, v in best["conditions_met"].items() if v < analysis.MIN_SEEDS_MEETING]
+    return {"cell": cell_key(best["rho"], best["wd"], 0.0), "shows_regime": False, "failing": failing}
+
+
+def c11_parts(stats, budget):
+    """C11 per distractor regime with a weight-decay sweep: the slope of t_grok on 1/wd (rule 4)
+    and Eq. 5's bound against the measured plateau t_grok - t_mem (rule 3, per run)."""
+    parts = {}
+    for rho in WD_RHOS:
+        cells = {c["wd"]: c for c in stats.values() if c["rho"] == rho and c["lam"] == 0}
+        if len(cells) < 2:
+            continue
+        label = "fixed" if rho == 0 else "fresh" if rho == 1 else f"rho {rho:g}"
+        times = {1 / wd: c["grok"] for wd, c in cells.items()}
+        parts[f"{label}: t_grok ~ 1/wd"] = analysis.scaling_verdict(times, budget, "1/wd")
+        checks = [e["plateau"] >= e["bound"] for c in cells.values() for e in c["eq5"].values()
+                  if e["plateau"] is not None and e["bound"] is not None]
+        parts[f"{label}: plateau >= Eq. 5's bound"] = analysis.property_verdict(checks, "grokked runs whose plateau was at least the bound")
+        parts[f"{label}: plateau >= Eq. 5's bound"]["n_unit"] = "runs"
+    return parts
+
+
+def print_tables(stats, budget):
+    print("\nBaseline (lambda = 0) per cell: seeds meeting each pre-registered condition (README) of 5")
+    conds = ("memorizes", "diffuse_at_mem", "starved_plateau", "condenses_first", "groks")
+    print(f"{'cell':24s} " + " ".join(f"{c[:12]:>12s}" for c in conds) + f" {'all five':>9s} {'mass@mem':>9s} {'median t_grok':>14s}")
+    for key, c in stats.items():
+        if c["lam"] != 0:
+            continue
+        med = f"> {budget}" if c["median_censored"] else f"{c['median_grok']:.0f}"
+        mass = "-" if c["mass_at_mem"] is None else f"{c['mass_at_mem']:.3f}"
+        print(f"{key:24s} " + " ".join(f"{c['conditions_met'][k]:>12d}" for k in conds)
+              + f" {c['seeds_meeting']:>6d}/{len(c['seeds'])} {mass:>9s} {med:>14s}")
+    print("\nKL speed-up t_grok(0) / t_grok(lambda), paired by seed (rule 2, analysis.py):")
+    for key, c in stats.items():
+        if "speedup" in c:
+            print(f"  {key:24s} " + analysis.describe(c["speedup"]).replace("**", ""))
+
+
+def heat(ax, M, rows, cols, title, fmt, cmap="viridis", log=False):
+    import matplotlib.colors as mcolors
+    finite = M[np.isfinite(M)]
+    norm = mcolors.LogNorm() if log and finite.size and finite.min() > 0 else None
+    im = ax.imshow(M, cmap=cmap, aspect="auto", norm=norm)
+    ax.set_xticks(range(len(cols)), cols, fontsize=8)
+    ax.set_yticks(range(len(rows)), rows, fontsize=8)
+    for i in range(M.shape[0]):
+        for j in range(M.shape[1]):
+            ax.text(j, i, fmt(i, j), ha="center", va="center", fontsize=7, color="w")
+    ax.set_title(title, fontsize=9)
+    return im
+
+
+def plot(stats, budget, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rhos = RHOS
+    rlabel = [("fixed" if r == 0 else "fresh" if r == 1 else f"{r:g}") for r in rhos]
+    get = lambda rho, wd, lam: stats.get(cell_key(rho, wd, lam))
+    fig, ax = plt.subplots(2, 3, figsize=(16, 9))
+
+    def grid(rows, cols, cell_of, value):
+        M = np.full((len(rows), len(cols)), np.nan)
+        for i, r in enumerate(rows):
+            for j, c in enumerate(cols):
+                cell = cell_of(r, c)
+                if cell is not None and value(cell) is not None:
+                    M[i, j] = value(cell)
+        return M
+
+    def med_fmt(M, cells):
+        return lambda i, j: "" if cells[i][j] is None else (f">{budget}" if cells[i][j]["median_censored"]
+                                                            else f"{M[i, j]:.0f}") + f"\nn={len(cells[i][j]['seeds'])}"
+
+    by_lam = lambda r, l: get(r, 1.0, l)
+    M = grid(rhos, LAMS, by_lam, lambda c: c["median_grok"])
+    cells = [[by_lam(r, l) for l in LAMS] for r in rhos]
+    heat(ax[0, 0], M, rlabel, [f"{l:g}" for l in LAMS], "median t_grok (wd 1), rho x lambda", med_fmt(M, cells), log=True)
+    ax[0, 0].set(xlabel="lambda", ylabel="distractor refresh rho")
+    M = grid(rhos, LAMS, by_lam, lambda c: c["frac_grokked"])
+    heat(ax[0, 1], M, rlabel, [f"{l:g}" for l in LAMS], "fraction of seeds grokked (wd 1)",
+         lambda i, j: "" if np.isnan(M[i, j]) else f"{M[i, j]:.1f}")
+    ax[0, 1].set(xlabel="lambda")
+    lam_pos = [l for l in LAMS if l > 0]
+    M = grid(rhos, lam_pos, by_lam, lambda c: np.exp(c["speedup"]["estimate"]) if "estimate" in c.get("speedup", {}) else None)
+    sp = [[by_lam(r, l) for l in lam_pos] for r in rhos]
+    heat(ax[0, 2], M, rlabel, [f"{l:g}" for l in lam_pos], "KL speed-up t(0)/t(lambda), 95% CI",
+         lambda i, j: "" if np.isnan(M[i, j]) else
+         f"{M[i, j]:.2f}x\n[{np.exp(sp[i][j]['speedup']['ci'][0]):.2f}, {np.exp(sp[i][j]['speedup']['ci'][1]):.2f}]",
+         cmap="coolwarm", log=True)
+    ax[0, 2].set(xlabel="lambda")
+    by_wd = lambda r, w: get(r, w, 0.0)
+    M = grid(rhos, WDS, by_wd, lambda c: c["median_grok"])
+    cells = [[by_wd(r, w) for w in WDS] for r in rhos]
+    heat(ax[1, 0], M, rlabel, [f"{w:g}" for w in WDS], "median t_grok (lambda 0), rho x weight decay", med_fmt(M, cells), log=True)
+    ax[1, 0].set(xlabel="weight decay", ylabel="distractor refresh rho")
+    M = grid(rhos, WDS, by_wd, lambda c: c["mass_at_mem"])
+    heat(ax[1, 1], M, rlabel, [f"{w:g}" for w in WDS],
+         f"informative mass at t_mem (uniform 0.2; 'found' > {analysis.FOUND_MASS})",
+         lambda i, j: "" if np.isnan(M[i, j]) else f"{M[i, j]:.2f}")
+    ax[1, 1].set(xlabel="weight decay")
+    M = grid(rhos, WDS, by_wd, lambda c: c["seeds_meeting"])
+    G = grid(rhos, WDS, by_wd, lambda c: c["grad_collapse"])
+    heat(ax[1, 2], M, rlabel, [f"{w:g}" for w in WDS],
+         "seeds meeting the paper's-regime criterion (of 5);\nbelow: median task-gradient collapse factor",
+         lambda i, j: "" if np.isnan(M[i, j]) else f"{M[i, j]:.0f}\n{G[i, j]:.0e}" if np.isfinite(G[i, j]) else f"{M[i, j]:.0f}",
+         cmap="magma")
+    ax[1, 2].set(xlabel="weight decay")
+    sweep.save_figure(fig, path, "Where the paper's story holds: paper config, seeds 0-4, 10k-epoch budget "
+                      "(censored medians shown as >budget; blank = not run yet)")
+
+
 def main(argv=None):
     args = get_parser().parse_args(argv)
     if args.quick:
         raise SystemExit("error: the map has no --quick preset; use --part baseline --seeds 0 for a first look")
+    os.makedirs(args.results_dir, exist_ok=True)
     cells = grid_cells(args.part)
     runs = [(run_name(*c, s), run_config(*c, s, args)) for c in cells for s in args.seeds]
     try:
         results = sweep.run_sweep(runs, args)
     except ValueError as e:
         raise SystemExit(f"error: {e}")
-    for c in cells:
-        groks = [results[n][0]["grok_epoch"] if n in results else "-" for n in (run_name(*c, s) for s in args.seeds)]
-        print(f"rho {c[0]:g} wd {c[1]:g} lam {c[2]:g}: grok {groks}")
+    stats = analyse(results, cells, args.seeds, args.epochs)
+    print_tables(stats, args.epochs)
+    selection = select_cell(stats)
+    c11 = c11_parts(stats, args.epochs)
+    print("\nSelection for the held-out confirmation (README, pre-registered): "
+          + ("not decided (no cell has all five seeds yet)" if selection is None else
+             f"{selection['cell']}" + ("" if selection["shows_regime"] else
+                                       f", the closest cell (no cell shows the regime; failing: {selection['failing']})")))
+    print("\nClaim C11 (abstract, Eq. 5): the baseline's delay grows like 1/wd and lasts at least Eq. 5's bound.")
+    for part, v in c11.items():
+        print(f"  {part}: " + analysis.describe(v).replace("**", ""))
+    strip = lambda c: {k: v for k, v in c.items() if k != "marks"}
+    train.write_json(os.path.join(args.results_dir, "regime_map.json"),
+                     {"cells": {k: strip(c) for k, c in stats.items()}, "selection": selection, "c11": c11,
+                      "budget": args.epochs, "seeds": args.seeds, "criterion": {
+                          "found_mass": analysis.FOUND_MASS, "min_plateau": analysis.MIN_PLATEAU,
+                          "max_grad_collapse": analysis.MAX_GRAD_COLLAPSE, "min_seeds": analysis.MIN_SEEDS_MEETING}})
+    plot(stats, args.epochs, os.path.join(args.results_dir, "regime_map.png"))
 
 
 if __name__ == "__main__":

@@ -131,6 +131,7 @@ def store_write(folder, key, summary, history):
     fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
     with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
         f.write(json.dumps({"summary": summary, "history": _round(history)}).encode())
+    os.chmod(tmp, 0o644)
     os.replace(tmp, os.path.join(folder, key + ".json.gz"))
 
 

@@ -83,7 +83,7 @@ def test_readme_table_is_generated(tmp_path):
     assert reproduce.update_readme(str(tmp_path), str(readme))
     text = readme.read_text()
     assert "stale" not in text and text.startswith("intro\n") and text.endswith("rest\n")
-    assert "| C1 four phases | **not reproduced** (n = 5) |" in text   # mass 0.3 at memorization: not diffuse
+    assert "| C1 four phases | **not reproduced** | diffuse attention at memorization" in text   # mass 0.3
 
 
 def test_dry_run_prints_the_plan(capsys, tmp_path):
