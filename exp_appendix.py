@@ -125,7 +125,7 @@ def run_bound(args):
 
 def study_parser(sub, name, help, quick):
     p = sub.add_parser(name, help=help, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--regime", default="fresh", choices=sorted(sweep.DISTRACTOR_REGIMES))
+    p.add_argument("--regime", default="fresh", type=sweep.regime_arg)
     sweep.add_scale_args(p, quick, stop_after=200)
     sweep.add_sweep_args(p, "appendix")      # one folder: the studies share their baseline runs
     return p
@@ -144,7 +144,7 @@ def run_name(args, arm, seed):
 
 
 def study_config(args, seed, **kw):
-    distractors, refresh = sweep.DISTRACTOR_REGIMES[args.regime]
+    distractors, refresh = sweep.distractor_regime(args.regime)
     base = dict(p=args.p, epochs=args.epochs, distractors=distractors, refresh=refresh, seed=seed,
                 stop_after=args.stop_after)
     return train.make_config(**{**base, **kw})

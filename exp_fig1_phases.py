@@ -31,9 +31,10 @@ REGIMES = sweep.DISTRACTOR_REGIMES
 def get_parser():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--regime", default="fresh", choices=sorted(REGIMES),
+    p.add_argument("--regime", default="fresh", type=sweep.regime_arg,
                    help="distractor regime of the figure (README: how it was chosen)")
     p.add_argument("--lam", type=float, default=0.0, help="KL prior strength (0 = the paper's baseline)")
+    p.add_argument("--wd", type=float, default=1.0, help="weight decay (a cell of the regime map)")
     p.add_argument("--p", type=int, default=113)
     p.add_argument("--epochs", type=int, default=10000)
     p.add_argument("--stop-after", type=int, default=500, help="epochs kept after grokking")
@@ -46,13 +47,13 @@ def get_parser():
 
 
 def run_config(args, regime, lam, seed):
-    distractors, refresh = REGIMES[regime]
+    distractors, refresh = sweep.distractor_regime(regime)
     return train.make_config(p=args.p, epochs=args.epochs, distractors=distractors, refresh=refresh,
-                             lam=lam, seed=seed, stop_after=args.stop_after)
+                             lam=lam, seed=seed, stop_after=args.stop_after, wd=args.wd)
 
 
-def run_name(regime, lam, seed, p):
-    return f"p{p}_{regime}_lam{lam:g}_seed{seed}"
+def run_name(regime, lam, seed, p, wd=1.0):
+    return f"p{p}_{regime}" + ("" if wd == 1.0 else f"_wd{wd:g}") + f"_lam{lam:g}_seed{seed}"
 
 
 def fmt(v):
@@ -118,7 +119,7 @@ def main(argv=None):
         regimes, lams = list(REGIMES), [0.0]
     else:
         regimes, lams = [args.regime], [args.lam]
-    runs = [(run_name(r, lam, s, args.p), run_config(args, r, lam, s))
+    runs = [(run_name(r, lam, s, args.p, args.wd), run_config(args, r, lam, s))
             for r in regimes for lam in lams for s in args.seeds]
     try:
         results = sweep.run_sweep(runs, args)
@@ -128,7 +129,8 @@ def main(argv=None):
     print("\nClaim C1 (paper): memorize -> attention gradient collapses -> attention condenses "
           "-> test accuracy rises; t_mem < t_struct <= t_rise <= t_grok.")
     print_marks(rows, args.epochs)
-    stem = "fig1_regimes" if args.regime_study else f"fig1_{args.regime}_lam{args.lam:g}"
+    stem = "fig1_regimes" if args.regime_study else \
+        f"fig1_{args.regime}" + ("" if args.wd == 1.0 else f"_wd{args.wd:g}") + f"_lam{args.lam:g}"
     summary = {"rows": {n: m for n, m in rows}, "budget": args.epochs, "rise_acc": args.rise_acc,
                "summaries": {n: results[n][0] for n, _ in runs if n in results}}
     if args.regime_study:

@@ -46,7 +46,7 @@ def get_parser():
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--lam", type=float, default=1.0, help="strength of the oracle / adversarial prior")
     p.add_argument("--radius", type=float, default=MEASURED_R, help="norm-matching radius R for the MLP")
-    p.add_argument("--regime", default="fresh", choices=sorted(sweep.DISTRACTOR_REGIMES), help="distractor regime")
+    p.add_argument("--regime", default="fresh", type=sweep.regime_arg, help="distractor regime")
     p.add_argument("--global-radius", type=float, default=MEASURED_GLOBAL_R,
                    help="total-norm radius of the gnm row (all parameters)")
     p.add_argument("--capacity", nargs="+", default=DEFAULT_ROWS, help=f"rows, from {list(CAPACITY)}")
@@ -56,7 +56,7 @@ def get_parser():
 
 
 def run_config(cap, struct, seed, args):
-    distractors, refresh = sweep.DISTRACTOR_REGIMES[args.regime]
+    distractors, refresh = sweep.distractor_regime(args.regime)
     kw = dict(CAPACITY[cap])
     if kw.pop("norm_match", False):
         kw["norm_match"] = args.radius

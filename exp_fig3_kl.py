@@ -38,7 +38,8 @@ def get_parser():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--lam", type=float, nargs="+", default=LAMS, help="KL strengths lambda")
-    p.add_argument("--regime", default=None, choices=sorted(sweep.DISTRACTOR_REGIMES),
+    p.add_argument("--wd", type=float, default=1.0, help="weight decay (a cell of the regime map)")
+    p.add_argument("--regime", default=None, type=sweep.regime_arg,
                    help="distractor regime (default fresh; fixed with --quick)")
     sweep.add_scale_args(p, QUICK, stop_after=200)
     sweep.add_sweep_args(p, "fig3")
@@ -46,13 +47,14 @@ def get_parser():
 
 
 def run_name(lam, seed, args):
-    return f"p{args.p}_{args.regime}_lam{lam:g}_seed{seed}"
+    wd = "" if args.wd == 1.0 else f"_wd{args.wd:g}"
+    return f"p{args.p}_{args.regime}{wd}_lam{lam:g}_seed{seed}"
 
 
 def run_config(lam, seed, args):
-    distractors, refresh = sweep.DISTRACTOR_REGIMES[args.regime]
+    distractors, refresh = sweep.distractor_regime(args.regime)
     return train.make_config(p=args.p, epochs=args.epochs, distractors=distractors, refresh=refresh,
-                             lam=lam, seed=seed, stop_after=args.stop_after)
+                             lam=lam, seed=seed, stop_after=args.stop_after, wd=args.wd)
 
 
 def main(argv=None):
@@ -102,7 +104,8 @@ def main(argv=None):
         print(f"  log-log slope of rate against lambda: {rate_fit:.2f} (Thm. 5.2 predicts a rate "
               "proportional to lambda, slope 1)")
 
-    stem = "fig3_kl" + ("" if args.regime == "fresh" or args.quick else f"_{args.regime}")
+    stem = "fig3_kl" + ("" if args.regime == "fresh" or args.quick else f"_{args.regime}") \
+        + ("" if args.wd == 1.0 else f"_wd{args.wd:g}")
     if lams != sorted(LAMS) and not args.quick:
         stem += "_lam" + "_".join(f"{l:g}" for l in lams)
     summary = {"table": {f"{l:g}": v for l, v in table.items()}, "verdict": verdict,

@@ -63,14 +63,14 @@ def get_parser():
     p.add_argument("--lam", type=float, default=0.1, help="KL strength of the Bayesian ticket and 'both'")
     p.add_argument("--retrain-wd", type=float, default=1.0,
                    help="weight decay when retraining tickets (README: why 1.0, not Minegishi's 0)")
-    p.add_argument("--regime", default="fresh", choices=sorted(sweep.DISTRACTOR_REGIMES))
+    p.add_argument("--regime", default="fresh", type=sweep.regime_arg)
     sweep.add_scale_args(p, QUICK, stop_after=200)
     sweep.add_sweep_args(p, "fig4")
     return p
 
 
 def base_config(args, seed, **kw):
-    distractors, refresh = sweep.DISTRACTOR_REGIMES[args.regime]
+    distractors, refresh = sweep.distractor_regime(args.regime)
     kw.setdefault("stop_after", args.stop_after)
     return train.make_config(p=args.p, epochs=args.epochs, distractors=distractors, refresh=refresh,
                              seed=seed, **kw)

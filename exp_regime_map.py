@@ -4,6 +4,7 @@
     python exp_regime_map.py --jobs 2            # the whole grid, seeds 0-4 (resumes from the store)
     python exp_regime_map.py --part baseline     # only lambda = 0 at wd = 1 over rho
     python exp_regime_map.py --plot-only         # redraw the maps from the committed run data
+    python exp_regime_map.py --quick             # fixed vs fresh at lambda 0, seed 0, 3000 epochs
 
 The grid (paper config everywhere except the axis varied; 10k epochs; stop 200 after grokking):
   baseline  rho in RHOS, wd 1, lambda 0                 the pre-registered criterion's runs
@@ -27,6 +28,10 @@ LAMS = [0.0, 0.03, 0.3]
 WDS = [0.5, 1.0, 2.0, 4.0]
 WD_RHOS = [0.0, 0.001, 0.003, 0.01, 1.0]
 PARTS = ("baseline", "wd", "lam")
+# A first look in ~2 minutes: the two ends of the map at lambda = 0, one seed. Under `fixed`
+# attention memorizes through the distractors (mass at t_mem below uniform) and never
+# groks; under `fresh` it is already on the operands at memorization and groks.
+QUICK = dict(rhos=[0.0, 1.0], seeds=[0], epochs=3000, part=["baseline"])
 
 
 def run_name(rho, wd, lam, seed):
@@ -40,11 +45,11 @@ def run_config(rho, wd, lam, seed, args):
                              wd=wd, lam=lam)
 
 
-def grid_cells(parts):
+def grid_cells(parts, rhos=RHOS):
     """(rho, wd, lam) cells in training priority: the criterion's baselines first."""
     cells = []
     if "baseline" in parts:
-        cells += [(rho, 1.0, 0.0) for rho in RHOS]
+        cells += [(rho, 1.0, 0.0) for rho in rhos]
     if "wd" in parts:
         cells += [(rho, wd, 0.0) for wd in WDS if wd != 1.0 for rho in WD_RHOS]
     if "lam" in parts:
@@ -56,7 +61,7 @@ def get_parser():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--part", nargs="+", default=list(PARTS), choices=PARTS, help="which part of the grid")
-    sweep.add_scale_args(p, "none (the map needs the paper's budget)", stop_after=200)
+    sweep.add_scale_args(p, QUICK, stop_after=200)
     sweep.add_sweep_args(p, "regime_map")
     return p
 
@@ -245,10 +250,12 @@ def plot(stats, budget, path):
 
 def main(argv=None):
     args = get_parser().parse_args(argv)
+    rhos = RHOS
     if args.quick:
-        raise SystemExit("error: the map has no --quick preset; use --part baseline --seeds 0 for a first look")
+        rhos, args.seeds, args.epochs, args.part = QUICK["rhos"], QUICK["seeds"], QUICK["epochs"], QUICK["part"]
+        args.results_dir = os.path.join(args.results_dir, "quick")
     os.makedirs(args.results_dir, exist_ok=True)
-    cells = grid_cells(args.part)
+    cells = grid_cells(args.part, rhos)
     runs = [(run_name(*c, s), run_config(*c, s, args)) for c in cells for s in args.seeds]
     try:
         results = sweep.run_sweep(runs, args)

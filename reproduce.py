@@ -1,4 +1,4 @@
-"""Run every figure and appendix study, then write results/REPORT.md: each claim C1-C10 of
+"""Run every figure and appendix study, then write results/REPORT.md: each claim C1-C11 of
 SPEC §1 with the measured numbers beside the paper's statement and a verdict, generated
 from the runs' own summaries (the JSON files the scripts write).
 
@@ -39,6 +39,7 @@ STUDIES = [
     ("C9", ["exp_appendix.py", "autoregressive"], 10, 2, 1.0, 10000, 1500),
     ("C10", ["exp_appendix.py", "frozen"], 15, 3, 1.0, 10000, 2500),
     ("C10", ["exp_appendix.py", "optimizers"], 40, 4, 2.0, 10000, 1500),
+    ("C11", ["exp_regime_map.py"], 180, 2, 1.0, 10000, 3000),
 ]
 
 PAPER = {

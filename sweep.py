@@ -31,9 +31,33 @@ import numpy as np
 import train
 
 
-# The distractor regimes by name (README, "The distractor regime"): (--distractors, --refresh).
+# The distractor regimes of the regime study (README, "The distractor regime"), by name:
+# (--distractors, --refresh). Any `refresh<rho>` with 0 < rho < 1 is a regime too.
 DISTRACTOR_REGIMES = {"fixed": ("fixed", 0.0), "fresh": ("fresh", 0.0), "refresh0.01": ("refresh", 0.01),
                       "refresh0.003": ("refresh", 0.003), "refresh0.001": ("refresh", 0.001)}
+
+
+def distractor_regime(name):
+    """(--distractors, --refresh) for a regime name: fixed, fresh or refresh<rho>."""
+    if name in ("fixed", "fresh"):
+        return name, 0.0
+    try:
+        rho = float(name[len("refresh"):]) if name.startswith("refresh") else None
+    except ValueError:
+        rho = None
+    if rho is None or not 0 < rho < 1:
+        raise ValueError(f"unknown distractor regime {name!r}: use fixed, fresh or refresh<rho> with 0 < rho < 1")
+    return "refresh", rho
+
+
+def regime_arg(name):
+    """argparse type for --regime: a one-line error for a bad name."""
+    import argparse
+    try:
+        distractor_regime(name)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return name
 
 
 def add_sweep_args(parser, experiment):

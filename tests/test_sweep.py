@@ -130,3 +130,14 @@ def test_divergence_rate_of_an_exponential():
     ep = np.arange(0, 1000, 10)
     hist = {"epoch": ep.tolist(), "struct_div": (0.9 * np.exp(-0.004 * ep)).tolist()}
     assert exp_fig3_kl.divergence_rate(hist) == pytest.approx(0.004, rel=1e-6)
+
+
+def test_distractor_regime_names():
+    assert sweep.distractor_regime("fixed") == ("fixed", 0.0)
+    assert sweep.distractor_regime("fresh") == ("fresh", 0.0)
+    assert sweep.distractor_regime("refresh0.03") == ("refresh", 0.03)
+    for bad in ("refresh", "refresh1", "refresh0", "refreshx", "sometimes"):
+        with pytest.raises(ValueError, match="distractor regime"):
+            sweep.distractor_regime(bad)
+    for name, (distractors, rho) in sweep.DISTRACTOR_REGIMES.items():
+        assert sweep.distractor_regime(name) == (distractors, rho)

@@ -235,3 +235,28 @@ def test_bf16_autocast_and_compiled_paths():
     assert hc["train_loss"] == h32["train_loss"]
     with pytest.raises(ValueError, match="--amp"):
         train.validate(train.make_config(amp="fp8"))
+
+
+def test_default_path_matches_fixture():
+    """The default training path reproduces the stored reference (tests/make_fixture.py):
+    bitwise in the environment that wrote it (same CPU model, torch build, 1 thread), within
+    float32 rounding amplified over 12 steps elsewhere (another CPU's kernels sum in
+    another order: ~1e-6 relative per step, and Adam can magnify a near-zero gradient's
+    rounding to ~lr per step, so 1e-3 relative / 1e-5 absolute on the logged quantities)."""
+    import json
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(__file__))
+    import make_fixture
+    with open(make_fixture.FIXTURE) as f:
+        ref = json.load(f)
+    got = make_fixture.histories()
+    same_env = ref["environment"] == make_fixture.environment()
+    for name, hist in ref["histories"].items():
+        assert got[name].keys() == hist.keys()
+        for key, values in hist.items():
+            if same_env:
+                assert got[name][key] == values, (name, key)
+            else:
+                torch.testing.assert_close(torch.tensor(got[name][key], dtype=torch.float64),
+                                           torch.tensor(values, dtype=torch.float64), rtol=1e-3, atol=1e-5)
