@@ -1,13 +1,19 @@
-"""The minimal transformer of the paper (SPEC §4, paper §3.2 and App. A.2).
+"""The minimal transformer of the paper (§3.2, App. A.2; sizes from App. G).
 
 token + position embedding -> one attention layer (H heads, W_Q W_K W_V W_O) -> residual
--> two-layer ReLU MLP on the residual -> unembedding. No LayerNorm.
+-> two-layer ReLU MLP on the residual -> unembedding. No LayerNorm. The logits are read at
+the query position, the last one (the autoregressive task reads one position per row).
 
-Only the query (last) position's output is ever read, so only its attention row and its
-MLP are computed; this is exact, not an approximation (tests/test_model.py checks it
-against a plain per-position transformer). The keys, values and queries of a position
-depend only on its token and its index, so they are read from small projected tables
-(vocab x d and T x d) instead of multiplying every token by W_Q, W_K, W_V.
+The file reads top to bottom:
+  1. __init__      the parameters, and their groups (attn, mlp, embed, unembed)
+  2. definition    the model exactly as defined: every position computes its query, key and
+                   value, attends, and runs the MLP; the query's logits are read out. Plain,
+                   slow, and the reference every faster path is tested against.
+  3. run           what training uses: the same numbers computed at the query position only,
+                   from small tables (exact, not an approximation; ~2.5x faster here)
+  4. run_rows      the same for causal attention with a query position per row
+Both fast paths are tested equal to `definition`, forward and gradients, with 1 and 4
+heads, in tests/test_model.py.
 """
 import math
 
@@ -44,43 +50,75 @@ class Transformer(nn.Module):
               "unembed": ("W_U",)}
 
     def group(self, name):
-        """Parameters of one group by name: attn, mlp, embed or unembed (SPEC §4)."""
+        """Parameters of one group by name: attn, mlp, embed or unembed (paper Def. 4.2 uses mlp)."""
         return [getattr(self, n) for n in self.GROUPS[name]]
 
+    # -----------------------------------------------------------------------------------
+    # 1. The definition
+
+    def definition(self, x, attn=None, pos_ids=None, qpos=None):
+        """The model as the paper defines it, at every position; returns the query's logits
+        (B, C) and attention row (B, H, T). x: (B, T) tokens; attn: an attention row
+        (B, H, T) or (B, T) to use at the query instead of the model's own (frozen-oracle
+        study); pos_ids: rows of the position table to use (length generalization); qpos:
+        (B,) the query position of each row, with causal attention (autoregressive task)."""
+        B, T = x.shape
+        H, dh = self.n_heads, self.d_head
+        h, _ = self.inputs(x, pos_ids)                                     # (B, T, d) residual stream
+        q = (h @ self.W_Q.T).view(B, T, H, dh).transpose(1, 2)             # (B, H, T, dh)
+        k = (h @ self.W_K.T).view(B, T, H, dh).transpose(1, 2)
+        v = (h @ self.W_V.T).view(B, T, H, dh).transpose(1, 2)
+        scores = q @ k.transpose(-1, -2) / math.sqrt(dh)                   # (B, H, T, T), Eq. 38
+        if qpos is not None:                                               # causal: keys up to the row's own position
+            scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool, device=x.device).triu(1), -math.inf)
+        rows = torch.arange(B, device=x.device)
+        at = torch.full((B,), T - 1, device=x.device) if qpos is None else qpos   # the query position of each row
+        a = torch.softmax(scores, dim=-1)                                  # (B, H, T, T)
+        if attn is not None:                                               # only the query's row is ever read
+            a = a.clone()
+            a[rows, :, at] = override_attention(attn, B, H, T, a.dtype)
+        o = (a @ v).transpose(1, 2).reshape(B, T, H * dh)                  # (B, T, d) pooled values
+        r = h + o @ self.W_O.T                                             # attention + residual
+        r2 = r + F.relu(r @ self.W_in.T + self.b_in) @ self.W_out.T + self.b_out   # MLP + residual
+        logits = r2 @ self.W_U.T                                           # (B, T, C)
+        return logits[rows, at], a[rows, :, at]
+
+    # -----------------------------------------------------------------------------------
+    # 2. The query-only computation (what training runs)
+
     def run(self, x, attn=None, pos_ids=None, qpos=None):
-        """Forward pass at the query position, returning every intermediate the
-        diagnostics need. x: (B, T) tokens; attn: optional fixed attention (B, H, T) or
-        (B, T) used instead of the model's own (frozen-oracle study); pos_ids: optional (T,)
-        rows of the position table to use (length generalization: the query keeps its
-        training slot); qpos: optional (B,) query position per row, with causal attention
-        (keys i <= qpos only; the autoregressive task, see run_rows)."""
+        """`definition`'s numbers computed at the query position only, with every intermediate
+        the diagnostics need: a dict with logits (B, C), attn and scores (B, H, T) and the
+        pooled value o (B, H, dh). Arguments as in `definition`; with qpos, see run_rows.
+
+        Only the query's output is read and there is one layer, so no other position's
+        attention or MLP is needed. And a position's key, value and query depend only on its
+        token and its index, so they come from small tables (vocab x d and T x d) instead of
+        a projection of every token: the scores become two tables of scalars indexed by
+        (query token, key token) and (query token, key position)."""
         if qpos is not None:
             return self.run_rows(x, qpos, attn)
         B, T = x.shape
         H, dh = self.n_heads, self.d_head
         P = self.pos[:T] if pos_ids is None else self.pos[pos_ids]
-        # Every key, value and query depends only on a token and a position, so the
-        # projections are tables: W e_t for each vocabulary token, W p_i for each position.
         V = self.embed.shape[0]
+        # the projections as tables: W e_t for each vocabulary token, W p_i for each position
         W_qkv = torch.cat([self.W_Q, self.W_K, self.W_V])
         QE, KE, VE = (self.embed @ W_qkv.T).view(V, 3, H, dh).unbind(1)     # (V, H, dh) each
         QP, KP, VP = (P @ W_qkv.T).view(T, 3, H, dh).unbind(1)              # (T, H, dh) each
         # Eq. 38: s_i = (q_e + q_p) . (k_e + k_p) / sqrt(dh) for query token e at position T-1
-        # and key token x_i at position i. Both parts are tables of scalars indexed by
-        # (query token, key token) and (query token, key position): no per-token vectors.
+        # and key token x_i at position i, split into a token part and a position part
         q = QE + QP[-1]                                                      # (V, H, dh): every possible query
         tok_scores = torch.einsum("qhe,khe->hqk", q, KE) / math.sqrt(dh)    # (H, V, V)
         pos_scores = torch.einsum("qhe,the->hqt", q, KP) / math.sqrt(dh)    # (H, V, T)
+        # each example reads its entries: row (query token), column (key token or position)
         xq = x[:, -1:]                                                       # (B, 1) query tokens
         scores = (tok_scores.reshape(H, V * V)[:, (xq * V + x).flatten()]
                   + pos_scores.reshape(H, V * T)[:, (xq * T + torch.arange(T, device=x.device)).flatten()])
         scores = scores.view(H, B, T).transpose(0, 1)                        # (B, H, T)
-        if attn is None:
-            a = torch.softmax(scores, dim=-1)
-        else:
-            a = (attn if attn.dim() == 3 else attn[:, None, :].expand(B, H, T)).to(scores.dtype)
-        # Pooled value o = sum_i a_i (v_e(x_i) + v_p(i)): the token part as (attention mass on
-        # each vocabulary token) @ (value table), the position part directly.
+        a = torch.softmax(scores, dim=-1) if attn is None else override_attention(attn, B, H, T, scores.dtype)
+        # pooled value o = sum_i a_i (v_e(x_i) + v_p(i)): the token part as (attention mass
+        # on each vocabulary token) @ (value table), the position part directly
         idx = x[:, None, :].expand(B, H, T)
         mass = torch.zeros(B, H, V, dtype=a.dtype, device=a.device).scatter_add(2, idx, a)
         o = torch.einsum("bhv,vhe->bhe", mass, VE) + torch.einsum("bht,the->bhe", a, VP)  # (B, H, dh)
@@ -100,15 +138,12 @@ class Transformer(nn.Module):
         scores = torch.einsum("bhe,bthe->bht", q, k) / math.sqrt(dh)
         future = torch.arange(T, device=x.device)[None, None, :] > qpos[:, None, None]
         scores = scores.masked_fill(future, -1e30)
-        if attn is None:
-            a = torch.softmax(scores, dim=-1)
-        else:
-            a = (attn if attn.dim() == 3 else attn[:, None, :].expand(B, H, T)).to(scores.dtype)
+        a = torch.softmax(scores, dim=-1) if attn is None else override_attention(attn, B, H, T, scores.dtype)
         o = torch.einsum("bht,bthe->bhe", a, (h @ self.W_V.T).view(B, T, H, dh))
         return self._head(h_q, o, {"attn": a, "scores": scores, "o": o})
 
     def _head(self, h_q, o, out):
-        """Residual, MLP and unembedding at the query: the same for both attention paths."""
+        """Residual, MLP and unembedding at the query: the same for both fast paths."""
         B = h_q.shape[0]
         r = h_q + o.reshape(B, -1) @ self.W_O.T                              # attention + residual
         r2 = r + F.linear(F.relu(F.linear(r, self.W_in, self.b_in)), self.W_out, self.b_out)
@@ -132,3 +167,9 @@ class Transformer(nn.Module):
         """Logits (B, C) and attention weights at the query position (B, H, T)."""
         out = self.run(x, attn, pos_ids, qpos)
         return out["logits"], out["attn"]
+
+
+def override_attention(attn, B, H, T, dtype):
+    """A given attention row, (B, H, T) or (B, T) shared by the heads, as (B, H, T): what
+    the frozen-oracle study puts in place of the model's own (App. F.4)."""
+    return (attn if attn.dim() == 3 else attn[:, None, :].expand(B, H, T)).to(dtype)

@@ -1,4 +1,5 @@
-"""The query-only model equals a plain per-position transformer (SPEC §4)."""
+"""The query-only computation equals the model's definition (a plain per-position
+transformer), forward and gradients; and the definition is the textbook one."""
 import math
 
 import torch
@@ -8,19 +9,8 @@ from model import Transformer
 
 
 def reference_forward(m, x):
-    """A straightforward transformer: q, k, v at every position, full attention rows,
-    residual MLP at every position, logits read at the last one."""
-    B, T = x.shape
-    H, dh = m.n_heads, m.d_head
-    h = m.embed[x] + m.pos[:T]                                  # (B, T, d)
-    q = (h @ m.W_Q.T).view(B, T, H, dh).transpose(1, 2)         # (B, H, T, dh)
-    k = (h @ m.W_K.T).view(B, T, H, dh).transpose(1, 2)
-    v = (h @ m.W_V.T).view(B, T, H, dh).transpose(1, 2)
-    att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(dh), dim=-1)  # (B, H, T, T)
-    o = (att @ v).transpose(1, 2).reshape(B, T, H * dh)
-    r = h + o @ m.W_O.T
-    r2 = r + F.relu(r @ m.W_in.T + m.b_in) @ m.W_out.T + m.b_out
-    return (r2 @ m.W_U.T)[:, -1], att[:, :, -1]
+    """The model's own definition (model.Transformer.definition): every position, read at the query."""
+    return m.definition(x)
 
 
 def _model_and_batch(n_heads, seed=0, vary_query=False):
@@ -72,31 +62,61 @@ def test_values_table_matches_per_position_values():
     torch.testing.assert_close(v.reshape(40, 6, -1), h @ m.W_V.T)
 
 
-def test_causal_rows_equal_the_full_causal_transformer():
-    """run_rows (one row per (sequence, query position)) equals a per-position transformer
-    with a causal mask read at that position; keys after the query get exactly zero."""
+def test_definition_is_the_textbook_transformer():
+    """The definition against an independent line-by-line transformer (full attention rows,
+    residual MLP at every position), so that `definition` itself cannot drift."""
     for n_heads in (1, 4):
         m, x = _model_and_batch(n_heads, vary_query=True)
         B, T = x.shape
         H, dh = m.n_heads, m.d_head
         h = m.embed[x] + m.pos[:T]
-        q = (h @ m.W_Q.T).view(B, T, H, dh).transpose(1, 2)
-        k = (h @ m.W_K.T).view(B, T, H, dh).transpose(1, 2)
-        v = (h @ m.W_V.T).view(B, T, H, dh).transpose(1, 2)
-        s = (q @ k.transpose(-1, -2) / math.sqrt(dh)).masked_fill(torch.ones(T, T).triu(1).bool(), -math.inf)
-        att = torch.softmax(s, -1)
-        r = h + (att @ v).transpose(1, 2).reshape(B, T, H * dh) @ m.W_O.T
-        ref = (r + F.relu(r @ m.W_in.T + m.b_in) @ m.W_out.T + m.b_out) @ m.W_U.T     # (B, T, C)
+        heads = []
+        for i in range(H):                                         # one head at a time, no reshapes
+            sl = slice(i * dh, (i + 1) * dh)
+            q, k, v = h @ m.W_Q[sl].T, h @ m.W_K[sl].T, h @ m.W_V[sl].T
+            att = torch.softmax(q @ k.transpose(1, 2) / math.sqrt(dh), -1)
+            heads.append((att[:, -1], att @ v))
+        r = h + torch.cat([o for _, o in heads], -1) @ m.W_O.T
+        ref = (r + F.relu(r @ m.W_in.T + m.b_in) @ m.W_out.T + m.b_out) @ m.W_U.T
+        logits, attn = m.definition(x)
+        torch.testing.assert_close(logits, ref[:, -1], rtol=1e-10, atol=1e-10)
+        torch.testing.assert_close(attn, torch.stack([a for a, _ in heads], 1), rtol=1e-10, atol=1e-10)
+
+
+def test_frozen_attention_is_the_same_in_both_paths():
+    m, x = _model_and_batch(2, vary_query=True)
+    fixed = torch.softmax(torch.randn(40, 6, dtype=torch.float64), -1)
+    torch.testing.assert_close(m.run(x, attn=fixed)["logits"], m.definition(x, attn=fixed)[0])
+    qpos = torch.randint(0, 6, (40,))
+    fixed_rows = fixed * (torch.arange(6)[None] <= qpos[:, None])
+    torch.testing.assert_close(m.run(x, attn=fixed_rows, qpos=qpos)["logits"],
+                               m.definition(x, attn=fixed_rows, qpos=qpos)[0])
+
+
+def test_causal_rows_equal_the_definition():
+    """run_rows (one row per (sequence, query position)) equals the definition with causal
+    attention read at that position, forward and gradients; keys after the query get exactly
+    zero and cannot matter."""
+    for n_heads in (1, 4):
+        m, x = _model_and_batch(n_heads, vary_query=True)
+        B, T = x.shape
         qpos = torch.randint(0, T, (B,))
         out = m.run(x, qpos=qpos)
-        rows = torch.arange(B)
-        torch.testing.assert_close(out["logits"], ref[rows, qpos])
-        torch.testing.assert_close(out["attn"], att[rows, :, qpos])
+        ref_logits, ref_attn = m.definition(x, qpos=qpos)
+        torch.testing.assert_close(out["logits"], ref_logits)
+        torch.testing.assert_close(out["attn"], ref_attn)
         future = torch.arange(T)[None, None, :] > qpos[:, None, None]
         assert (out["attn"][future.expand_as(out["attn"])] == 0).all()
         # nothing after the query matters: scramble the future tokens
         x2 = torch.where(torch.arange(T)[None, :] > qpos[:, None], torch.randint(0, 11, x.shape), x)
         torch.testing.assert_close(m.run(x2, qpos=qpos)["logits"], out["logits"])
+        y = torch.randint(0, 11, (B,))
+        F.cross_entropy(out["logits"], y).backward()
+        fast = {n: p.grad.clone() for n, p in m.named_parameters()}
+        m.zero_grad()
+        F.cross_entropy(ref_logits, y).backward()
+        for n, p in m.named_parameters():
+            torch.testing.assert_close(fast[n], p.grad, rtol=1e-9, atol=1e-12, msg=n)
     # with the query at the last position the causal path is the fast path
     out_last = m.run(x, qpos=torch.full((B,), T - 1))
     torch.testing.assert_close(out_last["logits"], m.run(x)["logits"])
@@ -117,6 +137,4 @@ def test_position_slots_keep_the_query_embedding():
     torch.testing.assert_close(h_q6, h_q12)
     torch.testing.assert_close(h_q6, m.embed[x6[:, -1]] + m.pos[15])
     ids = query_slot_ids(12, 16)
-    ref = Transformer(task.vocab_size, task.n_classes, 12, 16, 2, 32).double()
-    ref.load_state_dict({**m.state_dict(), "pos": m.pos.detach()[ids]})
-    torch.testing.assert_close(m.run(x12, pos_ids=ids)["logits"], reference_forward(ref, x12)[0])
+    torch.testing.assert_close(m.run(x12, pos_ids=ids)["logits"], m.definition(x12, pos_ids=ids)[0])
