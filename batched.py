@@ -147,7 +147,7 @@ def train_batched(cfgs, log=print, weights=None):
 
 
 def evaluate_one(model, params, s, cfg, d, lam):
-    """The run's SPEC §5 quantities, computed exactly as train.train does, on a plain module
+    """The run's logged quantities (paper §5-6), computed exactly as train.train does, on a plain module
     holding run s's slice of the stacked weights."""
     with torch.no_grad():
         for n, p in model.named_parameters():

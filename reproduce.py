@@ -1,5 +1,5 @@
 """Run every figure and appendix study, then write results/REPORT.md: each claim C1-C11 of
-SPEC §1 with the measured numbers beside the paper's statement and a verdict, generated
+the paper (numbered as in the README) with the measured numbers beside the paper's statement and a verdict, generated
 from the runs' own summaries (the JSON files the scripts write).
 
     python reproduce.py --quick --jobs 2      # every study at its --quick preset

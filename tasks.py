@@ -1,4 +1,4 @@
-"""Sequence tasks with a fixed query position and distractors (SPEC §3, paper App. A.1).
+"""Sequence tasks with a fixed query position and distractors (paper App. A.1).
 
 Every task is a `SeqTask`: token sequences `x` (B, T) whose last token is the query `=`,
 labels `y` (B,), the set of informative positions, and the oracle attention q* (mass 1/k on
@@ -84,7 +84,7 @@ class SeqTask:
         return m / m.sum(-1, keepdim=True)
 
     def oracle(self, n):
-        """q* (n, T): 1/k on each informative position (SPEC §3)."""
+        """q* (n, T): 1/k on each informative position (the oracle of Def. 4.1)."""
         q = torch.zeros(self.seq_len)
         q[self.informative] = 1.0 / len(self.informative)
         return q.expand(n, -1)

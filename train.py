@@ -1,4 +1,4 @@
-"""One full-batch training loop with the paper's hooks and phase metrics (SPEC §5-6).
+"""One full-batch training loop with the paper's hooks and phase metrics (paper §5-6, App. D, App. G).
 
     python train.py --task add --p 113 --lam 0.1 --seed 0 --out runs/x
 
@@ -8,7 +8,7 @@ writes <out>/summary.json and <out>/history.json. From Python:
     summary, history = train.train(train.make_config(lam=0.1, seed=0))
 
 Reading order: `train` (the loop) -> `training_loss` and `prior_loss` (Eq. 6: the KL prior
-and its undirected alternatives, `prior_weight` for the schedules) -> `evaluation` (SPEC §5:
+and its undirected alternatives, `prior_weight` for the schedules) -> `evaluation` (paper §5-6, App. D:
 structural divergence, informative mass, the task gradient to the attention interaction
 matrix, the Lemma 5.1 bound). `batched.py` trains several seeds of one config at once.
 """
@@ -40,7 +40,7 @@ def get_parser():
     p = argparse.ArgumentParser(description="Train the minimal transformer (paper App. G defaults).",
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     a = p.add_argument
-    # task (SPEC §3)
+    # task (paper App. A.1)
     a("--task", default="add", help=f"one of {', '.join(TASKS)}")
     a("--p", type=int, default=113, help="modulus")
     a("--frac", type=float, default=0.3, help="train fraction of all operand tuples")
@@ -56,11 +56,11 @@ def get_parser():
     a("--perm-n", type=int, default=5, help="perm: the group S_n")
     a("--pos-slots", type=int, default=None,
       help="position-table rows; the query always uses the last (length generalization). Default: seq length")
-    # model (SPEC §4)
+    # model (paper §3.2, App. A.2)
     a("--d-model", type=int, default=64)
     a("--n-heads", type=int, default=1)
     a("--d-mlp", type=int, default=256)
-    # optimization (SPEC §2)
+    # optimization (paper App. G)
     a("--optimizer", default="adamw", help="adamw | sgd | lion | muon (optim.py maps lr and wd between them)")
     a("--batch-size", type=int, default=None, help="minibatch size (default: full batch)")
     a("--lr", type=float, default=1e-3)
@@ -87,7 +87,7 @@ def get_parser():
     a("--global-norm-match", type=float, default=None,
       help="rescale *all* parameters to this total norm after every step (Omnigrok's own variant)")
     a("--qk-penalty", type=float, default=0.0, help="extra c * (||W_Q||^2 + ||W_K||^2) in the loss")
-    # logging and phase marks (SPEC §5)
+    # logging and phase marks (paper §5.1, Fig. 1)
     a("--eval-every", type=int, default=10)
     a("--tau", type=float, default=None, help="structural-condition threshold (default 1/(2k))")
     a("--grok-acc", type=float, default=0.99, help="test accuracy that marks grokking")
@@ -185,7 +185,7 @@ def semantic_config(cfg):
 
 
 # ---------------------------------------------------------------------------------------
-# The structural prior (Eq. 6) and the diagnostics (SPEC §5)
+# The structural prior (Eq. 6) and the diagnostics (Def. 4.1, Cor. 4.5, Lemma 5.1, App. D.2)
 
 def kl_to_target(q, log_a):
     """KL(q || a) per example and head, sum over positions with q_i > 0 (0 log 0 = 0).
@@ -351,7 +351,7 @@ def first_epoch(history, key, threshold):
 # The loop
 
 def training_loss(model, out, y, target, cfg, lam):
-    """loss = CE (float64, SPEC §2) + lam(t) * penalty (Eq. 6) [+ the QK penalty].
+    """loss = CE (float64: README, Choices) + lam(t) * penalty (Eq. 6) [+ the QK penalty].
     Returns (loss, per-example CE, penalty or None). The penalty is computed whenever the run
     has a prior (cfg.lam > 0), so it is logged also while lam(t) = 0."""
     ce_each = F.cross_entropy(out["logits"].double(), y, reduction="none")
@@ -492,7 +492,7 @@ def task_data(task, cfg, device, tau):
 
 
 def evaluation(model, cfg, run, d, out, ce_each, kl, lam):
-    """Every SPEC §5 quantity at one epoch: from the training forward `out` (after backward,
+    """Every logged quantity at one epoch (README, Choices: Logging): from the training forward `out` (after backward,
     with out["attn"].retain_grad()) and one test forward through `run`."""
     metrics = task_gradient_stats(model, d.x_tr, out, ce_each, d.pos_ids, d.qpos_tr) if d.frozen is None else {}
     with torch.no_grad():

@@ -1,4 +1,4 @@
-"""The formulas of SPEC §5-6: Eq. 45, the interaction-matrix gradient, Lemma 5.1."""
+"""The formulas of the loss and diagnostics: Eq. 45, the interaction-matrix gradient, Lemma 5.1."""
 import math
 
 import pytest
