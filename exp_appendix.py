@@ -40,7 +40,6 @@ import numpy as np
 
 import torch
 
-import exp_fig3_kl
 import optim
 import sweep
 import train
@@ -53,7 +52,7 @@ def bound_parser(sub):
     p = sub.add_parser("bound", help="Fig. 5: measured attention-logit gradient vs the Lemma 5.1 bound",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--lam", type=float, nargs="+", default=[0.0, 0.1], help="lambdas to show (0 = baseline)")
-    p.add_argument("--regime", default="fresh")
+    p.add_argument("--regime", default="fresh", type=sweep.regime_arg)
     p.add_argument("--p", type=int, default=113)
     p.add_argument("--epochs", type=int, default=10000)
     p.add_argument("--stop-after", type=int, default=200)
@@ -81,7 +80,7 @@ def run_bound(args):
         args.epochs, args.seeds = 3000, [0]
         args.results_dir = os.path.join(args.results_dir, "quick")
     os.makedirs(args.results_dir, exist_ok=True)
-    runs = [(exp_fig3_kl.run_name(l, s, args), exp_fig3_kl.run_config(l, s, args)) for l in args.lam for s in args.seeds]
+    runs = [sweep.kl_run(l, s, args) for l in args.lam for s in args.seeds]
     results = sweep.run_sweep(runs, args)
     print("\nClaim C5 (paper): the measured gradient stays below the Lemma 5.1 bound, far below "
           "it after memorization.")
@@ -106,7 +105,7 @@ def run_bound(args):
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(1, len(args.lam), figsize=(6 * len(args.lam), 4.5), squeeze=False)
     for ax, lam in zip(axes[0], args.lam):
-        hists = [results[n][1] for n in (exp_fig3_kl.run_name(lam, s, args) for s in args.seeds) if n in results]
+        hists = [results[n][1] for n in (sweep.kl_run(lam, s, args)[0] for s in args.seeds) if n in results]
         if not hists:
             continue
         grid, g = sweep.curves(hists, "lemma_grad", args.epochs)

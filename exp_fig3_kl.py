@@ -47,14 +47,11 @@ def get_parser():
 
 
 def run_name(lam, seed, args):
-    wd = "" if args.wd == 1.0 else f"_wd{args.wd:g}"
-    return f"p{args.p}_{args.regime}{wd}_lam{lam:g}_seed{seed}"
+    return sweep.kl_run(lam, seed, args)[0]
 
 
 def run_config(lam, seed, args):
-    distractors, refresh = sweep.distractor_regime(args.regime)
-    return train.make_config(p=args.p, epochs=args.epochs, distractors=distractors, refresh=refresh,
-                             lam=lam, seed=seed, stop_after=args.stop_after, wd=args.wd)
+    return sweep.kl_run(lam, seed, args)[1]
 
 
 def main(argv=None):

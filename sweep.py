@@ -60,6 +60,17 @@ def regime_arg(name):
     return name
 
 
+def kl_run(lam, seed, args):
+    """(name, config) of a Figure 3 run: the paper config with the KL prior at strength lam,
+    in args.regime at weight decay args.wd (default 1). The bound study (Figure 5) reads
+    the same runs, so both scripts name them here."""
+    wd = getattr(args, "wd", 1.0)
+    distractors, refresh = distractor_regime(args.regime)
+    name = f"p{args.p}_{args.regime}" + ("" if wd == 1.0 else f"_wd{wd:g}") + f"_lam{lam:g}_seed{seed}"
+    return name, train.make_config(p=args.p, epochs=args.epochs, distractors=distractors, refresh=refresh,
+                                   lam=lam, seed=seed, stop_after=args.stop_after, wd=wd)
+
+
 def add_sweep_args(parser, experiment):
     a = parser.add_argument
     a("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
