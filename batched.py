@@ -26,6 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch.func import functional_call, vmap
 
+import diagnostics
 import train
 from model import Transformer
 from tasks import make_task
@@ -109,7 +110,7 @@ def train_batched(cfgs, log=print, weights=None):
         loss = ce.sum()
         if any(c.lam for c in cfgs):
             log_a = torch.log_softmax(out["scores"].double(), -1)                       # (S, B, H, T)
-            kl = train.kl_to_target(target.flatten(0, 1), log_a.flatten(0, 1)).view(S, -1).mean(1)
+            kl = diagnostics.kl_to_target(target.flatten(0, 1), log_a.flatten(0, 1)).view(S, -1).mean(1)
             loss = loss + (torch.tensor(lams, dtype=kl.dtype, device=device) * kl).sum()
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -153,11 +154,11 @@ def evaluate_one(model, params, s, cfg, d, lam):
         for n, p in model.named_parameters():
             p.copy_(params[n][s])
     out = model.run(d.x_tr)
-    loss, ce_each, kl = train.training_loss(model, out, d.y_tr, d.target, cfg, lam)
+    loss, ce_each, penalty = train.training_loss(model, out, d.y_tr, d.target, cfg, lam)
     out["attn"].retain_grad()
     model.zero_grad(set_to_none=True)
     loss.backward()
-    return train.evaluation(model, cfg, model.run, d, out, ce_each, kl, lam)
+    return diagnostics.evaluation(model, cfg, model.run, d, out, ce_each, penalty, lam)
 
 
 def run_group_to_folders(cfgs, log=print):

@@ -7,10 +7,13 @@ writes <out>/summary.json and <out>/history.json. From Python:
     import train
     summary, history = train.train(train.make_config(lam=0.1, seed=0))
 
-Reading order: `train` (the loop) -> `training_loss` and `prior_loss` (Eq. 6: the KL prior
-and its undirected alternatives, `prior_weight` for the schedules) -> `evaluation` (paper §5-6, App. D:
-structural divergence, informative mass, the task gradient to the attention interaction
-matrix, the Lemma 5.1 bound). `batched.py` trains several seeds of one config at once.
+The file reads top to bottom: 1. the configuration (every flag; paper App. G defaults),
+2. the loss (`training_loss`: float64 cross-entropy + lambda(t) times the structural prior,
+Eq. 6: KL to a target, or the undirected entropy / sparsity penalties), 3. the capacity and
+ticket hooks, 4. the loop (`train`), 5. run folders and the command line. What the loop
+logs every --eval-every epochs (D(t), informative mass, the task gradient to the attention
+interaction matrix, the Lemma 5.1 bound) is defined in diagnostics.py. `batched.py` trains
+several seeds of one config at once.
 """
 import argparse
 import json
@@ -24,6 +27,8 @@ from types import SimpleNamespace
 import torch
 import torch.nn.functional as F
 
+from analysis import first_epoch
+from diagnostics import evaluation, kl_to_target
 from model import Transformer
 from optim import OPTIMIZERS, build_optimizer
 from tasks import TASKS, make_task, query_slot_ids
@@ -35,6 +40,9 @@ REGIMES = ("fixed", "fresh", "refresh")
 NON_SEMANTIC = ("out", "quiet", "print_every", "threads", "device")
 AMP = ("off", "bf16")
 
+
+# ---------------------------------------------------------------------------------------
+# 1. The configuration: every flag, with the paper's values (App. G) as defaults
 
 def get_parser():
     p = argparse.ArgumentParser(description="Train the minimal transformer (paper App. G defaults).",
@@ -185,16 +193,18 @@ def semantic_config(cfg):
 
 
 # ---------------------------------------------------------------------------------------
-# The structural prior (Eq. 6) and the diagnostics (Def. 4.1, Cor. 4.5, Lemma 5.1, App. D.2)
+# 2. The loss: CE + lambda(t) * penalty (Eq. 6), the structural prior and its schedules
 
-def kl_to_target(q, log_a):
-    """KL(q || a) per example and head, sum over positions with q_i > 0 (0 log 0 = 0).
-    q: (B, T) or (B, H, T); log_a: (B, H, T). Its gradient w.r.t. the logits is a - q (Eq. 45)."""
-    if q.dim() == 2:
-        q = q[:, None, :]
-    q = q.to(log_a.dtype)
-    log_q = torch.where(q > 0, q, torch.ones_like(q)).log()
-    return (q * (log_q - log_a)).sum(-1)
+def training_loss(model, out, y, target, cfg, lam):
+    """loss = CE (float64: README, Choices) + lam(t) * penalty (Eq. 6) [+ the QK penalty].
+    Returns (loss, per-example CE, penalty or None). The penalty is computed whenever the run
+    has a prior (cfg.lam > 0), so it is logged also while lam(t) = 0."""
+    ce_each = F.cross_entropy(out["logits"].double(), y, reduction="none")
+    penalty = prior_loss(out["scores"], target, cfg.prior_kind) if cfg.lam else None
+    loss = ce_each.mean() + lam * penalty if lam else ce_each.mean()
+    if cfg.qk_penalty:
+        loss = loss + qk_penalty(model, cfg.qk_penalty)
+    return loss, ce_each, penalty
 
 
 def prior_loss(scores, q, kind="kl"):
@@ -239,77 +249,8 @@ def teacher_attention(teacher, x, pos_ids=None, qpos=None):
     return teacher.run(x, None, pos_ids, qpos)["attn"]
 
 
-def structural_stats(attn, oracle, tau):
-    """D(t), informative mass and the fraction satisfying B_tau (Def. 4.1), on the
-    head-averaged attention (B, T) against the oracle (B, T)."""
-    a = attn.double().mean(1)
-    info = oracle > 0
-    div = kl_to_target(oracle, a.clamp_min(1e-300).log()[:, None, :]).squeeze(1)
-    min_mass = a.masked_fill(~info, math.inf).min(-1).values
-    return {"struct_div": div.mean().item(), "info_mass": min_mass.mean().item(),
-            "frac_struct": (min_mass >= tau).double().mean().item()}
-
-
-def head_stats(attn, oracle, tau):
-    """Per head: informative mass min_{i in S} a_h,i and the fraction of examples meeting
-    B_tau with that head alone (Conjecture E.2 compares them with the head average)."""
-    min_mass = attn.double().masked_fill(~(oracle > 0)[:, None, :], math.inf).min(-1).values   # (B, H)
-    return {"info_mass_heads": min_mass.mean(0).tolist(),
-            "frac_struct_heads": (min_mass >= tau).double().mean(0).tolist()}
-
-
-def lipschitz_bound(model):
-    """L_f >= Lipschitz constant of (attention output) -> logits: r -> W_U (r + MLP(r))."""
-    spec = lambda W: torch.linalg.matrix_norm(W.detach().double(), ord=2)
-    return (spec(model.W_U) * (1 + spec(model.W_out) * spec(model.W_in))).item()
-
-
-def task_logit_grad(out):
-    """dL_task/ds from the gradient that reached the attention weights (softmax backward)."""
-    a, g_a = out["attn"].detach(), out["attn"].grad
-    return a * (g_a - (a * g_a).sum(-1, keepdim=True))
-
-
-def interaction_grad(model, x, g, pos_ids=None, qpos=None):
-    """dL/dW_h for W_h = W_Q,h^T W_K,h (H, d, d), given g = dL/ds (B, H, T) (App. D.2)."""
-    h, h_q = model.inputs(x, pos_ids, qpos)                                 # (B, T, d), (B, d)
-    G = torch.einsum("bht,btd->hbd", g, h)                                  # sum_i g_bhi h_bi
-    return torch.einsum("bc,hbd->hcd", h_q, G) / math.sqrt(model.d_head)
-
-
-def task_gradient_stats(model, x, out, ce_each, pos_ids=None, qpos=None):
-    """The task (cross-entropy) gradient reaching attention, on the training batch.
-
-    Call after loss.backward() with out["attn"].retain_grad(): the prior is computed from
-    the logits directly (prior_loss), so the gradient that reached the attention weights a
-    is the task's alone, and dL/ds = a * (dL/da - sum_j a_j dL/da_j) (softmax backward).
-    - grad_s_norm: ||dL/ds|| for the attention logits s (B, H, T) of the mean loss;
-    - grad_W_norm: ||dL/dW||_F for W_h = W_Q,h^T W_K,h (App. D.2), from dL/ds via Eq. 38:
-      s_bhi = h_q,b^T W_h h_bi / sqrt(dh)  =>  dL/dW_h = sum_bi g_bhi h_q,b h_bi^T / sqrt(dh);
-    - Lemma 5.1 per example and position: |dl/ds_i| <= L_f sqrt(2 l) a_i ||u_i||,
-      u_i = W_O,h (v_i - sum_j a_j v_j).
-    """
-    B, T = x.shape
-    H, dh = model.n_heads, model.d_head
-    with torch.no_grad():
-        eps = torch.finfo(out["attn"].dtype).eps        # the forward's precision (bf16 under --amp)
-        dtype = model.W_O.dtype                          # diagnostics in the weights' precision
-        a = out["attn"].detach().to(dtype)
-        g = task_logit_grad(out).to(dtype)
-        grad_W = interaction_grad(model, x, g, pos_ids, qpos)
-        W_O = model.W_O.view(-1, H, dh)
-        u = torch.einsum("che,bthe->bhtc", W_O, model.values(x, pos_ids) - out["o"].to(dtype)[:, None])  # (B, H, T, d)
-        bound = lipschitz_bound(model) * torch.sqrt(2 * ce_each.detach())[:, None, None] \
-            * a.double() * u.norm(dim=-1).double()
-        measured = (B * g).abs().double()                                   # per-example dl/ds
-        ratio = measured / bound.clamp_min(1e-300)
-    return {"grad_s_norm": g.norm().item(), "grad_W_norm": grad_W.norm().item(),
-            "lemma_grad": measured.mean().item(), "lemma_bound": bound.mean().item(),
-            "lemma_ratio_max": ratio.max().item(),
-            # allow the forward's rounding, nothing more (the bound is usually loose by 10^2+):
-            # 1e-4 relative in float32, 4 ulps in bfloat16 (--amp bf16)
-            "lemma_violations": int((measured > bound * (1 + max(1e-4, 4 * eps)) + 1e-12).sum())}
-
+# ---------------------------------------------------------------------------------------
+# 3. Capacity and ticket hooks (Fig. 2, Fig. 4): applied around every optimizer step
 
 def qk_penalty(model, c):
     """The norm-matched control of Fig. 2: c * (||W_Q||_F^2 + ||W_K||_F^2)."""
@@ -339,33 +280,30 @@ def apply_masks(model, masks):
             p.mul_(masks[name])
 
 
-def param_norm(params):
-    return math.sqrt(sum(float(p.detach().double().pow(2).sum()) for p in params))
-
-
-def first_epoch(history, key, threshold):
-    return next((e for e, v in zip(history["epoch"], history[key]) if v >= threshold), None)
-
-
 # ---------------------------------------------------------------------------------------
-# The loop
-
-def training_loss(model, out, y, target, cfg, lam):
-    """loss = CE (float64: README, Choices) + lam(t) * penalty (Eq. 6) [+ the QK penalty].
-    Returns (loss, per-example CE, penalty or None). The penalty is computed whenever the run
-    has a prior (cfg.lam > 0), so it is logged also while lam(t) = 0."""
-    ce_each = F.cross_entropy(out["logits"].double(), y, reduction="none")
-    kl = prior_loss(out["scores"], target, cfg.prior_kind) if cfg.lam else None
-    loss = ce_each.mean() + lam * kl if lam else ce_each.mean()
-    if cfg.qk_penalty:
-        loss = loss + qk_penalty(model, cfg.qk_penalty)
-    return loss, ce_each, kl
-
+# 4. The loop
 
 def pick_device(name):
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     return torch.device(name)
+
+
+def task_data(task, cfg, device, tau):
+    """A run's tensors on the device: train/test inputs and labels, oracles, the prior's
+    target, and the position/query indices of the tasks that need them."""
+    oracle_tr, oracle_te = task.oracle_for("train").to(device), task.oracle_for("test").to(device)
+    has_q = task.qpos is not None
+    return SimpleNamespace(
+        x_tr=task.train_x.to(device), y_tr=task.train_y.to(device),
+        x_te=task.test_x.to(device), y_te=task.test_y.to(device),
+        oracle_tr=oracle_tr, oracle_te=oracle_te, tau=tau,
+        target=(oracle_tr if cfg.prior == "oracle" else
+                task.adversarial_for("train").to(device) if cfg.prior == "adversarial" else None),
+        pos_ids=None if cfg.pos_slots is None else query_slot_ids(task.seq_len, cfg.pos_slots),
+        qpos_tr=task.qpos["train"].to(device) if has_q else None,
+        qpos_te=task.qpos["test"].to(device) if has_q else None,
+        frozen_attention=oracle_tr if cfg.frozen_attn else None)   # App. F.4: the oracle in place of attention
 
 
 def train(cfg, log=print, weights=None):
@@ -398,16 +336,16 @@ def train(cfg, log=print, weights=None):
     forward = model.run if cfg.compile is None else torch.compile(model.run, backend=cfg.compile)
     amp_dtype = torch.bfloat16 if cfg.amp == "bf16" else None
 
-    def run(*args, diagnostics=False):
+    def forward_pass(*args, uncompiled=False):
         # a compiled graph fuses the attention weights away, so no gradient reaches them:
         # the forward whose attention gradient the diagnostics read runs uncompiled
         with torch.autocast(device.type, dtype=amp_dtype, enabled=amp_dtype is not None):
-            return (model.run if diagnostics else forward)(*args)
+            return (model.run if uncompiled else forward)(*args)
 
-    d = task_data(task, cfg, device, tau)
-    y_tr, pos_ids, qpos_tr, frozen = d.y_tr, d.pos_ids, d.qpos_tr, d.frozen   # fixed for the run
+    data = task_data(task, cfg, device, tau)
+    y_tr, pos_ids, qpos_tr, frozen_attention = data.y_tr, data.pos_ids, data.qpos_tr, data.frozen_attention
     teacher = load_teacher(cfg, task, device) if cfg.prior == "teacher" else None
-    target = None if teacher is not None else d.target
+    target = None if teacher is not None else data.target
 
     history = {"epoch": []}
 
@@ -428,40 +366,44 @@ def train(cfg, log=print, weights=None):
     for epoch in range(cfg.epochs + 1):
         if epoch and rho:
             task.refresh_distractors(rho)
-            d.x_tr = task.train_x.to(device)   # the one copy evaluation also reads
+            data.x_tr = task.train_x.to(device)   # the one copy evaluation also reads
         for group, base in zip(opt.param_groups, base_lrs):   # linear warm-up, per epoch
             group["lr"] = base * min(1.0, (epoch + 1) / max(1, cfg.warmup))
         lam = prior_weight(cfg, epoch)
         if teacher is not None and cfg.lam and (epoch == 0 or rho):   # the teacher sees these inputs
-            target = teacher_attention(teacher, d.x_tr, pos_ids, qpos_tr)
+            target = teacher_attention(teacher, data.x_tr, pos_ids, qpos_tr)
         is_last = epoch == cfg.epochs
-        evaluate = is_last or epoch % cfg.eval_every == 0
+        is_eval_epoch = is_last or epoch % cfg.eval_every == 0
         full_batch = cfg.batch_size is None
 
-        if full_batch or evaluate:
-            out = run(d.x_tr, frozen, pos_ids, qpos_tr, diagnostics=evaluate)
-            loss, ce_each, kl = training_loss(model, out, y_tr, target, cfg, lam)
-            if evaluate and frozen is None:
+        # Forward and backward on the whole training set. On an evaluation epoch this same
+        # backward is what the diagnostics read (the task gradient that reached the attention
+        # weights, kept by retain_grad), so every logged quantity is of the parameters before
+        # this epoch's step. A minibatch run does it only on evaluation epochs, to measure.
+        if full_batch or is_eval_epoch:
+            out = forward_pass(data.x_tr, frozen_attention, pos_ids, qpos_tr, uncompiled=is_eval_epoch)
+            loss, ce_each, penalty = training_loss(model, out, y_tr, target, cfg, lam)
+            if is_eval_epoch and frozen_attention is None:
                 out["attn"].retain_grad()
             opt.zero_grad(set_to_none=True)
             loss.backward()
 
-        if evaluate:   # logged before the step, so every quantity is of the same parameters
-            record(epoch=epoch, **evaluation(model, cfg, run, d, out, ce_each, kl, lam))
+        if is_eval_epoch:
+            record(epoch=epoch, **evaluation(model, cfg, forward_pass, data, out, ce_each, penalty, lam))
             if grok is None and history["test_acc"][-1] >= cfg.grok_acc:
                 grok = epoch
             if not cfg.quiet and cfg.print_every and (epoch % cfg.print_every == 0 or is_last):
                 log(progress_line(history, cfg, epoch, time.time() - t0))
             stop_now = cfg.stop_after is not None and grok is not None and epoch >= grok + cfg.stop_after
-            if is_last or stop_now:
+            if is_last or stop_now:       # the last epoch is measured, not stepped
                 break
 
         if full_batch:
             step()
         else:
-            for idx in torch.randperm(len(d.x_tr), generator=batch_gen).to(device).split(cfg.batch_size):
-                out_b = run(d.x_tr[idx], None if frozen is None else frozen[idx], pos_ids,
-                                  None if qpos_tr is None else qpos_tr[idx])
+            for idx in torch.randperm(len(data.x_tr), generator=batch_gen).to(device).split(cfg.batch_size):
+                out_b = forward_pass(data.x_tr[idx], None if frozen_attention is None else frozen_attention[idx],
+                                     pos_ids, None if qpos_tr is None else qpos_tr[idx])
                 loss_b = training_loss(model, out_b, y_tr[idx], None if target is None else target[idx],
                                        cfg, lam)[0]
                 opt.zero_grad(set_to_none=True)
@@ -472,45 +414,6 @@ def train(cfg, log=print, weights=None):
     if weights is not None:
         weights["final"] = {n: p.detach().cpu().clone() for n, p in model.state_dict().items()}
     return summarize(cfg, history, grok, epoch, wall, device), history
-
-
-def task_data(task, cfg, device, tau):
-    """A run's tensors on the device: train/test inputs and labels, oracles, the prior's
-    target, and the position/query indices of the tasks that need them."""
-    oracle_tr, oracle_te = task.oracle_for("train").to(device), task.oracle_for("test").to(device)
-    has_q = task.qpos is not None
-    return SimpleNamespace(
-        x_tr=task.train_x.to(device), y_tr=task.train_y.to(device),
-        x_te=task.test_x.to(device), y_te=task.test_y.to(device),
-        oracle_tr=oracle_tr, oracle_te=oracle_te, tau=tau,
-        target=(oracle_tr if cfg.prior == "oracle" else
-                task.adversarial_for("train").to(device) if cfg.prior == "adversarial" else None),
-        pos_ids=None if cfg.pos_slots is None else query_slot_ids(task.seq_len, cfg.pos_slots),
-        qpos_tr=task.qpos["train"].to(device) if has_q else None,
-        qpos_te=task.qpos["test"].to(device) if has_q else None,
-        frozen=oracle_tr if cfg.frozen_attn else None)
-
-
-def evaluation(model, cfg, run, d, out, ce_each, kl, lam):
-    """Every logged quantity at one epoch (README, Choices: Logging): from the training forward `out` (after backward,
-    with out["attn"].retain_grad()) and one test forward through `run`."""
-    metrics = task_gradient_stats(model, d.x_tr, out, ce_each, d.pos_ids, d.qpos_tr) if d.frozen is None else {}
-    with torch.no_grad():
-        te = run(d.x_te, d.oracle_te if d.frozen is not None else None, d.pos_ids, d.qpos_te)
-        te_loss = F.cross_entropy(te["logits"].double(), d.y_te).item()
-        te_acc = (te["logits"].argmax(-1) == d.y_te).double().mean().item()
-        tr_acc = (out["logits"].argmax(-1) == d.y_tr).double().mean().item()
-        test_struct = structural_stats(te["attn"], d.oracle_te, d.tau)
-        train_div = structural_stats(out["attn"].detach(), d.oracle_tr, d.tau)["struct_div"]
-        mass = te["attn"].double().mean(0)                          # (H, T)
-        if cfg.n_heads > 1:
-            metrics.update(head_stats(te["attn"], d.oracle_te, d.tau))
-    return dict(train_loss=ce_each.mean().item(), train_acc=tr_acc, test_loss=te_loss,
-                test_acc=te_acc, prior_loss=kl.item() if kl is not None else 0.0, prior_weight=lam,
-                train_struct_div=train_div, **test_struct,
-                attn_mass=mass.sum(0).div(cfg.n_heads).tolist(), attn_mass_heads=mass.tolist(),
-                mlp_norm=param_norm(model.group("mlp")), attn_norm=param_norm(model.group("attn")),
-                total_norm=param_norm(model.parameters()), **metrics)
 
 
 def progress_line(history, cfg, epoch, elapsed):
@@ -542,7 +445,7 @@ def summarize(cfg, history, grok, epoch, wall, device):
 
 
 # ---------------------------------------------------------------------------------------
-# Run folders
+# 5. Run folders and the command line
 
 def write_json(path, obj):
     """Atomic write: a reader never sees half a file, a crash never leaves one."""

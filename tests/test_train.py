@@ -5,6 +5,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+import diagnostics
 import train
 from model import Transformer
 from tasks import make_task
@@ -51,7 +52,7 @@ def test_task_logit_gradient_excludes_the_prior(n_heads):
     (want,) = torch.autograd.grad(ce_each.mean(), out["scores"], retain_graph=True)
     out["attn"].retain_grad()
     loss.backward()
-    torch.testing.assert_close(train.task_logit_grad(out), want, rtol=1e-9, atol=1e-12)
+    torch.testing.assert_close(diagnostics.task_logit_grad(out), want, rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("n_heads", [1, 2])
@@ -63,7 +64,7 @@ def test_interaction_matrix_gradient(n_heads):
     ce = F.cross_entropy(out["logits"], y)
     (g_s,) = torch.autograd.grad(ce, out["scores"], retain_graph=True)
     ce.backward()
-    G = train.interaction_grad(m, x, g_s)
+    G = diagnostics.interaction_grad(m, x, g_s)
     dh = m.d_head
     for h in range(n_heads):
         rows = slice(h * dh, (h + 1) * dh)
@@ -75,11 +76,11 @@ def _lemma_check(m, task):
     x, y, out, ce_each, loss = _forward_with_prior(m, task)
     out["attn"].retain_grad()
     loss.backward()
-    stats = train.task_gradient_stats(m, x, out, ce_each)
+    stats = diagnostics.task_gradient_stats(m, x, out, ce_each)
     # independent per-example gradients: dl_b/ds_b by autograd, one example at a time
     B = len(x)
     per_ex = torch.stack([_one_example_grad(m, x[b:b + 1], y[b:b + 1]) for b in range(B)])
-    g = train.task_logit_grad(out)
+    g = diagnostics.task_logit_grad(out)
     torch.testing.assert_close(B * g, per_ex, rtol=1e-8, atol=1e-12)
     return stats, per_ex
 
@@ -105,7 +106,7 @@ def test_lipschitz_bound_dominates_the_jacobian():
     out = m.run(x)
     h_q = m.embed[x[:, -1]] + m.pos[x.shape[1] - 1]
     attn_out = (out["o"].reshape(len(x), -1) @ m.W_O.T).detach()
-    L_f = train.lipschitz_bound(m)
+    L_f = diagnostics.lipschitz_bound(m)
     for b in range(len(x)):
         f = lambda z: (lambda r: (r + F.relu(r @ m.W_in.T + m.b_in) @ m.W_out.T + m.b_out) @ m.W_U.T)(h_q[b].detach() + z)
         J = torch.autograd.functional.jacobian(f, attn_out[b])
@@ -124,7 +125,7 @@ def test_lemma_5_1_bound_holds_after_training():
 def test_structural_stats():
     attn = torch.tensor([[[0.4, 0.3, 0.1, 0.1, 0.1]], [[0.2, 0.5, 0.1, 0.1, 0.1]]])
     q = make_task("add", p=5, frac=0.5).oracle(2)
-    s = train.structural_stats(attn, q, tau=0.25)
+    s = diagnostics.structural_stats(attn, q, tau=0.25)
     assert s["info_mass"] == pytest.approx((0.3 + 0.2) / 2)
     assert s["frac_struct"] == pytest.approx(0.5)
     want = (0.5 * math.log(0.5 / 0.4) + 0.5 * math.log(0.5 / 0.3) + 0.5 * math.log(0.5 / 0.2)
@@ -177,9 +178,9 @@ def test_norm_matching_after_a_step():
 
     m, task = small_model(1)
     before = {n: p.detach().clone() for n, p in m.named_parameters()}
-    scale = 2.5 / train.param_norm(m.group("mlp"))
+    scale = 2.5 / diagnostics.param_norm(m.group("mlp"))
     train.match_norm_(m.group("mlp"), 2.5)
-    assert train.param_norm(m.group("mlp")) == pytest.approx(2.5, abs=1e-9)
+    assert diagnostics.param_norm(m.group("mlp")) == pytest.approx(2.5, abs=1e-9)
     for n, p in m.named_parameters():
         want = before[n] * scale if n in m.GROUPS["mlp"] else before[n]   # one common scale
         torch.testing.assert_close(p.detach(), want, rtol=1e-12, atol=0)
