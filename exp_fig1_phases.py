@@ -18,6 +18,7 @@ import os
 
 import numpy as np
 
+import report
 import sweep
 import train
 from analysis import meets_regime_criterion, phase_marks
@@ -152,6 +153,8 @@ def main(argv=None):
         n_ok = sum(meets_regime_criterion(m, args.epochs) for _, m in rows)
         print(f"\n{n_ok}/{len(rows)} seeds show the four phases in the paper's order within {args.epochs} epochs")
     train.write_json(os.path.join(args.results_dir, stem + ".json"), summary)
+    if stem == "fig1_fresh_lam0":
+        report.print_claim("C1", args.results_dir)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import os
 import numpy as np
 import torch
 
+import report
 import sweep
 import train
 
@@ -119,24 +120,14 @@ def main(argv=None):
                   for s in args.seeds} for arm in ARMS}
     print(f"\nClaim C4 (paper): the Bayesian ticket (fresh init + KL, lambda = {args.lam:g}) matches or "
           f"beats the lottery ticket (keep {args.keep_frac:g}, rewound, retrain wd {args.retrain_wd:g}).")
-    print(f"{'seed':>4s} " + " ".join(f"{a:>9s}" for a in ARMS) + "   bayes <= lottery")
-    verdicts = {}
+    print(f"{'seed':>4s} " + " ".join(f"{a:>9s}" for a in ARMS))
     for s in args.seeds:
-        b, l = grok["bayes"][s], grok["lottery"][s]
-        if "missing" in (b, l):
-            v = None
-        else:
-            v = b is not None and (l is None or b <= l)
-        verdicts[s] = v
-        print(f"{s:4d} " + " ".join(f"{str(grok[a][s] if grok[a][s] is not None else 'never'):>9s}" for a in ARMS)
-              + f"   {v}")
-    decided = [v for v in verdicts.values() if v is not None]
-    print(f"Bayesian ticket matched or beat the lottery ticket on {sum(decided)}/{len(decided)} seeds")
+        print(f"{s:4d} " + " ".join(f"{str(grok[a][s] if grok[a][s] is not None else 'never'):>9s}" for a in ARMS))
     train.write_json(os.path.join(args.results_dir, "fig4_tickets.json"),
                      {"grok": {a: {str(s): g for s, g in v.items()} for a, v in grok.items()},
-                      "bayes_matches_or_beats": {str(s): v for s, v in verdicts.items()},
                       "keep_frac": args.keep_frac, "lam": args.lam, "retrain_wd": args.retrain_wd,
-                      "budget": args.epochs, "p": args.p, "regime": args.regime})
+                      "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds})
+    report.print_claim("C4", args.results_dir)
     plot(results, grok, name, args)
 
 

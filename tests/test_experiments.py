@@ -41,7 +41,7 @@ def test_fig2_script(tmp_path, capsys):
     exp_fig2_ablation.main(TINY + ["--capacity", "wd", "nm", "gnm", "--radius", "5", "--global-radius", "7"]
                            + dirs(tmp_path))
     out = capsys.readouterr().out
-    assert "Claim C2" in out and "cells where the measurement disagrees" in out
+    assert "Claim C2" in out and "median class differs" in out
     grid = json.loads((tmp_path / "res" / "fig2_ablation_wd_nm_gnm.json").read_text())["grid"]
     assert set(grid) == {f"{c}|{s}" for c in ("wd", "nm", "gnm") for s in ("no prior", "oracle", "adversarial")}
     # the norm-matched runs really sat on their spheres
@@ -161,15 +161,18 @@ def test_appendix_study_runs(studies, study):
 
 
 def test_report_reads_every_study_summary(studies):
-    """reproduce.make_report understands what the scripts write: every appendix claim gets
+    """report.make_report understands what the scripts write: every appendix claim gets
     a measured line, none is 'not run'."""
-    import reproduce
-    root, _ = studies
-    report = reproduce.make_report(str(root / "res"))
+    import report as report_module
+    root, outputs = studies
+    report = report_module.make_report(str(root / "res"))
     lines = {l.split(" | ")[0][2:]: l for l in report.splitlines() if l.startswith("| C")}
     for claim in ("C6", "C7", "C8", "C9", "C10"):
         assert "**not run**" not in lines[claim], lines[claim]
     assert "error:" not in report
+    # each study ends with its claim's verdict by the rules, never a bare yes/no
+    for study, out in outputs.items():
+        assert "Verdict by the repository's rules" in out and "[yes]" not in out, study
 
 
 def test_distributed_condition_epochs():

@@ -1,7 +1,8 @@
-"""reproduce.py: the report's verdicts come from the summaries by the rules, never crash on a
+"""report.py and reproduce.py: the report's verdicts come from the summaries by the rules, never crash on a
 clean or empty fit, and the plan runs."""
 import json
 
+import report
 import reproduce
 
 SEEDS = [0, 1, 2, 3, 4]
@@ -23,8 +24,8 @@ def fig3(lams, law, regime="fresh"):
 
 
 def verdict_lines(tmp_path):
-    report = reproduce.make_report(str(tmp_path))
-    return report, {l.split(" | ")[0][2:]: l for l in report.splitlines() if l.startswith("| C")}
+    text = report.make_report(str(tmp_path))
+    return text, {l.split(" | ")[0][2:]: l for l in text.splitlines() if l.startswith("| C")}
 
 
 def test_report_verdicts_from_a_fixture(tmp_path):
@@ -78,9 +79,9 @@ def test_vacuous_checks_are_not_decided(tmp_path):
 
 def test_readme_table_is_generated(tmp_path):
     readme = tmp_path / "README.md"
-    readme.write_text(f"intro\n{reproduce.README_START}\nstale\n{reproduce.README_END}\nrest\n")
+    readme.write_text(f"intro\n{report.README_START}\nstale\n{report.README_END}\nrest\n")
     write(tmp_path, "fig1_fresh_lam0.json", {"rows": {s: marks(500) for s in "abcde"}, "budget": 1000})
-    assert reproduce.update_readme(str(tmp_path), str(readme))
+    assert report.update_readme(str(tmp_path), str(readme))
     text = readme.read_text()
     assert "stale" not in text and text.startswith("intro\n") and text.endswith("rest\n")
     assert "| C1 four phases | **not reproduced** | diffuse attention at memorization" in text   # mass 0.3

@@ -1,0 +1,317 @@
+"""The claims and their verdicts, from the summaries the study scripts write: what
+results/REPORT.md, the README's verdict table, and each study's closing lines print. Every
+verdict comes from the rules in analysis.py ("Verdict rules"); nothing else decides.
+
+    report.verdicts("results")           # {claim: (verdict, {part: verdict dict})}
+    report.print_claim("C6", "results")  # a study's closing lines
+"""
+import json
+import os
+
+import numpy as np
+
+import analysis as A
+
+PAPER = {
+    "C1": "Four phases: memorization with diffuse attention; a plateau where the task gradient to "
+          "attention collapses and the MLP norm decays; resurgence; grokking. Attention condenses "
+          "on the informative positions before test accuracy rises.",
+    "C2": "Generalization needs both capacity control and the structural condition: adversarial "
+          "prior -> chance even with norm matching; oracle without norm control -> partial; both -> full.",
+    "C3": "KL toward the oracle removes the plateau; t_grok falls roughly like 1/lambda until a floor.",
+    "C4": "The Bayesian ticket (fresh init + KL) matches or beats lottery-ticket transfer.",
+    "C5": "The task gradient to the attention logits stays below the Lemma 5.1 bound, far below it "
+          "after memorization.",
+    "C6": "Oracle KL beats entropy and sparsity priors; those beat weight decay alone; a teacher prior "
+          "transfers most of the gain; annealed and late-start KL still help.",
+    "C7": "A per-sequence oracle restores the bypass under dynamic routing; KL-trained models degrade "
+          "less when test sequences add distractors.",
+    "C8": "Larger d learns the structure faster; multi-head models meet the condition through "
+          "aggregate mass.",
+    "C9": "Across tasks the starvation diagnostic holds and KL accelerates where routing is the "
+          "bottleneck; also in autoregressive sparse parity.",
+    "C10": "Frozen oracle attention: the MLP generalizes quickly. Optimizer changes alter rates but "
+           "keep the norm-contractive decay.",
+    "C11": "Without a prior the delay is a structural waiting time set by weight decay: t_grok grows like "
+           "1/wd, and the plateau lasts at least Eq. 5's log(||theta_mem|| / r*) / (lr * wd) steps.",
+}
+PAPER_SHORT = {"C1": "four phases", "C2": "capacity x structure", "C3": "KL prior, 1/lambda law",
+               "C4": "Bayesian vs lottery ticket", "C5": "Lemma 5.1 bound", "C6": "directed vs undirected priors",
+               "C7": "routing, length generalization", "C8": "width, heads", "C9": "other tasks, autoregressive",
+               "C10": "frozen attention, optimizers", "C11": "delay ~ 1/weight decay"}
+
+
+# ---------------------------------------------------------------------------------------
+# The report: one function per claim, each returning {part: verdict dict} from the summaries
+# the scripts wrote; every verdict comes from the rules in analysis.py (nothing else decides)
+
+def _load(results, name):
+    path = os.path.join(results, name)
+    return json.load(open(path)) if os.path.exists(path) else None
+
+
+def _by_seed(groks, seeds):
+    """{seed: grok epoch or None} from a list aligned with seeds (runs not on disk, 'missing',
+    dropped: they are not censored, they do not exist)."""
+    return {s: g for s, g in zip(seeds, groks) if g != "missing"}
+
+
+def claim_c1(results):
+    d = _load(results, "fig1_fresh_lam0.json")
+    if d is None:
+        return None
+    rows = d["rows"].values()
+    return {
+        "four phases in order (memorize, gradient collapse, condense before test acc 0.5, grok)":
+            A.property_verdict([A.meets_regime_criterion(m, d["budget"]) for m in rows], "seeds in order"),
+        f"diffuse attention at memorization (informative mass <= {A.FOUND_MASS}; uniform 0.2)":
+            A.property_verdict([None if m["mass_at_mem"] is None else m["mass_at_mem"] <= A.FOUND_MASS for m in rows],
+                               "seeds diffuse at t_mem"),
+    }
+
+
+def claim_c2(results):
+    d = _load(results, "fig2_ablation.json")
+    if d is None:
+        return None
+    chance = 1 / d.get("p", 113)
+    bands = {"full": (0.99, 1.01), "partial": (3 * chance, 0.99), "chance": (0.0, 3 * chance)}
+    return {f"{cell}: paper {c['paper']}": A.level_verdict(c["final_test_acc"], *bands[c["paper"]], "final test acc")
+            for cell, c in d["grid"].items() if c["paper"] in bands}     # "-": the paper states nothing
+
+
+def _fig3_parts(d, label):
+    times = {1 / float(l): _by_seed(v["grok"], d["seeds"]) for l, v in d["table"].items() if float(l) > 0}
+    return {f"{label}: t_grok ~ 1/lambda above a floor": A.scaling_verdict(times, d["budget"], "1/lambda")}
+
+
+def claim_c3(results):
+    d = _load(results, "fig3_kl.json")
+    if d is None:
+        return None
+    return _fig3_parts(d, f"distractors {d['regime']}")
+
+
+def claim_c3_other_regimes(results):
+    """Figure 3 under the other regimes that were run, each judged on its own (never used to
+    change the default regime's verdict)."""
+    out = {}
+    for f in sorted(os.listdir(results)):
+        if f.startswith("fig3_kl_") and f.endswith(".json"):
+            d = _load(results, f)
+            out.update(_fig3_parts(d, f"`{f}`, distractors {d['regime']}"))
+    return out
+
+
+def claim_c4(results):
+    d = _load(results, "fig4_tickets.json")
+    if d is None:
+        return None
+    run = lambda arm: {s: g for s, g in d["grok"][arm].items() if g != "missing"}
+    return {"Bayesian ticket groks faster than the lottery ticket":
+            A.speedup_verdict(run("lottery"), run("bayes"), d["budget"], "lottery/bayes time ratio")}
+
+
+def claim_c5(results):
+    d = _load(results, "fig5_bound.json")
+    if d is None:
+        return None
+    runs = list(d["runs"].values())
+    bound = A.property_verdict([r["violations"] == 0 for r in runs], "runs without a violation")
+    if d["total_violations"]:
+        bound = {**bound, "verdict": A.NOT_REPRODUCED, "reason": f"{d['total_violations']} violations"}
+    drops = [np.log(r["before memorization"] / r["plateau"]) for r in runs
+             if r.get("before memorization") and r.get("plateau")]
+    return {"the bound holds at every logged point": bound,
+            "measured/bound falls after memorization": A.effect_verdict(drops, "before/plateau ratio",
+                                                                        fmt=lambda x: f"{np.exp(x):.1f}x")}
+
+
+def claim_c6(results):
+    d = _load(results, "fig6_priors.json")
+    if d is None:
+        return None
+    g = {arm: _by_seed(v, d["seeds"]) for arm, v in d["grok"].items()}
+    b = d["budget"]
+    parts = {f"{arm} faster than weight decay alone": A.speedup_verdict(g["baseline"], g[arm], b)
+             for arm in ("kl", "entropy", "sparsity", "teacher", "anneal", "late") if arm in g}
+    for arm in ("entropy", "sparsity"):
+        if arm in g and "kl" in g:
+            parts[f"oracle KL faster than {arm}"] = A.speedup_verdict(g[arm], g["kl"], b)
+    return parts
+
+
+def claim_c7(results):
+    r, l = _load(results, "fig8_routing.json"), _load(results, "fig8_lengths.json")
+    if r is None and l is None:
+        return None
+    parts = {}
+    if r is not None:
+        parts["KL faster under dynamic routing"] = A.speedup_verdict(
+            _by_seed(r["grok"]["baseline"], r["seeds"]), _by_seed(r["grok"]["kl"], r["seeds"]), r["budget"])
+    if l is not None:
+        acc = l["accuracy"]
+        seeds = sorted(set(acc["baseline"]) & set(acc["kl"]))
+        gain = [np.mean([acc["kl"][s][L] - acc["baseline"][s][L] for L in acc["kl"][s] if int(L) > 6]) for s in seeds]
+        parts["KL keeps higher accuracy at longer test lengths"] = A.effect_verdict(
+            gain, "mean accuracy gain over lengths > 6", fmt=lambda x: f"{x:+.3f}")
+    return parts
+
+
+def _kendall(xs, ts):
+    """Kendall's tau between xs and ts (ties count 0)."""
+    pairs = [(i, j) for i in range(len(xs)) for j in range(i + 1, len(xs))]
+    return sum(np.sign(xs[j] - xs[i]) * np.sign(ts[j] - ts[i]) for i, j in pairs) / max(1, len(pairs))
+
+
+def claim_c8(results):
+    dm, hd = _load(results, "fig9_dims.json"), _load(results, "fig9_heads.json")
+    if dm is None and hd is None:
+        return None
+    parts = {}
+    if dm is not None:
+        ds = sorted(dm["struct"], key=lambda k: int(k[1:]))
+        per_seed = [(_kendall([int(k[1:]) for k in ds], [A.censor(dm["struct"][k][i], dm["budget"]) for k in ds]))
+                    for i in range(len(dm["seeds"]))]
+        parts["larger d reaches B_tau sooner"] = A.effect_verdict(
+            [-t for t in per_seed], "-Kendall tau(d, t_struct)", fmt=lambda x: f"{x:+.2f}")
+    if hd is not None:
+        parts[f"{hd['n_heads']} heads meet B_tau in aggregate while no single head does"] = A.property_verdict(
+            [v["first_distributed"] is not None for v in hd["seeds"].values()], "seeds")
+    return parts
+
+
+def claim_c9(results):
+    ts = [d for d in (_load(results, "fig10_tasks.json"), _load(results, "fig10_autoregressive.json")) if d]
+    if not ts:
+        return None
+    parts = {}
+    for d in ts:
+        tasks = sorted({k.split("/")[0] for k in d["runs"]})
+        for t in tasks:
+            base, kl = d["runs"][f"{t}/baseline"], d["runs"][f"{t}/kl"]
+            parts[f"{t}: KL faster"] = A.speedup_verdict(_by_seed(base["grok"], base.get("seeds", d["seeds"])),
+                                                         _by_seed(kl["grok"], kl.get("seeds", d["seeds"])), d["budget"])
+            per_seed = base.get("starved_per_seed")
+            parts[f"{t}: the bound holds, and starves the attention gradient after memorization"] = (
+                {"verdict": A.NOT_REPRODUCED, "n": len(d["seeds"]), "reason": "bound violated"}
+                if base["violations"] + kl["violations"] else
+                A.property_verdict(per_seed, "seeds whose plateau ratio fell below the pre-memorization ratio")
+                if per_seed is not None else
+                {"verdict": A.NOT_DECIDED, "n": 0, "reason": "no per-seed starvation data in this summary"})
+    return parts
+
+
+def claim_c10(results):
+    fr, op = _load(results, "appendix_frozen.json"), _load(results, "fig11_optimizers.json")
+    if fr is None and op is None:
+        return None
+    parts = {}
+    if fr is not None:
+        parts["frozen oracle attention groks faster than the baseline"] = A.speedup_verdict(
+            _by_seed(fr["grok"]["baseline"], fr["seeds"]), _by_seed(fr["grok"]["frozen"], fr["seeds"]), fr["budget"])
+    if op is not None:
+        for name, v in op["settings"].items():
+            parts[f"{name}: the MLP norm contracts on the plateau"] = A.property_verdict(
+                [None if r is None else r > 0 for r in v["plateau_rate"]], "seeds contracting")
+            if all(r is None for r in v["plateau_rate"]):
+                parts[f"{name}: the MLP norm contracts on the plateau"]["reason"] = "no plateau to measure (no memorization)"
+    return parts
+
+
+def claim_c11(results):
+    d = _load(results, "regime_map.json")
+    if d is None or not d.get("c11"):
+        return None
+    return {k: v for k, v in d["c11"].items()}
+
+
+CLAIMS = {"C1": claim_c1, "C2": claim_c2, "C3": claim_c3, "C4": claim_c4, "C5": claim_c5, "C6": claim_c6,
+          "C7": claim_c7, "C8": claim_c8, "C9": claim_c9, "C10": claim_c10, "C11": claim_c11}
+
+
+def verdicts(results, only=None):
+    """{claim: (verdict, {part: verdict dict})}; parts None where the study has no summary."""
+    out = {}
+    for claim, fn in CLAIMS.items():
+        if only is not None and claim not in only:
+            continue
+        try:
+            parts = fn(results)
+        except Exception as e:          # one unreadable summary must not cost the whole report
+            parts = {"reading the summary": {"verdict": A.NOT_DECIDED, "n": 0, "reason": f"error: {e!r}"}}
+        out[claim] = ("not run", {}) if parts is None else (A.combine(parts), parts)
+    return out
+
+
+def make_report(results):
+    """REPORT.md text from the summaries in `results`."""
+    lines = ["# Reproduction report", "",
+             f"Generated by `python reproduce.py --report-only` from the summaries in `{results}/`. "
+             "Every verdict follows the rules written once in `analysis.py` (section \"Verdict rules\"): "
+             "comparisons over seeds, paired by seed; runs that never grokked censored at the budget; "
+             "**reproduced** only if the 95% interval over seeds excludes no effect in the paper's "
+             "direction, **not reproduced** if it excludes the paper's effect, otherwise **inconclusive** "
+             "(always with fewer than 5 seeds); a claim with several parts is reproduced if every part "
+             "is, not reproduced if any part is; a part without data is **not decided**. n = seeds (or "
+             "runs, where stated).", "",
+             "| claim | paper | verdict |", "|---|---|---|"]
+    table = verdicts(results)
+    for claim, (verdict, _) in table.items():
+        lines.append(f"| {claim} | {PAPER[claim]} | **{verdict}** |")
+    lines += ["", "## Parts and numbers", ""]
+    for claim, (verdict, parts) in table.items():
+        lines.append(f"### {claim}: {verdict}")
+        if not parts:
+            lines.append("- no summary in this folder")
+        for part, v in parts.items():
+            lines.append(f"- {part}: {A.describe(v)}")
+        if claim == "C3":
+            for part, v in claim_c3_other_regimes(results).items():
+                lines.append(f"- (not part of the verdict) {part}: {A.describe(v)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+README_START, README_END = "<!-- verdicts: generated by reproduce.py -->", "<!-- end of generated verdicts -->"
+
+
+def deciding_part(verdict, parts):
+    """The part that decides a claim's verdict under rule 5, as one short phrase."""
+    if not parts:
+        return "no summary"
+    pick = next((p for p, v in parts.items() if v["verdict"] == verdict), None)
+    if verdict == A.REPRODUCED:
+        return f"all {len(parts)} parts" if len(parts) > 1 else f"{pick}: {parts[pick].get('text', '')}"
+    if pick is None:     # inconclusive from a mix of reproduced / not decided parts
+        pick = next(p for p, v in parts.items() if v["verdict"] != A.REPRODUCED)
+    v = parts[pick]
+    return f"{pick}: n = {v.get('n', 0)}" + (f", {v['text']}" if v.get("text") else "") + \
+        (f" ({v['reason']})" if v.get("reason") else "")
+
+
+def readme_table(results):
+    """The README's verdict table: generated from the same verdicts as REPORT.md."""
+    rows = ["| claim | verdict | deciding part (n, 95% interval; every part in `results/REPORT.md`) |", "|---|---|---|"]
+    for claim, (verdict, parts) in verdicts(results).items():
+        rows.append(f"| {claim} {PAPER_SHORT[claim]} | **{verdict}** | {deciding_part(verdict, parts).replace('|', '/')} |")
+    return "\n".join(rows)
+
+
+def update_readme(results, path="README.md"):
+    text = open(path).read()
+    if README_START not in text:
+        return False
+    head, rest = text.split(README_START, 1)
+    tail = rest.split(README_END, 1)[1]
+    with open(path, "w") as f:
+        f.write(f"{head}{README_START}\n{readme_table(results)}\n{README_END}{tail}")
+    return True
+
+
+def print_claim(claim, results):
+    """The verdict of one claim and of each of its parts, as a study prints it at the end."""
+    verdict, parts = verdicts(results, only=[claim])[claim]
+    print(f"\nVerdict by the repository's rules (analysis.py) for {claim}: {verdict.upper()}")
+    for part, v in parts.items():
+        print(f"  {part}: " + A.describe(v).replace("**", ""))
