@@ -56,6 +56,12 @@ def _by_seed(groks, seeds):
     return {s: g for s, g in zip(seeds, groks) if g != "missing"}
 
 
+def _speedup(d, baseline, arm, what="speed-up"):
+    """Rule 2 for 'arm groks faster than baseline' from a study summary {grok: {arm: [per seed]}}."""
+    return A.speedup_verdict(_by_seed(d["grok"][baseline], d["seeds"]), _by_seed(d["grok"][arm], d["seeds"]),
+                             d["budget"], what)
+
+
 def claim_c1(results):
     d = _load(results, "fig1_fresh_lam0.json")
     if d is None:
@@ -131,13 +137,12 @@ def claim_c6(results):
     d = _load(results, "fig6_priors.json")
     if d is None:
         return None
-    g = {arm: _by_seed(v, d["seeds"]) for arm, v in d["grok"].items()}
-    b = d["budget"]
-    parts = {f"{arm} faster than weight decay alone": A.speedup_verdict(g["baseline"], g[arm], b)
-             for arm in ("kl", "entropy", "sparsity", "teacher", "anneal", "late") if arm in g}
+    arms = d["grok"]
+    parts = {f"{arm} faster than weight decay alone": _speedup(d, "baseline", arm)
+             for arm in ("kl", "entropy", "sparsity", "teacher", "anneal", "late") if arm in arms}
     for arm in ("entropy", "sparsity"):
-        if arm in g and "kl" in g:
-            parts[f"oracle KL faster than {arm}"] = A.speedup_verdict(g[arm], g["kl"], b)
+        if arm in arms and "kl" in arms:
+            parts[f"oracle KL faster than {arm}"] = _speedup(d, arm, "kl")
     return parts
 
 
@@ -147,8 +152,7 @@ def claim_c7(results):
         return None
     parts = {}
     if r is not None:
-        parts["KL faster under dynamic routing"] = A.speedup_verdict(
-            _by_seed(r["grok"]["baseline"], r["seeds"]), _by_seed(r["grok"]["kl"], r["seeds"]), r["budget"])
+        parts["KL faster under dynamic routing"] = _speedup(r, "baseline", "kl")
     if l is not None:
         acc = l["accuracy"]
         seeds = sorted(set(acc["baseline"]) & set(acc["kl"]))
@@ -208,8 +212,7 @@ def claim_c10(results):
         return None
     parts = {}
     if fr is not None:
-        parts["frozen oracle attention groks faster than the baseline"] = A.speedup_verdict(
-            _by_seed(fr["grok"]["baseline"], fr["seeds"]), _by_seed(fr["grok"]["frozen"], fr["seeds"]), fr["budget"])
+        parts["frozen oracle attention groks faster than the baseline"] = _speedup(fr, "baseline", "frozen")
     if op is not None:
         for name, v in op["settings"].items():
             parts[f"{name}: the MLP norm contracts on the plateau"] = A.property_verdict(
