@@ -137,18 +137,23 @@ def censor(t, budget):
 
 
 def censored_median(times, budget):
-    """(median, censored?) of grokking times with None = never, censored at the budget."""
+    """(median, censored?) of grokking times with None = never, censored at the budget. A
+    censored median is a lower bound: the budget when the middle run never grokked, or
+    (middle finite time + budget) / 2 when one of an even count's two middle runs never did."""
     if not times:
         return None, False
     vals = sorted(np.inf if t is None else float(t) for t in times)
     n = len(vals)
-    med = vals[n // 2] if n % 2 else 0.5 * (vals[n // 2 - 1] + vals[n // 2])
-    return (float(budget), True) if not np.isfinite(med) else (float(med), False)
+    mid = vals[n // 2 - 1: n // 2 + 1] if n % 2 == 0 else [vals[n // 2]]
+    if all(np.isfinite(mid)):
+        return float(np.mean(mid)), False
+    finite = [v if np.isfinite(v) else float(budget) for v in mid]
+    return float(np.mean(finite)), True
 
 
 def fmt_median(times, budget):
     med, cens = censored_median(times, budget)
-    return "-" if med is None else f"> {budget:g}" if cens else f"{med:g}"
+    return "-" if med is None else f"> {med:g}" if cens else f"{med:g}"
 
 
 def bootstrap_mean_ci(values, n_boot=N_BOOT, seed=0):

@@ -44,6 +44,7 @@ import optim
 import report
 import sweep
 import train
+import analysis
 from analysis import first_not_none, phase_marks
 from model import Transformer
 from tasks import longer_inputs, make_task, query_slot_ids
@@ -157,18 +158,16 @@ def grok_table(results, args, arms, name=None, key="grok_epoch"):
     name = name or (lambda a, s: run_name(args, a, s))
     grok = {a: [results[name(a, s)][0][key] if name(a, s) in results else "missing" for s in args.seeds]
             for a in arms}
-    med = {}
-    for a, gs in grok.items():
-        done = [args.epochs if g is None else g for g in gs if g != "missing"]
-        med[a] = float(np.median(done)) if done else None
+    med = {a: analysis.censored_median([g for g in gs if g != "missing"], args.epochs)[0] for a, gs in grok.items()}
     return grok, med
 
 
 def print_grok_table(grok, med, args):
+    """Per seed ('never' = censored at the budget) and the median ('> budget' when censored)."""
     fmt = lambda g: "never" if g is None else str(g)
     print(f"{'arm':10s} " + " ".join(f"{'seed ' + str(s):>10s}" for s in args.seeds) + f" {'median':>10s}")
     for a, gs in grok.items():
-        m = "-" if med[a] is None else f"{med[a]:.0f}"
+        m = analysis.fmt_median([g for g in gs if g != "missing"], args.epochs)
         print(f"{a:10s} " + " ".join(f"{fmt(g):>10s}" for g in gs) + f" {m:>10s}")
 
 

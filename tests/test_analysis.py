@@ -22,6 +22,8 @@ def test_censored_median():
     assert A.censored_median([100, None, None], BUDGET) == (BUDGET, True)
     assert A.fmt_median([None, None], BUDGET) == "> 10000"
     assert A.censored_median([100, 200], BUDGET) == (150.0, False)
+    assert A.censored_median([100, None], BUDGET) == ((100 + BUDGET) / 2, True)     # a lower bound
+    assert A.fmt_median([100, None], BUDGET) == "> 5050"
 
 
 def test_clean_speedup_is_reproduced():
