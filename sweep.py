@@ -19,6 +19,7 @@ its name plus its epoch budget, `<name>_e<epochs>`, so a --quick run and a paper
     git-merging) the store folders, and a last call with --plot-only draws the union.
 --quick writes under results/quick/ (not committed), so its store is separate too.
 """
+import argparse
 import gzip
 import json
 import multiprocessing as mp
@@ -52,7 +53,6 @@ def distractor_regime(name):
 
 def regime_arg(name):
     """argparse type for --regime: a one-line error for a bad name."""
-    import argparse
     try:
         distractor_regime(name)
     except ValueError as e:
@@ -144,7 +144,9 @@ def run_key(name, cfg):
 
 
 def store_dir(args):
-    return getattr(args, "store", None) or os.path.join(args.results_dir, "runs", os.path.basename(os.path.normpath(args.runs_dir)))
+    """--store, or <results-dir>/runs/<the run folder's name> (under results/quick for --quick)."""
+    study = os.path.basename(os.path.normpath(args.runs_dir))
+    return getattr(args, "store", None) or os.path.join(args.results_dir, "runs", study)
 
 
 def _round(obj):
@@ -231,7 +233,7 @@ def run_sweep(runs, args, log=print):
             f"with {jobs} job(s) x {threads} thread(s) -> {store}")
         t0 = time.time()
         cfgs = [cfg for _, cfg in mine]
-        by_out = {cfg.out: name for name, cfg in mine}
+        run_of = {cfg.out: (name, cfg) for name, cfg in mine}
         fn, units = (_train_group, batch_groups(cfgs)) if getattr(args, "batch_seeds", False) else (_train_one, cfgs)
         if jobs == 1:
             outs = map(fn, units)
@@ -242,10 +244,10 @@ def run_sweep(runs, args, log=print):
         for group in outs:
             for out in group:
                 k += 1
-                s, h = train.read_json(os.path.join(out, "summary.json")), train.read_json(os.path.join(out, "history.json"))
-                store_write(store, os.path.basename(out), s, h)
-                name = by_out[out]                  # what a re-plot will read: the stored precision
-                results[name] = store_read(store, os.path.basename(out), dict(mine)[name])
+                name, cfg = run_of[out]
+                store_write(store, os.path.basename(out), *_from_folder(out, cfg))
+                results[name] = store_read(store, os.path.basename(out), cfg)   # a re-plot reads this precision
+                s = results[name][0]
                 eta = (time.time() - t0) / k * (len(mine) - k)
                 log(f"  [{k}/{len(mine)}] {os.path.basename(out)}: grok {s['grok_epoch']}, "
                     f"test acc {s['final_test_acc']:.3f}, {s['wall_s']:.0f}s "
