@@ -150,6 +150,12 @@ def c11_parts(stats, budget):
         label = "fixed" if rho == 0 else "fresh" if rho == 1 else f"rho {rho:g}"
         times = {1 / wd: c["grok"] for wd, c in cells.items()}
         parts[f"{label}: t_grok ~ 1/wd"] = analysis.scaling_verdict(times, budget, "1/wd")
+        # for information (not part of the verdict): the plateau t_grok - t_mem alone
+        plateaus = {1 / wd: {s: e["plateau"] for s, e in c["eq5"].items()} for wd, c in cells.items()}
+        if all(p is not None for runs in plateaus.values() for p in runs.values()):
+            fit = analysis.fit_scaling([x for x, r in plateaus.items() for _ in r],
+                                       [p for r in plateaus.values() for p in r.values()])
+            parts[f"{label}: t_grok ~ 1/wd"]["plateau_slope"] = fit["slope"] if fit else None
         checks = [e["plateau"] >= e["bound"] for c in cells.values() for e in c["eq5"].values()
                   if e["plateau"] is not None and e["bound"] is not None]
         parts[f"{label}: plateau >= Eq. 5's bound"] = analysis.property_verdict(checks, "grokked runs whose plateau was at least the bound")

@@ -1,0 +1,75 @@
+"""exp_regime_map's analysis on synthetic histories: the pre-registered criterion per cell,
+the selection rule, Eq. 5's bound and the C11 parts."""
+import math
+
+import numpy as np
+import pytest
+
+import exp_regime_map as M
+
+BUDGET = 10000
+
+
+def history(t_mem, t_struct, t_grok, mass_at_mem, norm_mem=30.0, norm_grok=19.0):
+    """A run memorizing at t_mem, condensing at t_struct, rising at t_grok - 100, grokking at
+    t_grok (None: never), its MLP norm falling from norm_mem at t_mem to norm_grok at t_grok."""
+    ep = np.arange(0, 10010, 10)
+    end = t_grok if t_grok is not None else BUDGET
+    norm = np.interp(ep, [0, t_mem, end, BUDGET], [10, norm_mem, norm_grok, norm_grok])
+    return {"epoch": ep.tolist(), "train_acc": (ep >= t_mem).astype(float).tolist(),
+            "test_acc": (np.where(ep >= t_grok, 1.0, np.where(ep >= t_grok - 100, 0.6, 0.1))
+                         if t_grok is not None else np.full(len(ep), 0.1)).tolist(),
+            "frac_struct": (ep >= t_struct if t_struct is not None else np.zeros(len(ep), bool)).astype(float).tolist(),
+            "info_mass": np.where(ep < t_mem + 10, mass_at_mem, 0.45).tolist(),
+            "grad_W_norm": np.where(ep <= t_mem, 1.0, 0.01).tolist(), "mlp_norm": norm.tolist()}
+
+
+def results_for(cells):
+    """{run name: (summary, history)} for {(rho, wd, lam): [per-seed history args]}."""
+    out = {}
+    for (rho, wd, lam), runs in cells.items():
+        for s, args in enumerate(runs):
+            h = history(*args)
+            out[M.run_name(rho, wd, lam, s)] = ({"grok_epoch": args[2], "config": {"lr": 1e-3, "wd": wd}}, h)
+    return out
+
+
+def test_criterion_selection_and_speedup():
+    paper_like = [(400, 3000, 5000, 0.15)] * 5           # diffuse at memorization, long starved plateau
+    fresh_like = [(300, 900, 2000, 0.37)] * 5            # attention found the operands at memorization
+    never = [(400, None, None, 0.07)] * 5                # memorizes through distractors, never groks
+    cells = {(0.003, 1.0, 0.0): paper_like, (1.0, 1.0, 0.0): fresh_like, (0.0, 1.0, 0.0): never,
+             (0.003, 1.0, 0.3): [(400, 800, 1000 + 10 * s, 0.15) for s in range(5)]}
+    stats = M.analyse(results_for(cells), list(cells), list(range(5)), BUDGET)
+    assert stats["rho0.003_wd1_lam0"]["shows_regime"] and stats["rho0.003_wd1_lam0"]["seeds_meeting"] == 5
+    assert not stats["rho1_wd1_lam0"]["shows_regime"]
+    assert stats["rho1_wd1_lam0"]["conditions_met"]["diffuse_at_mem"] == 0
+    assert stats["rho0_wd1_lam0"]["conditions_met"] == {"memorizes": 5, "diffuse_at_mem": 5, "starved_plateau": 5,
+                                                        "condenses_first": 0, "groks": 0}
+    assert M.select_cell(stats) == {"cell": "rho0.003_wd1_lam0", "shows_regime": True}
+    sp = stats["rho0.003_wd1_lam0.3"]["speedup"]
+    assert sp["verdict"] == "reproduced" and math.exp(sp["estimate"]) == pytest.approx(5000 / 1020, rel=0.02)
+    # with no cell showing the regime, the closest one is named with what fails there
+    del cells[(0.003, 1.0, 0.0)], cells[(0.003, 1.0, 0.3)]
+    stats = M.analyse(results_for(cells), list(cells), list(range(5)), BUDGET)
+    closest = M.select_cell(stats)
+    assert closest["shows_regime"] is False and closest["cell"] == "rho1_wd1_lam0"
+    assert closest["failing"] == ["diffuse_at_mem"]
+
+
+def test_eq5_bound_and_c11_inverse_weight_decay():
+    # t_grok = 3000 / wd times a seed factor (memorization at 300); the norm falls 30 -> 19 on the plateau
+    cells = {(1.0, wd, 0.0): [(300, round(3000 / wd) - 100, round(3000 / wd * (1 + 0.02 * (s - 2))), 0.37)
+                              for s in range(5)] for wd in (0.5, 1.0, 2.0, 4.0)}
+    stats = M.analyse(results_for(cells), list(cells), list(range(5)), BUDGET)
+    e = stats["rho1_wd1_lam0"]["eq5"][0]
+    assert e["bound"] == pytest.approx(math.log(30 / 19) / -math.log(1 - 1e-3), rel=0.01)
+    assert e["plateau"] == round(3000 * 0.96) - 300
+    parts = M.c11_parts(stats, BUDGET)
+    slope = parts["fresh: t_grok ~ 1/wd"]
+    assert slope["verdict"] == "reproduced" and slope["fit"]["slope"] == pytest.approx(1.0, abs=0.02)
+    assert parts["fresh: plateau >= Eq. 5's bound"]["verdict"] == "reproduced"
+    # a delay that does not depend on weight decay is not the paper's 1/wd law
+    flat = {(1.0, wd, 0.0): [(300, 2900, 3000 + 10 * s, 0.37) for s in range(5)] for wd in (0.5, 1.0, 2.0, 4.0)}
+    parts = M.c11_parts(M.analyse(results_for(flat), list(flat), list(range(5)), BUDGET), BUDGET)
+    assert parts["fresh: t_grok ~ 1/wd"]["verdict"] == "not reproduced"
