@@ -28,8 +28,6 @@ from torch.func import functional_call, vmap
 
 import diagnostics
 import train
-from model import Transformer
-from tasks import make_task
 
 BATCHABLE = ("seed", "init_seed", "lam")          # what may differ between the batched runs
 ACCEPTED_PRIOR_KINDS = ("kl",)                     # the batched loss below is KL(q || a) only
@@ -66,14 +64,7 @@ def train_batched(cfgs, log=print, weights=None):
     if c0.threads:
         torch.set_num_threads(c0.threads)
     device = train.pick_device(c0.device)
-    tasks, models = [], []
-    for cfg in cfgs:                       # exactly train.train's order: data, then the init
-        task = make_task(cfg.task, cfg.p, cfg.frac, cfg.n_distractors, cfg.seed, cfg.n_operands,
-                         cfg.n_bits, cfg.parity_k, cfg.perm_n, cfg.n_outputs)
-        torch.manual_seed(cfg.seed if cfg.init_seed is None else cfg.init_seed)
-        models.append(Transformer(task.vocab_size, task.n_classes, task.seq_len,
-                                  cfg.d_model, cfg.n_heads, cfg.d_mlp).to(device))
-        tasks.append(task)
+    tasks, models = zip(*(train.build_run(cfg, device) for cfg in cfgs))
     if weights is not None:
         weights.extend({"init": {n: p.detach().cpu().clone() for n, p in m.state_dict().items()}} for m in models)
     # the stacked weights: one leaf tensor (S, ...) per parameter, and one AdamW over them
@@ -96,10 +87,9 @@ def train_batched(cfgs, log=print, weights=None):
     for epoch in range(c0.epochs + 1):
         if epoch and rho:
             for t, d in zip(tasks, data):
-                t.refresh_distractors(rho)
-                d.x_tr = t.train_x.to(device)
+                train.redraw_distractors(t, d, rho, device)
         for group in opt.param_groups:
-            group["lr"] = c0.lr * min(1.0, (epoch + 1) / max(1, c0.warmup))
+            group["lr"] = c0.lr * train.warmup_factor(c0, epoch)
         lams = [train.prior_weight(c, epoch) for c in cfgs]
         is_last = epoch == c0.epochs
 
@@ -123,8 +113,7 @@ def train_batched(cfgs, log=print, weights=None):
                         histories[s].setdefault(k, []).append(v)
                     if grok[s] is None and histories[s]["test_acc"][-1] >= cfgs[s].grok_acc:
                         grok[s] = epoch
-                    stop = cfgs[s].stop_after is not None and grok[s] is not None and epoch >= grok[s] + cfgs[s].stop_after
-                    if is_last or stop:
+                    if train.finished(cfgs[s], epoch, grok[s]):
                         results[s] = (train.summarize(cfgs[s], histories[s], grok[s], epoch, time.time() - t0, device),
                                       histories[s])
                         results[s][0]["batched_runs"] = S

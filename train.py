@@ -306,6 +306,33 @@ def task_data(task, cfg, device, tau):
         frozen_attention=oracle_tr if cfg.frozen_attn else None)   # App. F.4: the oracle in place of attention
 
 
+def build_run(cfg, device):
+    """A run's task and freshly initialised model, in this order: the seed fixes the data
+    split and the distractors first, then the initialisation (unless --init-seed)."""
+    task = make_task(cfg.task, cfg.p, cfg.frac, cfg.n_distractors, cfg.seed, cfg.n_operands,
+                     cfg.n_bits, cfg.parity_k, cfg.perm_n, cfg.n_outputs)
+    torch.manual_seed(cfg.seed if cfg.init_seed is None else cfg.init_seed)
+    model = Transformer(task.vocab_size, task.n_classes, cfg.pos_slots or task.seq_len,
+                        cfg.d_model, cfg.n_heads, cfg.d_mlp).to(device)
+    return task, model
+
+
+def warmup_factor(cfg, epoch):
+    """The learning rate's linear warm-up, per epoch (App. G: 10 epochs)."""
+    return min(1.0, (epoch + 1) / max(1, cfg.warmup))
+
+
+def redraw_distractors(task, data, rho, device):
+    """Each training example redraws its distractors with probability rho (the regime)."""
+    task.refresh_distractors(rho)
+    data.x_tr = task.train_x.to(device)   # the one copy the loop and the evaluation read
+
+
+def finished(cfg, epoch, grok):
+    """The last epoch, or --stop-after epochs after grokking: measured, then no step."""
+    return epoch == cfg.epochs or (cfg.stop_after is not None and grok is not None and epoch >= grok + cfg.stop_after)
+
+
 def train(cfg, log=print, weights=None):
     """Train one run; returns (summary, history). Deterministic on CPU for a given seed and
     thread count (a different thread count changes float rounding, hence the trajectory).
@@ -314,11 +341,7 @@ def train(cfg, log=print, weights=None):
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     device = pick_device(cfg.device)
-    task = make_task(cfg.task, cfg.p, cfg.frac, cfg.n_distractors, cfg.seed, cfg.n_operands,
-                     cfg.n_bits, cfg.parity_k, cfg.perm_n, cfg.n_outputs)
-    torch.manual_seed(cfg.seed if cfg.init_seed is None else cfg.init_seed)
-    model = Transformer(task.vocab_size, task.n_classes, cfg.pos_slots or task.seq_len,
-                        cfg.d_model, cfg.n_heads, cfg.d_mlp).to(device)
+    task, model = build_run(cfg, device)
     if cfg.init_from:
         model.load_state_dict(torch.load(cfg.init_from, map_location=device))
     masks = {n: m.to(device) for n, m in torch.load(cfg.mask).items()} if cfg.mask else {}
@@ -365,10 +388,9 @@ def train(cfg, log=print, weights=None):
     epoch = 0
     for epoch in range(cfg.epochs + 1):
         if epoch and rho:
-            task.refresh_distractors(rho)
-            data.x_tr = task.train_x.to(device)   # the one copy evaluation also reads
-        for group, base in zip(opt.param_groups, base_lrs):   # linear warm-up, per epoch
-            group["lr"] = base * min(1.0, (epoch + 1) / max(1, cfg.warmup))
+            redraw_distractors(task, data, rho, device)
+        for group, base in zip(opt.param_groups, base_lrs):
+            group["lr"] = base * warmup_factor(cfg, epoch)
         lam = prior_weight(cfg, epoch)
         if teacher is not None and cfg.lam and (epoch == 0 or rho):   # the teacher sees these inputs
             target = teacher_attention(teacher, data.x_tr, pos_ids, qpos_tr)
@@ -394,8 +416,7 @@ def train(cfg, log=print, weights=None):
                 grok = epoch
             if not cfg.quiet and cfg.print_every and (epoch % cfg.print_every == 0 or is_last):
                 log(progress_line(history, cfg, epoch, time.time() - t0))
-            stop_now = cfg.stop_after is not None and grok is not None and epoch >= grok + cfg.stop_after
-            if is_last or stop_now:       # the last epoch is measured, not stepped
+            if finished(cfg, epoch, grok):       # the last epoch is measured, not stepped
                 break
 
         if full_batch:
