@@ -16,6 +16,9 @@ weight-decay clock of Eq. 5 is shared: lr_eff * wd_eff = lr * wd per step.
   lion   lr / 10,   wd * 10       (Lion's authors: 3-10x smaller lr, larger wd)
   muon   lr,        wd            (torch's "match_rms_adamw" scaling reuses AdamW's lr and wd)
 """
+import torch
+
+OPTIMIZERS = ("adamw", "sgd", "lion", "muon")
 SGD_MOMENTUM = 0.9
 
 
@@ -25,9 +28,6 @@ def decay_per_step(name, lr, wd):
     if name == "sgd":
         return (lr * 100) * (wd / 1000) / (1 - SGD_MOMENTUM)
     return lr * wd
-import torch
-
-OPTIMIZERS = ("adamw", "sgd", "lion", "muon")
 
 
 class Lion(torch.optim.Optimizer):
