@@ -103,9 +103,7 @@ def run_bound(args):
     train.write_json(os.path.join(args.results_dir, "fig5_bound.json"),
                      {"runs": summary, "total_violations": total_violations})
     report.print_claim("C5", args.results_dir)
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = sweep.pyplot()
     fig, axes = plt.subplots(1, len(args.lam), figsize=(6 * len(args.lam), 4.5), squeeze=False)
     for ax, lam in zip(axes[0], args.lam):
         hists = [results[n][1] for n in (sweep.kl_run(lam, s, args)[0] for s in args.seeds) if n in results]
@@ -174,9 +172,7 @@ def print_grok_table(grok, med, args):
 def plot_arms(results, grok, args, arms, path, title, norm=False, name=None):
     """Test accuracy (and optionally the MLP norm) per arm, and the grokking epochs per seed."""
     name = name or (lambda a, s: run_name(args, a, s))
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = sweep.pyplot()
     panels = 3 if norm else 2
     fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 4.5))
     for i, arm in enumerate(arms):
@@ -535,9 +531,7 @@ def run_lengths(args):
                       "median": med, "lam": args.lam, "budget": args.epochs,
                       "regime": args.regime, "seeds": args.seeds})
     report.print_claim("C7", args.results_dir)
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = sweep.pyplot()
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for i, a in enumerate(arms):
         for s, d in acc[a].items():
@@ -624,9 +618,7 @@ def run_heads(args):
     train.write_json(os.path.join(args.results_dir, "fig9_heads.json"),
                      {"seeds": summary, "n_heads": args.n_heads, "budget": args.epochs, "regime": args.regime})
     report.print_claim("C8", args.results_dir)
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = sweep.pyplot()
     seeds = [s for s in args.seeds if name(None, s) in results]
     if not seeds:
         return

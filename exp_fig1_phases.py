@@ -72,9 +72,7 @@ def print_marks(rows, budget):
 
 
 def plot(results, names, title, path, args):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = sweep.pyplot()
     hists = [results[n][1] for n in names if n in results]
     marks = [phase_marks(h, args.rise_acc) for h in hists]
     fig, ax = plt.subplots(2, 2, figsize=(11, 7.5), sharex=True)

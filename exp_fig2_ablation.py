@@ -136,9 +136,7 @@ def main(argv=None):
 
 
 def plot(results, cells, grid, args, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = sweep.pyplot()
     caps = list(dict.fromkeys(c for c, _ in cells))
     structs = list(STRUCTURE)
     fig = plt.figure(figsize=(15, 4.8))

@@ -124,9 +124,7 @@ def divergence_rate(history, drop=0.01):
 
 
 def plot(results, lams, table, verdict, rates, args, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = sweep.pyplot()
     fig, ax = plt.subplots(2, 2, figsize=(12, 8.5))
     cmap = plt.get_cmap("viridis")
     colors = {l: cmap(i / max(1, len(lams) - 1)) for i, l in enumerate(lams)}

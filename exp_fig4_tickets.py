@@ -132,9 +132,7 @@ def main(argv=None):
 
 
 def plot(results, grok, name, args):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = sweep.pyplot()
     fig, (a0, a1) = plt.subplots(1, 2, figsize=(12, 4.5))
     for i, arm in enumerate(ARMS):
         hists = [results[name(arm, s)][1] for s in args.seeds if name(arm, s) in results]

@@ -195,9 +195,7 @@ def heat(ax, M, rows, cols, title, fmt, cmap="viridis", log=False):
 
 
 def plot(stats, budget, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = sweep.pyplot()
     rhos = RHOS
     rlabel = [("fixed" if r == 0 else "fresh" if r == 1 else f"{r:g}") for r in rhos]
     get = lambda rho, wd, lam: stats.get(cell_key(rho, wd, lam))

@@ -264,6 +264,15 @@ def run_sweep(runs, args, log=print):
 # ---------------------------------------------------------------------------------------
 # Helpers the figure scripts share
 
+def pyplot():
+    """matplotlib.pyplot on the file-only Agg backend (no display needed), imported on first
+    use so that training never pays for matplotlib."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
 def curve(history, key, grid):
     """history[key] on an epoch grid; a run that stopped early holds its last value."""
     ep = np.asarray(history["epoch"])
