@@ -185,11 +185,15 @@ def heat(ax, M, rows, cols, title, fmt, cmap="viridis", log=False):
     finite = M[np.isfinite(M)]
     norm = mcolors.LogNorm() if log and finite.size and finite.min() > 0 else None
     im = ax.imshow(M, cmap=cmap, aspect="auto", norm=norm)
+    im.autoscale_None()                                              # the colour limits, before reading colours
+    rgba = im.to_rgba(np.ma.masked_invalid(M))                       # (rows, cols, 4)
     ax.set_xticks(range(len(cols)), cols, fontsize=8)
     ax.set_yticks(range(len(rows)), rows, fontsize=8)
     for i in range(M.shape[0]):
         for j in range(M.shape[1]):
-            ax.text(j, i, fmt(i, j), ha="center", va="center", fontsize=7, color="w")
+            r, g, b = rgba[i, j, :3] if np.isfinite(M[i, j]) else (1, 1, 1)
+            light = 0.299 * r + 0.587 * g + 0.114 * b > 0.5          # dark text on light cells
+            ax.text(j, i, fmt(i, j), ha="center", va="center", fontsize=7, color="k" if light else "w")
     ax.set_title(title, fontsize=9)
     return im
 
