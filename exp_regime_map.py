@@ -28,7 +28,7 @@ LAMS = [0.0, 0.03, 0.3]
 WDS = [0.5, 1.0, 2.0, 4.0]
 WD_RHOS = [0.0, 0.001, 0.003, 0.01, 1.0]
 PARTS = ("baseline", "wd", "lam")
-# A first look in ~2 minutes: the two ends of the map at lambda = 0, one seed. Under `fixed`
+# A first look (240 s on this project's 2-core machine): the two ends of the map at lambda = 0, one seed. Under `fixed`
 # attention memorizes through the distractors (mass at t_mem below uniform) and never
 # groks; under `fresh` it is already on the operands at memorization and groks.
 QUICK = dict(rhos=[0.0, 1.0], seeds=[0], epochs=3000, part=["baseline"])
