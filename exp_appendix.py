@@ -40,12 +40,12 @@ import numpy as np
 
 import torch
 
+import analysis
 import optim
 import report
 import sweep
 import train
-import analysis
-from analysis import first_not_none, phase_marks
+
 from model import Transformer
 from tasks import longer_inputs, make_task, query_slot_ids
 
@@ -67,8 +67,8 @@ def phase_ratios(history):
     """Median measured/bound ratio (of the per-epoch means) in each phase."""
     ep = np.asarray(history["epoch"])
     ratio = np.asarray(history["lemma_grad"]) / np.maximum(np.asarray(history["lemma_bound"]), 1e-300)
-    m = phase_marks(history, rise_acc=0.5)
-    t_mem, t_end = m["t_mem"], first_not_none(m["t_struct"], m["t_grok"])
+    m = analysis.phase_marks(history, rise_acc=0.5)
+    t_mem, t_end = m["t_mem"], analysis.first_not_none(m["t_struct"], m["t_grok"])
     windows = {"before memorization": ep < (t_mem if t_mem is not None else np.inf)}
     if t_mem is not None:
         windows["plateau"] = (ep >= t_mem) & (ep < (t_end if t_end is not None else np.inf))
@@ -317,10 +317,10 @@ def plateau_contraction(history):
     """Per-epoch contraction rate -d log||theta_mlp|| / dt, least squares over the plateau
     [t_mem, t_struct) (t_grok, or the end of the run, when structure is never met)."""
     ep = np.asarray(history["epoch"], dtype=float)
-    m = phase_marks(history, rise_acc=0.5)
+    m = analysis.phase_marks(history, rise_acc=0.5)
     if m["t_mem"] is None:
         return None, None
-    end = first_not_none(m["t_struct"], m["t_grok"], ep[-1] + 1)
+    end = analysis.first_not_none(m["t_struct"], m["t_grok"], ep[-1] + 1)
     w = (ep >= m["t_mem"]) & (ep < end)
     if w.sum() < 3:
         return None, (m["t_mem"], end)
