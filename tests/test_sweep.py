@@ -141,3 +141,19 @@ def test_distractor_regime_names():
             sweep.distractor_regime(bad)
     for name, (distractors, rho) in sweep.DISTRACTOR_REGIMES.items():
         assert sweep.distractor_regime(name) == (distractors, rho)
+
+
+def test_the_store_is_committed_and_run_folders_are_not():
+    """The store is committed data, the run folders (with weights) are not. A .gitignore rule
+    `runs/` matches both, and once kept every stored run on the machine that trained it."""
+    import shutil
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if shutil.which("git") is None or not os.path.exists(os.path.join(root, ".git")):
+        pytest.skip("not a git checkout")
+    args = argparse.Namespace(runs_dir=os.path.join("runs", "fig3"), results_dir="results", store=None)
+    stored = os.path.join(sweep.store_dir(args), "p113_fresh_lam0_seed0_e10000.json.gz")
+    folder = os.path.join(args.runs_dir, "p113_fresh_lam0_seed0_e10000", "final.pt")
+    ignored = lambda path: subprocess.run(["git", "check-ignore", "-q", path], cwd=root).returncode == 0
+    assert not ignored(stored)
+    assert ignored(folder)
