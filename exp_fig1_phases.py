@@ -26,7 +26,6 @@ from analysis import meets_regime_criterion, phase_marks
 # p = 59 (1,044 training pairs) never grokked in 4,000 epochs here, so the quick look keeps
 # the paper's p and cuts seeds and budget instead.
 QUICK = dict(p=113, epochs=4000, seeds=[0, 1])
-REGIMES = sweep.DISTRACTOR_REGIMES
 
 
 def get_parser():
@@ -115,7 +114,7 @@ def main(argv=None):
         args.results_dir = os.path.join(args.results_dir, "quick")
     os.makedirs(args.results_dir, exist_ok=True)
     if args.regime_study:
-        regimes, lams = list(REGIMES), [0.0]
+        regimes, lams = list(sweep.DISTRACTOR_REGIMES), [0.0]
     else:
         regimes, lams = [args.regime], [args.lam]
     runs = [(run_name(r, lam, s, args.p, args.wd), run_config(args, r, lam, s))
@@ -129,7 +128,8 @@ def main(argv=None):
           "-> test accuracy rises; t_mem < t_struct <= t_rise <= t_grok.")
     print_marks(rows, args.epochs)
     stem = "fig1_regimes" if args.regime_study else \
-        f"fig1_{args.regime}" + ("" if args.wd == 1.0 else f"_wd{args.wd:g}") + f"_lam{args.lam:g}"
+        f"fig1_{args.regime}" + ("" if args.wd == 1.0 else f"_wd{args.wd:g}") + f"_lam{args.lam:g}" \
+        + sweep.seeds_tag(args.seeds)
     summary = {"rows": {n: m for n, m in rows}, "budget": args.epochs, "rise_acc": args.rise_acc,
                "summaries": {n: results[n][0] for n, _ in runs if n in results}}
     if args.regime_study:

@@ -105,6 +105,7 @@ def main(argv=None):
         + ("" if args.wd == 1.0 else f"_wd{args.wd:g}")
     if lams != sorted(LAMS) and not args.quick:
         stem += "_lam" + "_".join(f"{l:g}" for l in lams)
+    stem += sweep.seeds_tag(args.seeds)
     summary = {"table": {f"{l:g}": v for l, v in table.items()}, "verdict": verdict,
                "divergence_rate": {f"{l:g}": v for l, v in rates.items()}, "rate_vs_lambda_slope": rate_fit,
                "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds}

@@ -71,6 +71,18 @@ def kl_run(lam, seed, args):
                                    lam=lam, seed=seed, stop_after=args.stop_after, wd=wd)
 
 
+def seeds_tag(seeds):
+    """The suffix of a figure's file names when it ran on seeds beyond the paper's five (the
+    held-out seeds 5-9, say), so that it never overwrites the seeds 0-4 figure the report
+    reads. Seeds within 0-4 keep the plain name: the report counts how many there are."""
+    seeds = sorted(seeds)
+    if set(seeds) <= {0, 1, 2, 3, 4}:
+        return ""
+    if len(seeds) > 1 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"_seeds{seeds[0]}-{seeds[-1]}"
+    return "_seeds" + "_".join(map(str, seeds))
+
+
 def add_sweep_args(parser, experiment):
     a = parser.add_argument
     a("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])

@@ -35,7 +35,7 @@ from tasks import TASKS, make_task, query_slot_ids
 
 PRIORS = ("oracle", "adversarial", "teacher")       # the target q of the KL prior
 PRIOR_KINDS = ("kl", "entropy", "sparsity")          # directed (KL) and undirected penalties
-REGIMES = ("fixed", "fresh", "refresh")
+DISTRACTOR_DRAWS = ("fixed", "fresh", "refresh")        # --distractors: once, every epoch, with prob. rho
 # Flags that change how a run is executed or reported, never what it computes.
 NON_SEMANTIC = ("out", "quiet", "print_every", "threads", "device")
 AMP = ("off", "bf16")
@@ -147,8 +147,8 @@ def validate(cfg):
         raise ValueError(f"--teacher {cfg.teacher}: no such file")
     if cfg.prior_start < 0 or (cfg.prior_anneal is not None and cfg.prior_anneal < 1):
         raise ValueError("--prior-start must be >= 0 and --prior-anneal >= 1")
-    if cfg.distractors not in REGIMES:
-        raise ValueError(f"unknown distractor regime {cfg.distractors!r}; choose from {', '.join(REGIMES)}")
+    if cfg.distractors not in DISTRACTOR_DRAWS:
+        raise ValueError(f"unknown distractor regime {cfg.distractors!r}; choose from {', '.join(DISTRACTOR_DRAWS)}")
     if cfg.distractors == "refresh" and not 0 < cfg.refresh < 1:
         raise ValueError(f"--distractors refresh needs 0 < --refresh < 1, got {cfg.refresh}")
     if cfg.task == "arparity" and cfg.distractors != "fixed":

@@ -157,3 +157,9 @@ def test_the_store_is_committed_and_run_folders_are_not():
     ignored = lambda path: subprocess.run(["git", "check-ignore", "-q", path], cwd=root).returncode == 0
     assert not ignored(stored)
     assert ignored(folder)
+
+
+def test_seeds_tag_keeps_held_out_figures_apart():
+    assert sweep.seeds_tag([0, 1, 2, 3, 4]) == sweep.seeds_tag([4, 3, 2, 1, 0]) == sweep.seeds_tag([0, 2]) == ""
+    assert sweep.seeds_tag([5, 6, 7, 8, 9]) == "_seeds5-9"
+    assert sweep.seeds_tag([0, 7]) == "_seeds0_7" and sweep.seeds_tag([5]) == "_seeds5"
