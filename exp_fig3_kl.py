@@ -101,11 +101,10 @@ def main(argv=None):
         print(f"  log-log slope of rate against lambda: {rate_fit:.2f} (Thm. 5.2 predicts a rate "
               "proportional to lambda, slope 1)")
 
-    stem = "fig3_kl" + ("" if args.regime == "fresh" or args.quick else f"_{args.regime}") \
-        + ("" if args.wd == 1.0 else f"_wd{args.wd:g}")
+    # the quick preset's file is plain fig3_kl, whatever its regime: the quick report reads it
+    stem = sweep.fig3_stem("fresh" if args.quick else args.regime, args.wd, args.seeds)
     if lams != sorted(LAMS) and not args.quick:
         stem += "_lam" + "_".join(f"{l:g}" for l in lams)
-    stem += sweep.seeds_tag(args.seeds)
     summary = {"table": {f"{l:g}": v for l, v in table.items()}, "verdict": verdict,
                "divergence_rate": {f"{l:g}": v for l, v in rates.items()}, "rate_vs_lambda_slope": rate_fit,
                "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds}

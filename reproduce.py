@@ -12,6 +12,7 @@ stopped. The time estimate is a rough upper bound: it assumes every run trains i
 budget, while runs that grok stop --stop-after epochs later and cached runs cost nothing.
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -37,7 +38,16 @@ STUDIES = [
     ("C10", ["exp_appendix.py", "frozen"], 15, 3, 1.0, 10000, 2500),
     ("C10", ["exp_appendix.py", "optimizers"], 40, 4, 2.0, 10000, 1500),
     ("C11", ["exp_regime_map.py"], 180, 2, 1.0, 10000, 3000),
+    # the held-out confirmation in the cell the map selects (its commands are in regime_map.json)
+    ("C3b", None, 45, 0, 1.0, 10000, 0),
 ]
+
+
+def held_out_commands(results):
+    """The regime map's held-out confirmation commands, [] before a cell is selected."""
+    path = os.path.join(results, "regime_map.json")
+    selection = json.load(open(path)).get("selection") if os.path.exists(path) else None
+    return selection["commands"] if selection else []
 
 # ---------------------------------------------------------------------------------------
 # Running the studies
@@ -70,13 +80,17 @@ def main(argv=None):
         print(f"{len(steps)} studies; the paper config trains at {ms:.0f} ms/epoch here; estimated at most "
               f"{total / 3600:.1f} h with --jobs {args.jobs} (runs that grok stop early; cached runs are free)")
         for claim, cmd, *_ in steps:
-            line = [sys.executable] + cmd + (["--quick"] if args.quick else []) + \
-                ["--jobs", str(args.jobs), "--results-dir", args.results_dir]
-            print(f"[{claim}] {' '.join(line[1:])}", flush=True)
-            if not args.dry_run:
-                t0 = time.time()
-                rc = subprocess.call(line)
-                print(f"[{claim}] {'done' if rc == 0 else f'FAILED (exit {rc})'} in {time.time() - t0:.0f}s", flush=True)
+            cmds = [cmd] if cmd is not None else held_out_commands(results)
+            if not cmds:
+                print(f"[{claim}] skipped: the regime map has selected no cell yet (it needs its five baseline seeds)")
+            for cmd in cmds:
+                line = [sys.executable] + cmd + (["--quick"] if args.quick else []) + \
+                    ["--jobs", str(args.jobs), "--results-dir", args.results_dir]
+                print(f"[{claim}] {' '.join(line[1:])}", flush=True)
+                if not args.dry_run:
+                    t0 = time.time()
+                    rc = subprocess.call(line)
+                    print(f"[{claim}] {'done' if rc == 0 else f'FAILED (exit {rc})'} in {time.time() - t0:.0f}s", flush=True)
     if not args.dry_run:
         os.makedirs(results, exist_ok=True)
         path = os.path.join(results, "REPORT.md")

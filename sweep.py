@@ -51,6 +51,11 @@ def distractor_regime(name):
     return "refresh", rho
 
 
+def regime_name(rho):
+    """The regime name of a refresh probability: 0 is `fixed`, 1 `fresh`, else refresh<rho>."""
+    return "fixed" if rho == 0 else "fresh" if rho == 1 else f"refresh{rho:g}"
+
+
 def regime_arg(name):
     """argparse type for --regime: a one-line error for a bad name."""
     try:
@@ -81,6 +86,13 @@ def seeds_tag(seeds):
     if len(seeds) > 1 and seeds == list(range(seeds[0], seeds[-1] + 1)):
         return f"_seeds{seeds[0]}-{seeds[-1]}"
     return "_seeds" + "_".join(map(str, seeds))
+
+
+def fig3_stem(regime, wd, seeds):
+    """File stem of a Figure 3 lambda sweep (its default lambdas): results/<stem>.json / .png.
+    The report finds the held-out confirmation of the regime map by this name."""
+    return "fig3_kl" + ("" if regime == "fresh" else f"_{regime}") + ("" if wd == 1.0 else f"_wd{wd:g}") \
+        + seeds_tag(seeds)
 
 
 def add_sweep_args(parser, experiment):

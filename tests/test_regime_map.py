@@ -46,7 +46,10 @@ def test_criterion_selection_and_speedup():
     assert stats["rho1_wd1_lam0"]["conditions_met"]["diffuse_at_mem"] == 0
     assert stats["rho0_wd1_lam0"]["conditions_met"] == {"memorizes": 5, "diffuse_at_mem": 5, "starved_plateau": 5,
                                                         "condenses_first": 0, "groks": 0}
-    assert M.select_cell(stats) == {"cell": "rho0.003_wd1_lam0", "shows_regime": True}
+    picked = M.select_cell(stats)
+    assert picked["cell"] == "rho0.003_wd1_lam0" and picked["shows_regime"] is True
+    assert picked["fig3_file"] == "fig3_kl_refresh0.003_seeds5-9.json"
+    assert picked["commands"][0] == ["exp_fig3_kl.py", "--regime", "refresh0.003", "--seeds", "5", "6", "7", "8", "9"]
     sp = stats["rho0.003_wd1_lam0.3"]["speedup"]
     assert sp["verdict"] == "reproduced" and math.exp(sp["estimate"]) == pytest.approx(5000 / 1020, rel=0.02)
     # with no cell showing the regime, the closest one is named with what fails there
@@ -54,7 +57,7 @@ def test_criterion_selection_and_speedup():
     stats = M.analyse(results_for(cells), list(cells), list(range(5)), BUDGET)
     closest = M.select_cell(stats)
     assert closest["shows_regime"] is False and closest["cell"] == "rho1_wd1_lam0"
-    assert closest["failing"] == ["diffuse_at_mem"]
+    assert closest["failing"] == ["diffuse_at_mem"] and closest["regime"] == "fresh"
 
 
 def test_eq5_bound_and_c11_inverse_weight_decay():

@@ -65,6 +65,25 @@ def test_other_regimes_never_change_the_c3_verdict(tmp_path):
     assert "(not part of the verdict)" in report and "fig3_kl_fixed.json" in report
 
 
+def test_c3b_is_judged_on_the_held_out_seeds_of_the_selected_cell(tmp_path):
+    write(tmp_path, "regime_map.json", {"selection": None, "cells": {}})
+    line = verdict_lines(tmp_path)[1]
+    assert line["C3b"].endswith("**not decided** |") and "C11" in line
+    sel = {"cell": "rho0.003_wd1_lam0", "shows_regime": True, "regime": "refresh0.003", "wd": 1.0,
+           "fig3_file": "fig3_kl_refresh0.003_seeds5-9.json",
+           "commands": [["exp_fig3_kl.py", "--regime", "refresh0.003", "--seeds", "5", "6", "7", "8", "9"]]}
+    write(tmp_path, "regime_map.json", {"selection": sel, "cells": {}})
+    text, line = verdict_lines(tmp_path)
+    assert line["C3b"].endswith("**not decided** |") and "exp_fig3_kl.py --regime refresh0.003" in text
+    assert reproduce.held_out_commands(str(tmp_path)) == sel["commands"]
+    held_out = fig3([0.01, 0.03, 0.1, 0.3, 1.0], lambda l, s: round(20 / l * (1 + 0.01 * s)), "refresh0.003")
+    held_out["seeds"] = [5, 6, 7, 8, 9]
+    write(tmp_path, sel["fig3_file"], held_out)
+    text, line = verdict_lines(tmp_path)
+    assert line["C3b"].endswith("**reproduced** |") and "seeds [5, 6, 7, 8, 9]" in text
+    assert "(not part of the verdict) `fig3_kl_refresh0.003_seeds5-9.json`" not in text   # C3's own part only
+
+
 def test_vacuous_checks_are_not_decided(tmp_path):
     write(tmp_path, "fig11_optimizers.json", {"settings": {
         "adamw": {"plateau_rate": [3e-4] * 5}, "sgd": {"plateau_rate": [None] * 5}}})
