@@ -88,9 +88,11 @@ def time_conventional(task, cfg, epochs):
     return times
 
 
-def epoch_time(cfg, epochs, fn=None):
+def epoch_time(cfg, epochs, fn=None, repeats=1):
     """Seconds per epoch of train.train (or fn(cfg)): the difference of two run lengths
-    removes set-up and first-call costs; every eval's full diagnostics are included."""
+    removes set-up and first-call costs (compilation included); every eval's full
+    diagnostics are included. The median over `repeats` such pairs: on a shared VM a
+    single pair varies by tens of percent."""
     fn = fn or train.train
 
     def wall(n):
@@ -98,13 +100,13 @@ def epoch_time(cfg, epochs, fn=None):
         t = time.perf_counter()
         fn(cfg)
         return time.perf_counter() - t
-    return (wall(2 * epochs) - wall(epochs)) / epochs
+    return statistics.median((wall(2 * epochs) - wall(epochs)) / epochs for _ in range(repeats))
 
 
-def bench(name, cfg, epochs, peak):
+def bench(name, cfg, epochs, peak, repeats):
     task = make_task(cfg.task, cfg.p, cfg.frac, cfg.n_distractors, cfg.seed)
     cfg.quiet = True
-    ours = epoch_time(cfg, epochs)
+    ours = epoch_time(cfg, epochs, repeats=repeats)
     conv = statistics.median(time_conventional(task, cfg, epochs))
     shape = dict(B=len(task.train_x), B_test=len(task.test_x), T=task.seq_len, V=task.vocab_size,
                  C=task.n_classes, d=cfg.d_model, d_mlp=cfg.d_mlp, eval_every=cfg.eval_every)
@@ -114,13 +116,14 @@ def bench(name, cfg, epochs, peak):
     print(f"  {'':22s} {'ms/epoch':>9s} {'GFLOP/epoch':>12s} {'GFLOP/s':>8s} {'% of peak':>9s}")
     for label, sec, fl in (("query-only (train.py)", ours, f_ours), ("conventional", conv, f_conv)):
         print(f"  {label:22s} {1000 * sec:9.2f} {fl / 1e9:12.3f} {fl / sec / 1e9:8.1f} {100 * fl / sec / peak:8.1f}%")
-    print(f"  speed-up {conv / ours:.1f}x; FLOP floor at peak {1000 * f_ours / peak:.2f} ms/epoch "
-          f"(train.py is {ours * peak / f_ours:.1f}x the floor)")
+    print(f"  speed-up {conv / ours:.1f}x (the FLOP ratio, {f_conv / f_ours:.1f}x, is the speed-up at equal "
+          f"GFLOP/s); FLOP floor at peak {1000 * f_ours / peak:.2f} ms/epoch (train.py is {ours * peak / f_ours:.1f}x the floor)")
     return {"ours_ms": 1000 * ours, "conventional_ms": 1000 * conv}
 
 
-def bench_variants(cfg, epochs, runs=4):
-    """bf16 autocast (--amp bf16) and seed-batched training (batched.py) on this machine."""
+def bench_variants(cfg, epochs, runs=4, compile_too=False):
+    """bf16 autocast (--amp bf16), seed-batched training (batched.py) and, with --compile,
+    torch.compile (inductor) on this machine."""
     import copy
 
     import batched
@@ -134,7 +137,18 @@ def bench_variants(cfg, epochs, runs=4):
     print(f"  --amp bf16                     {1000 * amp:8.2f} ms/epoch ({base / amp:.2f}x)")
     print(f"  batched.py, {runs} runs at once    {1000 * both / runs:8.2f} ms/epoch per run "
           f"({runs * base / both:.2f}x the throughput of {runs} separate runs in sequence)")
-    return {"fp32_ms": 1000 * base, "bf16_ms": 1000 * amp, "batched_ms_per_run": 1000 * both / runs}
+    out = {"fp32_ms": 1000 * base, "bf16_ms": 1000 * amp, "batched_ms_per_run": 1000 * both / runs}
+    if compile_too:      # whole runs, compilation included: does it pay back on a long run?
+        long = 10 * epochs
+        walls = {}
+        for label, c in (("eager", None), ("compiled", "inductor")):
+            t = time.perf_counter()
+            train.train(train.make_config(**{**vars(cfg), "epochs": long, "compile": c}))
+            walls[label] = time.perf_counter() - t
+        print(f"  --compile (inductor), whole {long}-epoch runs with set-up and compilation: "
+              f"{walls['compiled']:.0f} s against {walls['eager']:.0f} s eager ({walls['eager'] / walls['compiled']:.2f}x)")
+        out["compile_run_s"], out["eager_run_s"] = walls["compiled"], walls["eager"]
+    return out
 
 
 def main(argv=None):
@@ -142,6 +156,9 @@ def main(argv=None):
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--epochs", type=int, default=300, help="epochs timed per implementation")
     p.add_argument("--quick", action="store_true", help="p = 23 and 10 epochs: seconds")
+    p.add_argument("--repeats", type=int, default=3, help="timed pairs per implementation (median)")
+    p.add_argument("--compile", action="store_true",
+                   help="also time whole runs of 10x --epochs with and without --compile (inductor)")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     peak = matmul_peak(512 if args.quick else 1024)
@@ -152,12 +169,14 @@ def main(argv=None):
     p_ = 23 if args.quick else 113
     if args.quick:
         print("--quick: a smoke run of the benchmark on a tiny config; its timings are not measurements")
+    repeats = 1 if args.quick else args.repeats
     bench("paper config (modular addition, 2 distractors)",
-          train.make_config(p=p_, threads=args.threads), epochs, peak)
+          train.make_config(p=p_, threads=args.threads), epochs, peak, repeats)
     bench("Nanda et al. config (no distractors)",
           train.make_config(p=p_, d_model=128, n_heads=4, d_mlp=512, n_distractors=0, threads=args.threads),
-          epochs, peak)
-    bench_variants(train.make_config(p=p_, threads=args.threads), epochs // 3 if not args.quick else 5)
+          epochs, peak, repeats)
+    bench_variants(train.make_config(p=p_, threads=args.threads), epochs // 3 if not args.quick else 5,
+                   compile_too=args.compile)
 
 
 if __name__ == "__main__":
