@@ -49,6 +49,7 @@ def held_out_commands(results):
     selection = json.load(open(path)).get("selection") if os.path.exists(path) else None
     return selection["commands"] if selection else []
 
+
 # ---------------------------------------------------------------------------------------
 # Running the studies
 
