@@ -122,14 +122,16 @@ def cell_key(rho, wd, lam):
     return f"rho{rho:g}_wd{wd:g}_lam{lam:g}"
 
 
-def select_cell(stats):
-    """README's pre-registered selection among the lambda = 0, seeds 0-4 cells: the cells that
-    show the paper's regime (wd 1 first, then most seeds meeting, then the lowest median
-    mass at t_mem); if none does, the closest (most seeds meeting, then most (seed,
-    condition) pairs met, then the lowest mass), named as such."""
-    base = [c for c in stats.values() if c["lam"] == 0 and len(c["seeds"]) >= 5]
-    if not base:
+def select_cell(stats, cells):
+    """README's pre-registered selection among the lambda = 0 cells of `cells` (the grid),
+    made only once every one of them has its five seeds: the cells that show the paper's
+    regime (wd 1 first, then most seeds meeting, then the lowest median mass at t_mem); if
+    none does, the closest (most seeds meeting, then most (seed, condition) pairs met, then
+    the lowest mass), named as such. None before the lambda = 0 grid is complete."""
+    keys = [cell_key(*c) for c in cells if c[2] == 0]
+    if not keys or any(k not in stats or len(stats[k]["seeds"]) < 5 for k in keys):
         return None
+    base = [stats[k] for k in keys]
     mass = lambda c: c["mass_at_mem"] if c["mass_at_mem"] is not None else math.inf
     shows = [c for c in base if c["shows_regime"]]
     if shows:
@@ -282,10 +284,11 @@ def main(argv=None):
         raise SystemExit(f"error: {e}")
     stats = analyse(results, cells, args.seeds, args.epochs)
     print_tables(stats, args.epochs)
-    selection = select_cell(stats)
+    selection = select_cell(stats, grid_cells(["baseline", "wd"], rhos))
     c11 = c11_parts(stats, args.epochs)
     print("\nSelection for the held-out confirmation (README, pre-registered): "
-          + ("not decided (no cell has all five seeds yet)" if selection is None else
+          + ("not decided (made once every lambda = 0 cell, baseline and weight-decay parts, has its five seeds)"
+             if selection is None else
              f"{selection['cell']}" + ("" if selection["shows_regime"] else
                                        f", the closest cell (no cell shows the regime; failing: {selection['failing']})")))
     if selection is not None:

@@ -46,7 +46,10 @@ def test_criterion_selection_and_speedup():
     assert stats["rho1_wd1_lam0"]["conditions_met"]["diffuse_at_mem"] == 0
     assert stats["rho0_wd1_lam0"]["conditions_met"] == {"memorizes": 5, "diffuse_at_mem": 5, "starved_plateau": 5,
                                                         "condenses_first": 0, "groks": 0}
-    picked = M.select_cell(stats)
+    assert M.select_cell(stats, list(cells) + [(0.01, 1.0, 0.0)]) is None     # a lambda = 0 cell not run yet
+    four = M.analyse(results_for(cells), list(cells), list(range(4)), BUDGET)
+    assert M.select_cell(four, list(cells)) is None                            # four seeds decide nothing
+    picked = M.select_cell(stats, list(cells))
     assert picked["cell"] == "rho0.003_wd1_lam0" and picked["shows_regime"] is True
     assert picked["fig3_file"] == "fig3_kl_refresh0.003_seeds5-9.json"
     assert picked["commands"][0] == ["exp_fig3_kl.py", "--regime", "refresh0.003", "--seeds", "5", "6", "7", "8", "9"]
@@ -55,7 +58,7 @@ def test_criterion_selection_and_speedup():
     # with no cell showing the regime, the closest one is named with what fails there
     del cells[(0.003, 1.0, 0.0)], cells[(0.003, 1.0, 0.3)]
     stats = M.analyse(results_for(cells), list(cells), list(range(5)), BUDGET)
-    closest = M.select_cell(stats)
+    closest = M.select_cell(stats, list(cells))
     assert closest["shows_regime"] is False and closest["cell"] == "rho1_wd1_lam0"
     assert closest["failing"] == ["diffuse_at_mem"] and closest["regime"] == "fresh"
 
