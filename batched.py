@@ -12,9 +12,10 @@ tests/test_batched.py compares the histories), not bitwise, so a batched sweep's
 can differ from unbatched ones as much as a different thread count makes them differ.
 
 On a GPU this is the path to use: S small runs fill the device that one run leaves idle.
-Supported: full-batch AdamW with the KL prior (oracle or adversarial target, any schedule;
-the batched loss is KL only, so --prior-kind entropy / sparsity are refused),
-any distractor regime, the fixed-query tasks. Anything else is refused with the flag named.
+Supported: full-batch AdamW with any structural prior (KL, entropy, sparsity; oracle or
+adversarial target; any schedule), any distractor regime, the fixed-query tasks. Each run's
+loss is train.training_loss on its slice of the stacked outputs. Anything else is refused
+with the flag named.
 """
 import argparse
 import copy
@@ -23,14 +24,13 @@ import sys
 import time
 
 import torch
-import torch.nn.functional as F
 from torch.func import functional_call, vmap
 
 import diagnostics
 import train
 
 BATCHABLE = ("seed", "init_seed", "lam")          # what may differ between the batched runs
-ACCEPTED_PRIOR_KINDS = ("kl",)                     # the batched loss below is KL(q || a) only
+ACCEPTED_PRIOR_KINDS = train.PRIOR_KINDS          # each run's loss is train.training_loss
 
 
 def check_batchable(cfgs):
@@ -58,7 +58,12 @@ def check_batchable(cfgs):
 
 def train_batched(cfgs, log=print, weights=None):
     """Train the runs `cfgs` together; returns [(summary, history)] in their order. If
-    `weights` is a list, one {"init", "final"} dict per run is appended to it."""
+    `weights` is a list, one {"init", "final"} dict per run is appended to it.
+
+    The epoch loop mirrors train.train's, stacked: every rule in it is train.py's own function
+    (warmup_factor, redraw_distractors, prior_weight, training_loss, finished, summarize;
+    diagnostics.evaluation), so only the stacking lives here, and tests/test_batched.py
+    holds the two loops' histories equal."""
     check_batchable(cfgs)
     c0, S = cfgs[0], len(cfgs)
     if c0.threads:
@@ -77,8 +82,6 @@ def train_batched(cfgs, log=print, weights=None):
 
     tau = c0.tau if c0.tau is not None else 1 / (2 * tasks[0].k)
     data = [train.task_data(t, c, device, tau) for t, c in zip(tasks, cfgs)]
-    y = torch.stack([d.y_tr for d in data])
-    target = torch.stack([d.target for d in data])
     rho = train.refresh_rate(c0)
     histories = [{"epoch": []} for _ in cfgs]
     results = [None] * S
@@ -93,15 +96,12 @@ def train_batched(cfgs, log=print, weights=None):
         lams = [train.prior_weight(c, epoch) for c in cfgs]
         is_last = epoch == c0.epochs
 
-        # one forward and backward for all runs: the sum of the runs' losses has, for each
-        # run's slice of the stacked weights, exactly that run's gradient
+        # one forward and backward for all runs: each run's own loss (train.training_loss on
+        # its slice of the outputs), summed, has for each run's slice of the stacked weights
+        # exactly that run's gradient
         out = run_all(params, torch.stack([d.x_tr for d in data]))
-        ce = F.cross_entropy(out["logits"].double().flatten(0, 1), y.flatten(), reduction="none").view(S, -1).mean(1)
-        loss = ce.sum()
-        if any(c.lam for c in cfgs):
-            log_a = torch.log_softmax(out["scores"].double(), -1)                       # (S, B, H, T)
-            kl = diagnostics.kl_to_target(target.flatten(0, 1), log_a.flatten(0, 1)).view(S, -1).mean(1)
-            loss = loss + (torch.tensor(lams, dtype=kl.dtype, device=device) * kl).sum()
+        loss = sum(train.training_loss(models[s], {k: v[s] for k, v in out.items()}, data[s].y_tr,
+                                       data[s].target, cfgs[s], lams[s])[0] for s in range(S))
         opt.zero_grad(set_to_none=True)
         loss.backward()
 

@@ -55,9 +55,9 @@ def test_batched_refuses_what_it_does_not_support():
         batched.check_batchable([train.make_config(batch_size=64)])
     with pytest.raises(ValueError, match="--optimizer lion"):
         batched.check_batchable([train.make_config(optimizer="lion")])
-    for kind in ("entropy", "sparsity"):     # the batched loss is KL only: never a silent swap
-        with pytest.raises(ValueError, match=f"--prior-kind {kind}"):
-            batched.check_batchable([train.make_config(prior_kind=kind, lam=1.0)])
+    with pytest.raises(ValueError, match="--qk-penalty"):   # it reads the plain model's weights
+        batched.check_batchable([train.make_config(qk_penalty=0.5)])
+    assert set(batched.ACCEPTED_PRIOR_KINDS) == set(train.PRIOR_KINDS)   # every kind, by train.training_loss
 
 
 def test_sweep_batch_seeds(tmp_path):
