@@ -30,7 +30,6 @@ import diagnostics
 import train
 
 BATCHABLE = ("seed", "init_seed", "lam")          # what may differ between the batched runs
-ACCEPTED_PRIOR_KINDS = train.PRIOR_KINDS          # each run's loss is train.training_loss
 
 
 def check_batchable(cfgs):
@@ -47,8 +46,7 @@ def check_batchable(cfgs):
         ("--optimizer " + c.optimizer, c.optimizer != "adamw"), ("--batch-size", c.batch_size is not None),
         ("--mask", c.mask), ("--init-from", c.init_from), ("--norm-match", c.norm_match is not None),
         ("--global-norm-match", c.global_norm_match is not None), ("--qk-penalty", c.qk_penalty),
-        ("--prior teacher", c.prior == "teacher"), ("--prior-kind " + c.prior_kind, c.prior_kind not in ACCEPTED_PRIOR_KINDS),
-        ("--frozen-attn", c.frozen_attn),
+        ("--prior teacher", c.prior == "teacher"), ("--frozen-attn", c.frozen_attn),
         ("--pos-slots", c.pos_slots is not None), ("--compile", c.compile), ("--amp", c.amp != "off"),
         ("--task arparity", c.task == "arparity"))
         if used]
