@@ -269,6 +269,31 @@ def plot(stats, budget, path):
                       "(censored medians shown as >budget; blank = not run yet)")
 
 
+def plot_baselines(results, seeds, budget, path):
+    """The lambda = 0, wd = 1 baseline of every refresh rate on one time axis: what each
+    condition of the criterion reads (median over seeds, min-max band; a run that stopped
+    after grokking holds its last value)."""
+    plt = sweep.pyplot()
+    fig, ax = plt.subplots(1, 4, figsize=(18, 4.2))
+    panels = (("train_acc", "train accuracy (memorization)", False),
+              ("info_mass", f"informative mass (uniform 0.2; 'found' > {analysis.FOUND_MASS})", False),
+              ("grad_W_norm", "task gradient to W (starvation)", True), ("test_acc", "test accuracy (grokking)", False))
+    colors = plt.cm.viridis(np.linspace(0, 0.9, len(RHOS)))
+    for rho, color in zip(RHOS, colors):
+        hists = [results[n][1] for n in (run_name(rho, 1.0, 0.0, s) for s in seeds) if n in results]
+        if not hists:
+            continue
+        label = f"{sweep.regime_name(rho)} (n={len(hists)})"
+        for a, (key, title, log) in zip(ax, panels):
+            grid, values = sweep.curves(hists, key, budget)
+            sweep.band(a, grid, values, label=label, color=color, log=log)
+            a.set(title=title, xlabel="epoch")
+    ax[1].axhline(analysis.FOUND_MASS, color="k", ls=":", lw=1)
+    ax[0].legend(fontsize=8, title="distractor refresh", title_fontsize=8)
+    sweep.save_figure(fig, path, "The lambda = 0 baseline across distractor regimes (paper config, wd 1, "
+                      f"seeds {seeds}, {budget}-epoch budget)")
+
+
 def main(argv=None):
     args = get_parser().parse_args(argv)
     rhos = RHOS
@@ -304,6 +329,7 @@ def main(argv=None):
                           "found_mass": analysis.FOUND_MASS, "min_plateau": analysis.MIN_PLATEAU,
                           "max_grad_collapse": analysis.MAX_GRAD_COLLAPSE, "min_seeds": analysis.MIN_SEEDS_MEETING}})
     plot(stats, args.epochs, os.path.join(args.results_dir, "regime_map.png"))
+    plot_baselines(results, args.seeds, args.epochs, os.path.join(args.results_dir, "regime_map_baselines.png"))
 
 
 if __name__ == "__main__":

@@ -181,3 +181,20 @@ def test_distributed_condition_epochs():
          "frac_struct_heads": [[0, 0], [0.5, 0.2], [0.3, 0.995], [1.0, 1.0]]}
     # epoch 10: the average meets B_tau, no head does; 20: head 1 alone does; 30: both do
     assert exp_appendix.distributed_epochs(h).tolist() == [10]
+
+
+def test_regime_map_script(tmp_path, capsys):
+    """The map end to end on the baseline row (7 refresh rates, one tiny run each), then
+    redrawn from the store alone with no training."""
+    import exp_regime_map
+    exp_regime_map.main(TINY + dirs(tmp_path) + ["--part", "baseline"])
+    out = capsys.readouterr().out
+    assert "training 7 of 7 runs" in out and "Selection for the held-out confirmation" in out and "not decided" in out
+    for f in ("regime_map.json", "regime_map.png", "regime_map_baselines.png"):
+        assert os.path.exists(tmp_path / "res" / f)
+    cells = json.loads((tmp_path / "res" / "regime_map.json").read_text())["cells"]
+    assert set(cells) == {exp_regime_map.cell_key(rho, 1.0, 0.0) for rho in exp_regime_map.RHOS}
+    import shutil
+    shutil.rmtree(tmp_path / "runs")
+    exp_regime_map.main(TINY + dirs(tmp_path) + ["--part", "baseline", "--plot-only"])
+    assert "training" not in capsys.readouterr().out
