@@ -29,9 +29,9 @@ WDS = [0.5, 1.0, 2.0, 4.0]
 WD_RHOS = [0.0, 0.001, 0.003, 0.01, 1.0]
 PARTS = ("baseline", "wd", "lam")
 HELD_OUT_SEEDS = [5, 6, 7, 8, 9]       # the confirmation's seeds: the selection never sees them
-# A first look (240 s on this project's 2-core machine): the two ends of the map at lambda = 0, one seed. Under `fixed`
-# attention memorizes through the distractors (mass at t_mem below uniform) and never
-# groks; under `fresh` it is already on the operands at memorization and groks.
+# A first look (240 s on this project's 2-core machine): the two ends of the map at lambda = 0,
+# one seed. Under `fixed` attention memorizes through the distractors (mass at t_mem below
+# uniform) and never groks; under `fresh` it is already on the operands at memorization and groks.
 QUICK = dict(rhos=[0.0, 1.0], seeds=[0], epochs=3000, part=["baseline"])
 
 
@@ -40,10 +40,9 @@ def run_name(rho, wd, lam, seed):
 
 
 def run_config(rho, wd, lam, seed, args):
-    distractors = "fixed" if rho == 0 else "fresh" if rho == 1 else "refresh"
+    distractors, refresh = sweep.distractor_regime(sweep.regime_name(rho))
     return train.make_config(p=args.p, epochs=args.epochs, stop_after=args.stop_after, seed=seed,
-                             distractors=distractors, refresh=rho if distractors == "refresh" else 0.0,
-                             wd=wd, lam=lam)
+                             distractors=distractors, refresh=refresh, wd=wd, lam=lam)
 
 
 def grid_cells(parts, rhos=RHOS):
