@@ -83,7 +83,7 @@ def main(argv=None):
         for claim, cmd, *_ in steps:
             cmds = [cmd] if cmd is not None else held_out_commands(results)
             if not cmds:
-                print(f"[{claim}] skipped: the regime map has selected no cell yet (it needs its five baseline seeds)")
+                print(f"[{claim}] skipped: the regime map has selected no cell yet (it waits for five seeds in every lambda = 0 cell)")
             for cmd in cmds:
                 line = [sys.executable] + cmd + (["--quick"] if args.quick else []) + \
                     ["--jobs", str(args.jobs), "--results-dir", args.results_dir]
