@@ -290,7 +290,8 @@ def plot_baselines(results, seeds, budget, path):
     ax[1].axhline(analysis.FOUND_MASS, color="k", ls=":", lw=1)
     ax[0].legend(fontsize=8, title="distractor refresh", title_fontsize=8)
     sweep.save_figure(fig, path, "The lambda = 0 baseline across distractor regimes (paper config, wd 1, "
-                      f"seeds {seeds}, {budget}-epoch budget)")
+                      f"seeds {seeds}, {budget}-epoch budget; median and min-max over seeds; a run "
+                      "stopped 200 epochs after grokking holds its last value)")
 
 
 def main(argv=None):
