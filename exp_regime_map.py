@@ -145,7 +145,8 @@ def held_out(cell, selection):
     """The selected cell with its held-out confirmation: Figure 3 and Figure 1 on seeds 5-9
     (reproduce.py runs these commands; report.py judges C3 there from the Figure 3 file)."""
     regime, wd = sweep.regime_name(cell["rho"]), cell["wd"]
-    flags = ["--regime", regime] + ([] if wd == 1.0 else ["--wd", f"{wd:g}"]) + ["--seeds"] + [str(s) for s in HELD_OUT_SEEDS]
+    flags = ["--regime", regime] + ([] if wd == 1.0 else ["--wd", f"{wd:g}"]) \
+        + ["--seeds"] + [str(s) for s in HELD_OUT_SEEDS]
     return {"cell": cell_key(cell["rho"], wd, 0.0), **selection, "regime": regime, "wd": wd,
             "held_out_seeds": HELD_OUT_SEEDS, "fig3_file": sweep.fig3_stem(regime, wd, HELD_OUT_SEEDS) + ".json",
             "commands": [["exp_fig3_kl.py"] + flags, ["exp_fig1_phases.py"] + flags]}
@@ -291,7 +292,7 @@ def plot_baselines(results, seeds, budget, path):
     ax[0].legend(fontsize=8, title="distractor refresh", title_fontsize=8)
     sweep.save_figure(fig, path, "The lambda = 0 baseline across distractor regimes (paper config, wd 1, "
                       f"seeds {seeds}, {budget}-epoch budget; median and min-max over seeds; a run "
-                      "stopped 200 epochs after grokking holds its last value)")
+                      "stopped after grokking holds its last value)")
 
 
 def main(argv=None):
