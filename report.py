@@ -121,7 +121,8 @@ def claim_c3_paper_regime(results):
     part = "t_grok ~ 1/lambda where the baseline shows the paper's story (held-out seeds)"
     sel = d.get("selection")
     if sel is None:
-        return {part: {"verdict": A.NOT_DECIDED, "n": 0, "reason": "no cell of the regime map has its five baseline seeds yet"}}
+        return {part: {"verdict": A.NOT_DECIDED, "n": 0,
+                       "reason": "the regime map selects a cell once every lambda = 0 cell has its five seeds"}}
     f = _load(results, sel["fig3_file"])
     where = f"cell {sel['cell']}" + ("" if sel["shows_regime"] else " (the closest cell: none shows the paper's regime)")
     if f is None:
