@@ -50,8 +50,8 @@ def grid_cells(parts, rhos=RHOS):
     cells = []
     if "baseline" in parts:
         cells += [(rho, 1.0, 0.0) for rho in rhos]
-    if "wd" in parts:
-        cells += [(rho, wd, 0.0) for wd in WDS if wd != 1.0 for rho in WD_RHOS]
+    if "wd" in parts:   # strongest decay first: shorter runs, so more cells fill per hour
+        cells += [(rho, wd, 0.0) for wd in sorted(WDS, reverse=True) if wd != 1.0 for rho in WD_RHOS]
     if "lam" in parts:
         cells += [(rho, 1.0, lam) for lam in LAMS if lam > 0 for rho in RHOS]
     return cells
