@@ -88,17 +88,15 @@ def time_conventional(task, cfg, epochs):
     return times
 
 
-def epoch_time(cfg, epochs, fn=None, repeats=1):
-    """Seconds per epoch of train.train (or fn(cfg)): the difference of two run lengths
+def epoch_time(cfg, epochs, repeats=1):
+    """Seconds per epoch of train.train: the difference of two run lengths
     removes set-up and first-call costs (compilation included); every eval's full
     diagnostics are included. The median over `repeats` such pairs: on a shared VM a
     single pair varies by tens of percent."""
-    fn = fn or train.train
-
     def wall(n):
         cfg.epochs = n
         t = time.perf_counter()
-        fn(cfg)
+        train.train(cfg)
         return time.perf_counter() - t
     return statistics.median((wall(2 * epochs) - wall(epochs)) / epochs for _ in range(repeats))
 
@@ -121,23 +119,16 @@ def bench(name, cfg, epochs, peak, repeats):
     return {"ours_ms": 1000 * ours, "conventional_ms": 1000 * conv}
 
 
-def bench_variants(cfg, epochs, runs=4, compile_too=False):
-    """bf16 autocast (--amp bf16), seed-batched training (batched.py) and, with --compile,
-    torch.compile (inductor) on this machine."""
+def bench_variants(cfg, epochs, compile_too=False):
+    """bf16 autocast (--amp bf16) and, with --compile, torch.compile (inductor) on this machine."""
     import copy
-
-    import batched
     cfg.quiet = True
     base = epoch_time(copy.copy(cfg), epochs)
     amp = epoch_time(train.make_config(**{**vars(cfg), "amp": "bf16"}), epochs)
-    group = lambda c: batched.train_batched([train.make_config(**{**vars(c), "seed": s}) for s in range(runs)])
-    both = epoch_time(copy.copy(cfg), epochs, group)
     print(f"\nvariants of train.py at this config ({epochs} epochs timed):")
     print(f"  fp32 (default)                 {1000 * base:8.2f} ms/epoch")
     print(f"  --amp bf16                     {1000 * amp:8.2f} ms/epoch ({base / amp:.2f}x)")
-    print(f"  batched.py, {runs} runs at once    {1000 * both / runs:8.2f} ms/epoch per run "
-          f"({runs * base / both:.2f}x the throughput of {runs} separate runs in sequence)")
-    out = {"fp32_ms": 1000 * base, "bf16_ms": 1000 * amp, "batched_ms_per_run": 1000 * both / runs}
+    out = {"fp32_ms": 1000 * base, "bf16_ms": 1000 * amp}
     if compile_too:      # whole runs, compilation included: does it pay back on a long run?
         long = 10 * epochs
         walls = {}

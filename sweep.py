@@ -107,9 +107,6 @@ def add_sweep_args(parser, experiment):
     a("--store", default=None,
       help=f"run store folder (default: <results-dir>/runs/{experiment}; --quick: under results/quick)")
     a("--device", default="auto", help="auto | cpu | cuda")
-    a("--batch-seeds", action="store_true",
-      help="train the runs that differ only in seed / lambda as one stacked model (batched.py; "
-           "the GPU path). Each group is one job")
 
 
 def add_scale_args(parser, quick, stop_after):
@@ -141,25 +138,7 @@ def shard_runs(runs, shard):
 
 def _train_one(cfg):
     train.run_to_folder(cfg, log=lambda line: None)
-    return [cfg.out]
-
-
-def _train_group(cfgs):
-    import batched
-    batched.run_group_to_folders(cfgs, log=lambda line: None)
-    return [c.out for c in cfgs]
-
-
-def batch_groups(cfgs):
-    """Configs that differ only in what batched.py may batch (seed, init seed, lambda)."""
-    import batched
-    groups = {}
-    for cfg in cfgs:
-        key = str({k: v for k, v in train.semantic_config(cfg).items() if k not in batched.BATCHABLE})
-        groups.setdefault(key, []).append(cfg)
-    for group in groups.values():
-        batched.check_batchable(group)
-    return list(groups.values())
+    return cfg.out
 
 
 def run_key(name, cfg):
@@ -258,24 +237,20 @@ def run_sweep(runs, args, log=print):
         t0 = time.time()
         cfgs = [cfg for _, cfg in mine]
         run_of = {cfg.out: (name, cfg) for name, cfg in mine}
-        fn, units = (_train_group, batch_groups(cfgs)) if getattr(args, "batch_seeds", False) else (_train_one, cfgs)
         if jobs == 1:
-            outs = map(fn, units)
+            outs = map(_train_one, cfgs)
         else:
             pool = mp.get_context("spawn").Pool(jobs)
-            outs = pool.imap_unordered(fn, units)
-        k = 0
-        for group in outs:
-            for out in group:
-                k += 1
-                name, cfg = run_of[out]
-                store_write(store, os.path.basename(out), *_from_folder(out, cfg))
-                results[name] = store_read(store, os.path.basename(out), cfg)   # a re-plot reads this precision
-                s = results[name][0]
-                eta = (time.time() - t0) / k * (len(mine) - k)
-                log(f"  [{k}/{len(mine)}] {os.path.basename(out)}: grok {s['grok_epoch']}, "
-                    f"test acc {s['final_test_acc']:.3f}, {s['wall_s']:.0f}s "
-                    f"(elapsed {time.time() - t0:.0f}s, ETA {eta:.0f}s)")
+            outs = pool.imap_unordered(_train_one, cfgs)
+        for k, out in enumerate(outs, 1):
+            name, cfg = run_of[out]
+            store_write(store, os.path.basename(out), *_from_folder(out, cfg))
+            results[name] = store_read(store, os.path.basename(out), cfg)   # a re-plot reads this precision
+            s = results[name][0]
+            eta = (time.time() - t0) / k * (len(mine) - k)
+            log(f"  [{k}/{len(mine)}] {os.path.basename(out)}: grok {s['grok_epoch']}, "
+                f"test acc {s['final_test_acc']:.3f}, {s['wall_s']:.0f}s "
+                f"(elapsed {time.time() - t0:.0f}s, ETA {eta:.0f}s)")
         if jobs > 1:
             pool.close()
             pool.join()

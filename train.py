@@ -12,8 +12,7 @@ The file reads top to bottom: 1. the configuration (every flag; paper App. G def
 Eq. 6: KL to a target, or the undirected entropy / sparsity penalties), 3. the capacity and
 ticket hooks, 4. the loop (`train`), 5. run folders and the command line. What the loop
 logs every --eval-every epochs (D(t), informative mass, the task gradient to the attention
-interaction matrix, the Lemma 5.1 bound) is defined in diagnostics.py. `batched.py` trains
-several seeds of one config at once.
+interaction matrix, the Lemma 5.1 bound) is defined in diagnostics.py.
 """
 import argparse
 import json
