@@ -81,3 +81,22 @@ def test_norm_contraction_with_zero_gradient(name):
 def test_unknown_optimizer():
     with pytest.raises(ValueError, match="unknown optimizer"):
         optim.build_optimizer(tiny_model(), "adam")
+
+
+def test_adamw_multi_tensor_step_equals_torchs_default():
+    """build_optimizer's AdamW (foreach=True, for speed) takes exactly the steps of torch's
+    default per-tensor AdamW: on a CPU the multi-tensor ops run the same kernels in the same
+    order, so the weights agree bitwise, and so every stored run stays reproducible."""
+    models = [tiny_model(), tiny_model()]
+    opts = [optim.build_optimizer(models[0], "adamw", lr=1e-2, wd=1.0),
+            torch.optim.AdamW(models[1].parameters(), lr=1e-2, weight_decay=1.0, foreach=False)]
+    assert opts[0].defaults["foreach"] is True
+    g = torch.Generator().manual_seed(1)
+    for _ in range(20):
+        grads = [torch.randn(p.shape, generator=g) for p in models[0].parameters()]
+        for model, opt in zip(models, opts):
+            for p, grad in zip(model.parameters(), grads):
+                p.grad = grad.clone()
+            opt.step()
+    for p, q in zip(models[0].parameters(), models[1].parameters()):
+        assert torch.equal(p, q)
