@@ -100,7 +100,7 @@ def run_bound(args):
         print(f"{name:28s} {v:10d}  {fmt(r.get('before memorization'))} | {fmt(r.get('plateau'))} | "
               f"{fmt(r.get('after grokking'))}   (max per-example ratio {max(h['lemma_ratio_max']):.3f})")
     print(f"bound violated at {total_violations} logged (example, position) points in total")
-    train.write_json(os.path.join(args.results_dir, "fig5_bound.json"),
+    sweep.write_json(os.path.join(args.results_dir, "fig5_bound.json"),
                      {"runs": summary, "total_violations": total_violations})
     report.print_claim("C5", args.results_dir)
     plt = sweep.pyplot()
@@ -257,7 +257,7 @@ def run_priors(args):
     if all(med.get(a) is not None for a in ("teacher", "kl", "baseline")) and med["baseline"] > med["kl"]:
         frac = (med["baseline"] - med["teacher"]) / (med["baseline"] - med["kl"])
         print(f"  (descriptive) the teacher recovers {frac:.2f} of the oracle KL's median gain")
-    train.write_json(os.path.join(args.results_dir, "fig6_priors.json"),
+    sweep.write_json(os.path.join(args.results_dir, "fig6_priors.json"),
                      {"grok": grok, "median": med, "lam": args.lam, "anneal": args.anneal,
                       "late_start": args.late_start, "budget": args.epochs, "p": args.p, "regime": args.regime,
                       "seeds": args.seeds})
@@ -288,7 +288,7 @@ def run_frozen(args):
     print("\nClaim C10 (paper, App. F.4): with attention frozen at the oracle the MLP alone "
           "generalizes quickly. Grokking epochs:")
     print_grok_table(grok, med, args)
-    train.write_json(os.path.join(args.results_dir, "appendix_frozen.json"),
+    sweep.write_json(os.path.join(args.results_dir, "appendix_frozen.json"),
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
                       "p": args.p, "regime": args.regime, "seeds": args.seeds})
     report.print_claim("C10", args.results_dir)
@@ -355,7 +355,7 @@ def run_optimizers(args):
         shown = " ".join("-" if r is None else f"{r:.1e}" for r in rates)
         m = "-" if med[k] is None else f"{med[k]:.0f}"
         print(f"{k:11s} {m:>13s} {shown:>40s} {pred:10.1e}")
-    train.write_json(os.path.join(args.results_dir, "fig11_optimizers.json"),
+    sweep.write_json(os.path.join(args.results_dir, "fig11_optimizers.json"),
                      {"settings": table, "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds})
     report.print_claim("C10", args.results_dir)
     plot_arms(results, grok, args, args.settings, os.path.join(args.results_dir, "fig11_optimizers.png"),
@@ -425,12 +425,12 @@ def run_tasks(args):
     path = os.path.join(args.results_dir, fname + ".json")
     setting = {"lam": args.lam, "budget": args.epochs, "regime": args.regime}
     if os.path.exists(path):        # a call for some tasks keeps the other tasks' rows (each row has its seeds)
-        old = train.read_json(path)
+        old = sweep.read_json(path)
         if all(old.get(k) == v for k, v in setting.items()):
             for row in old["runs"].values():
                 row.setdefault("seeds", old["seeds"])
             summary = {**{k: v for k, v in old["runs"].items() if k.split("/")[0] not in task_names}, **summary}
-    train.write_json(path, {"runs": summary, **setting, "seeds": args.seeds})
+    sweep.write_json(path, {"runs": summary, **setting, "seeds": args.seeds})
     report.print_claim("C9", args.results_dir)
     labels = ["/".join(ta) for ta in arms]
     plot_arms(results, {"/".join(ta): g for ta, g in grok.items()}, args, labels,
@@ -463,7 +463,7 @@ def run_routing(args):
     print("\nClaim C7 (paper, App. F.3): when the informative positions vary per sequence, a "
           "per-sequence oracle restores the KL bypass. Grokking epochs:")
     print_grok_table(grok, med, args)
-    train.write_json(os.path.join(args.results_dir, "fig8_routing.json"),
+    sweep.write_json(os.path.join(args.results_dir, "fig8_routing.json"),
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
                       "regime": args.regime, "seeds": args.seeds})
     report.print_claim("C7", args.results_dir)
@@ -508,7 +508,7 @@ def run_lengths(args):
     # accuracy at longer lengths needs the final weights; where this machine has none (a clone
     # re-plotting from the store), the numbers of the last summary written are used
     previous = os.path.join(args.results_dir, "fig8_lengths.json")
-    previous = train.read_json(previous) if os.path.exists(previous) else {}
+    previous = sweep.read_json(previous) if os.path.exists(previous) else {}
     same = all(previous.get(k) == v for k, v in (("lam", args.lam), ("budget", args.epochs), ("regime", args.regime)))
     previous = previous.get("accuracy", {}) if same else {}
     acc = {a: {} for a in arms}
@@ -526,7 +526,7 @@ def run_lengths(args):
            for a in arms}
     for L in args.lengths:
         print(f"{L:6d} " + " ".join("        -" if med[a][L] is None else f"{med[a][L]:9.3f}" for a in arms))
-    train.write_json(os.path.join(args.results_dir, "fig8_lengths.json"),
+    sweep.write_json(os.path.join(args.results_dir, "fig8_lengths.json"),
                      {"accuracy": {a: {str(s): v for s, v in d.items()} for a, d in acc.items()},
                       "median": med, "lam": args.lam, "budget": args.epochs,
                       "regime": args.regime, "seeds": args.seeds})
@@ -570,7 +570,7 @@ def run_dims(args):
     fmt = lambda gs: " ".join("never" if g is None else str(g) for g in gs)
     for a in arms:
         print(f"{a[1:]:>7s} {fmt(struct[a]):>28s} {struct_med[a] or 0:7.0f} {fmt(grok[a]):>28s} {grok_med[a] or 0:7.0f}")
-    train.write_json(os.path.join(args.results_dir, "fig9_dims.json"),
+    sweep.write_json(os.path.join(args.results_dir, "fig9_dims.json"),
                      {"struct": struct, "struct_median": struct_med, "grok": grok, "grok_median": grok_med,
                       "budget": args.epochs, "regime": args.regime, "seeds": args.seeds})
     report.print_claim("C8", args.results_dir)
@@ -615,7 +615,7 @@ def run_heads(args):
                            "final_info_mass_heads": final_heads, "final_info_mass": h["info_mass"][-1]}
         print(f"{s:4d} {str(summ['grok_epoch']):>6s} {str(summ['struct_epoch']):>20s} "
               f"{str(summary[str(s)]['first_distributed']):>26s} {' '.join(f'{m:.2f}' for m in final_heads):>30s}")
-    train.write_json(os.path.join(args.results_dir, "fig9_heads.json"),
+    sweep.write_json(os.path.join(args.results_dir, "fig9_heads.json"),
                      {"seeds": summary, "n_heads": args.n_heads, "budget": args.epochs, "regime": args.regime})
     report.print_claim("C8", args.results_dir)
     plt = sweep.pyplot()

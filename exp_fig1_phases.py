@@ -150,7 +150,7 @@ def main(argv=None):
              f"p = {args.p}", os.path.join(args.results_dir, stem + ".png"), args)
         n_ok = sum(meets_regime_criterion(m, args.epochs) for _, m in rows)
         print(f"\n{n_ok}/{len(rows)} seeds show the four phases in the paper's order within {args.epochs} epochs")
-    train.write_json(os.path.join(args.results_dir, stem + ".json"), summary)
+    sweep.write_json(os.path.join(args.results_dir, stem + ".json"), summary)
     if stem == "fig1_fresh_lam0":
         report.print_claim("C1", args.results_dir)
 

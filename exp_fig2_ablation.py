@@ -126,7 +126,7 @@ def main(argv=None):
     print("cells whose median class differs from the paper's (descriptive): " + ("; ".join(disagree) if disagree else "none"))
     # the preset's rows (the default, or --quick's) write the file the report reads
     stem = "fig2_ablation" + ("" if args.quick or args.capacity == DEFAULT_ROWS else "_" + "_".join(args.capacity))
-    train.write_json(os.path.join(args.results_dir, stem + ".json"),
+    sweep.write_json(os.path.join(args.results_dir, stem + ".json"),
                      {"grid": grid, "disagree": disagree, "radius": args.radius, "lam": args.lam,
                       "regime": args.regime, "p": args.p, "seeds": args.seeds, "budget": args.epochs,
                       "global_radius": args.global_radius if "gnm" in args.capacity else None})

@@ -24,7 +24,6 @@ import numpy as np
 
 import analysis
 import sweep
-import train
 
 LAMS = [0.0, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0]
 # Small p does not grok at the paper's train fraction (p = 59: test accuracy stalls at ~0.3,
@@ -108,7 +107,7 @@ def main(argv=None):
     summary = {"table": {f"{l:g}": v for l, v in table.items()}, "verdict": verdict,
                "divergence_rate": {f"{l:g}": v for l, v in rates.items()}, "rate_vs_lambda_slope": rate_fit,
                "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds}
-    train.write_json(os.path.join(args.results_dir, stem + ".json"), summary)
+    sweep.write_json(os.path.join(args.results_dir, stem + ".json"), summary)
     plot(results, lams, table, verdict, rates, args, os.path.join(args.results_dir, stem + ".png"))
 
 

@@ -123,7 +123,7 @@ def main(argv=None):
     print(f"{'seed':>4s} " + " ".join(f"{a:>9s}" for a in ARMS))
     for s in args.seeds:
         print(f"{s:4d} " + " ".join(f"{str(grok[a][s] if grok[a][s] is not None else 'never'):>9s}" for a in ARMS))
-    train.write_json(os.path.join(args.results_dir, "fig4_tickets.json"),
+    sweep.write_json(os.path.join(args.results_dir, "fig4_tickets.json"),
                      {"grok": {a: {str(s): g for s, g in v.items()} for a, v in grok.items()},
                       "keep_frac": args.keep_frac, "lam": args.lam, "retrain_wd": args.retrain_wd,
                       "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds})

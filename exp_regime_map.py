@@ -324,7 +324,7 @@ def main(argv=None):
     for part, v in c11.items():
         print(f"  {part}: " + analysis.describe(v).replace("**", ""))
     strip = lambda c: {k: v for k, v in c.items() if k != "marks"}
-    train.write_json(os.path.join(args.results_dir, "regime_map.json"),
+    sweep.write_json(os.path.join(args.results_dir, "regime_map.json"),
                      {"cells": {k: strip(c) for k, c in stats.items()}, "selection": selection, "c11": c11,
                       "budget": args.epochs, "seeds": args.seeds, "criterion": {
                           "found_mass": analysis.FOUND_MASS, "min_plateau": analysis.MIN_PLATEAU,

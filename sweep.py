@@ -18,6 +18,10 @@ its name plus its epoch budget, `<name>_e<epochs>`, so a --quick run and a paper
     machines): each writes its own files into the store, so merging shards is copying (or
     git-merging) the store folders, and a last call with --plot-only draws the union.
 --quick writes under results/quick/ (not committed), so its store is separate too.
+
+The file: the distractor regimes and run names the studies share, the sweep flags, a run on
+disk (its folder, the cache that reuses it, atomic JSON), the store, `run_sweep`, and the
+figure helpers.
 """
 import argparse
 import gzip
@@ -28,6 +32,7 @@ import tempfile
 import time
 
 import numpy as np
+import torch
 
 import train
 
@@ -136,8 +141,75 @@ def shard_runs(runs, shard):
     return runs[i::n]
 
 
+# ---------------------------------------------------------------------------------------
+# A run on disk: its folder (summary, history, weights) and the cache that reuses it
+
+def write_json(path, obj):
+    """Atomic write: a reader never sees half a file, a crash never leaves one."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
+        json.dump(obj, f)
+    os.replace(tmp, path)
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def config_differences(stored, cfg):
+    """Keys in which a stored run's config differs from cfg ([] = the same run). A flag added
+    after the run was stored matches if cfg uses that flag's default."""
+    defaults = train.semantic_config(train.make_config())
+    want = json.loads(json.dumps(train.semantic_config(cfg)))
+    have = dict(stored)
+    for k, v in want.items():
+        if k not in have and v == defaults.get(k):
+            have[k] = v
+    return sorted(k for k in set(have) | set(want) if have.get(k) != want.get(k))
+
+
+def cached_summary(out, cfg):
+    """The summary stored in `out` for this same config, None if the run is not there yet.
+    Raises ValueError if `out` holds a run of another config (never silently reused)."""
+    path = os.path.join(out, "summary.json")
+    if not os.path.exists(path):
+        return None
+    stored = read_json(path)
+    changed = config_differences(stored.get("config", {}), cfg)
+    if changed:
+        raise ValueError(f"{out} holds a run with another config (differs in: {', '.join(changed)}); "
+                         "choose another --out or delete it")
+    return stored
+
+
+def run_to_folder(cfg, log=print):
+    """Train into cfg.out unless the same run is already there; returns the summary."""
+    cached = cached_summary(cfg.out, cfg)
+    if cached is not None:
+        return cached
+    weights = {}
+    summary, history = train.train(cfg, log=log, weights=weights)
+    save_run(cfg.out, summary, history, weights)
+    return summary
+
+
+def save_run(out, summary, history, weights):
+    """A run folder: init.pt / final.pt (what a ticket rewinds to), history, summary."""
+    os.makedirs(out, exist_ok=True)
+    for key, state in weights.items():
+        fd, tmp = tempfile.mkstemp(dir=out, suffix=".tmp")
+        os.close(fd)
+        torch.save(state, tmp)
+        os.replace(tmp, os.path.join(out, f"{key}.pt"))
+    write_json(os.path.join(out, "history.json"), history)
+    write_json(os.path.join(out, "summary.json"), summary)   # last: marks the run complete
+
+
 def _train_one(cfg):
-    train.run_to_folder(cfg, log=lambda line: None)
+    run_to_folder(cfg, log=lambda line: None)
     return cfg.out
 
 
@@ -183,7 +255,7 @@ def store_read(folder, key, cfg):
         return None
     with gzip.open(path, "rt") as f:
         run = json.load(f)
-    changed = train.config_differences(run["summary"]["config"], cfg)
+    changed = config_differences(run["summary"]["config"], cfg)
     if changed:
         raise ValueError(f"{path} holds a run with another config (differs in: {', '.join(changed)}); "
                          "use another --store or delete it")
@@ -199,9 +271,9 @@ def is_stored(args, name, cfg):
 
 
 def _from_folder(out, cfg):
-    if train.cached_summary(out, cfg) is None:     # raises if the folder holds another config
+    if cached_summary(out, cfg) is None:     # raises if the folder holds another config
         return None
-    return train.read_json(os.path.join(out, "summary.json")), train.read_json(os.path.join(out, "history.json"))
+    return read_json(os.path.join(out, "summary.json")), read_json(os.path.join(out, "history.json"))
 
 
 def run_sweep(runs, args, log=print):

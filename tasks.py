@@ -31,7 +31,6 @@ Tasks (App. A.1, F.3, F.4; defaults the paper does not give are in the README):
                    query at the position before c_j and causal attention (model.run_rows)
 """
 import itertools
-import math
 
 import torch
 
@@ -241,7 +240,7 @@ def parity_subsets(n_bits, k, n_outputs, seed):
 
 def _arparity(n_bits, k, m, frac, seed, gen):
     if not 1 <= k <= n_bits <= 16 or m < 1:
-        raise ValueError(f"arparity needs 1 <= k <= n_bits <= 16 and n_outputs >= 1")
+        raise ValueError("arparity needs 1 <= k <= n_bits <= 16 and n_outputs >= 1")
     subsets = parity_subsets(n_bits, k, m, seed)
     bits = torch.tensor(list(itertools.product((0, 1), repeat=n_bits)), dtype=torch.long)
     bits = bits[torch.randperm(len(bits), generator=gen)]

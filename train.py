@@ -10,16 +10,16 @@ writes <out>/summary.json and <out>/history.json. From Python:
 The file reads top to bottom: 1. the configuration (every flag; paper App. G defaults),
 2. the loss (`training_loss`: float64 cross-entropy + lambda(t) times the structural prior,
 Eq. 6: KL to a target, or the undirected entropy / sparsity penalties), 3. the capacity and
-ticket hooks, 4. the loop (`train`), 5. run folders and the command line. What the loop
-logs every --eval-every epochs (D(t), informative mass, the task gradient to the attention
-interaction matrix, the Lemma 5.1 bound) is defined in diagnostics.py.
+ticket hooks, 4. the loop (`train`), 5. the command line. What the loop logs every
+--eval-every epochs (D(t), informative mass, the task gradient to the attention interaction
+matrix, the Lemma 5.1 bound) is defined in diagnostics.py; run folders (--out) and the cache
+that reuses them are in sweep.py.
 """
 import argparse
 import json
 import math
 import os
 import sys
-import tempfile
 import time
 from types import SimpleNamespace
 
@@ -465,80 +465,17 @@ def summarize(cfg, history, grok, epoch, wall, device):
 
 
 # ---------------------------------------------------------------------------------------
-# 5. Run folders and the command line
-
-def write_json(path, obj):
-    """Atomic write: a reader never sees half a file, a crash never leaves one."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(obj, f)
-    os.replace(tmp, path)
-
-
-def read_json(path):
-    with open(path) as f:
-        return json.load(f)
-
-
-def config_differences(stored, cfg):
-    """Keys in which a stored run's config differs from cfg ([] = the same run). A flag added
-    after the run was stored matches if cfg uses that flag's default."""
-    defaults = semantic_config(make_config())
-    want = json.loads(json.dumps(semantic_config(cfg)))
-    have = dict(stored)
-    for k, v in want.items():
-        if k not in have and v == defaults.get(k):
-            have[k] = v
-    return sorted(k for k in set(have) | set(want) if have.get(k) != want.get(k))
-
-
-def cached_summary(out, cfg):
-    """The summary stored in `out` for this same config, None if the run is not there yet.
-    Raises ValueError if `out` holds a run of another config (never silently reused)."""
-    path = os.path.join(out, "summary.json")
-    if not os.path.exists(path):
-        return None
-    stored = read_json(path)
-    changed = config_differences(stored.get("config", {}), cfg)
-    if changed:
-        raise ValueError(f"{out} holds a run with another config (differs in: {', '.join(changed)}); "
-                         "choose another --out or delete it")
-    return stored
-
-
-def run_to_folder(cfg, log=print):
-    """Train into cfg.out unless the same run is already there; returns the summary."""
-    cached = cached_summary(cfg.out, cfg)
-    if cached is not None:
-        return cached
-    weights = {}
-    summary, history = train(cfg, log=log, weights=weights)
-    save_run(cfg.out, summary, history, weights)
-    return summary
-
-
-def save_run(out, summary, history, weights):
-    """A run folder: init.pt / final.pt (what a ticket rewinds to), history, summary."""
-    os.makedirs(out, exist_ok=True)
-    for key, state in weights.items():
-        fd, tmp = tempfile.mkstemp(dir=out, suffix=".tmp")
-        os.close(fd)
-        torch.save(state, tmp)
-        os.replace(tmp, os.path.join(out, f"{key}.pt"))
-    write_json(os.path.join(out, "history.json"), history)
-    write_json(os.path.join(out, "summary.json"), summary)   # last: marks the run complete
-
+# 5. The command line
 
 def main(argv=None):
+    import sweep     # the run folder (--out) is what sweeps need too; sweep imports this file
     cfg = get_parser().parse_args(argv)
     try:
         validate(cfg)
-        if cfg.out and cached_summary(cfg.out, cfg) is not None:
+        if cfg.out and sweep.cached_summary(cfg.out, cfg) is not None:
             print(f"{cfg.out} already holds this run; summary.json left as it is")
             return
-        summary = run_to_folder(cfg) if cfg.out else train(cfg)[0]
+        summary = sweep.run_to_folder(cfg) if cfg.out else train(cfg)[0]
     except ValueError as e:
         sys.exit(f"error: {e}")
     keys = ("grok_epoch", "mem_epoch", "struct_epoch", "final_train_acc", "final_test_acc",

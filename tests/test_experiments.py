@@ -109,9 +109,8 @@ def test_appendix_priors_and_teacher_stage(tmp_path, capsys):
     assert set(res["grok"]) == {"baseline", "kl", "entropy", "teacher"}
 
 
-def test_appendix_optimizers_predicted_rates(tmp_path, capsys):
+def test_appendix_optimizers_predicted_rates(tmp_path):
     exp_appendix.main(["optimizers", "--settings", "adamw", "lion", "bs512"] + TINY + dirs(tmp_path))
-    out = capsys.readouterr().out
     res = json.loads((tmp_path / "res" / "fig11_optimizers.json").read_text())["settings"]
     # the rate weight decay alone implies: one step of 1e-3 per epoch, 1 step/epoch at full batch
     assert res["adamw"]["wd_rate"] == pytest.approx(-math.log(1 - 1e-3))
@@ -176,7 +175,6 @@ def test_report_reads_every_study_summary(studies):
 
 
 def test_distributed_condition_epochs():
-    import numpy as np
     h = {"epoch": [0, 10, 20, 30], "frac_struct": [0.0, 0.995, 1.0, 1.0],
          "frac_struct_heads": [[0, 0], [0.5, 0.2], [0.3, 0.995], [1.0, 1.0]]}
     # epoch 10: the average meets B_tau, no head does; 20: head 1 alone does; 30: both do
