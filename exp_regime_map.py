@@ -35,6 +35,11 @@ HELD_OUT_SEEDS = [5, 6, 7, 8, 9]       # the confirmation's seeds: the selection
 QUICK = dict(rhos=[0.0, 1.0], seeds=[0], epochs=3000, part=["baseline"])
 
 
+def rho_label(rho):
+    """How tables and figures name a refresh rate: fixed, fresh, or rho <value>."""
+    return "fixed" if rho == 0 else "fresh" if rho == 1 else f"rho {rho:g}"
+
+
 def run_name(rho, wd, lam, seed):
     return f"rho{rho:g}_wd{wd:g}_lam{lam:g}_seed{seed}"
 
@@ -160,7 +165,7 @@ def c11_parts(stats, budget):
         cells = {c["wd"]: c for c in stats.values() if c["rho"] == rho and c["lam"] == 0}
         if len(cells) < 2:
             continue
-        label = "fixed" if rho == 0 else "fresh" if rho == 1 else f"rho {rho:g}"
+        label = rho_label(rho)
         times = {1 / wd: c["grok"] for wd, c in cells.items()}
         parts[f"{label}: t_grok ~ 1/wd"] = analysis.scaling_verdict(times, budget, "1/wd")
         # for information (not part of the verdict): the plateau t_grok - t_mem alone
@@ -214,7 +219,7 @@ def heat(ax, M, rows, cols, title, fmt, cmap="viridis", log=False):
 def plot(stats, budget, path):
     plt = sweep.pyplot()
     rhos = RHOS
-    rlabel = [("fixed" if r == 0 else "fresh" if r == 1 else f"{r:g}") for r in rhos]
+    rlabel = [rho_label(r) for r in rhos]
     get = lambda rho, wd, lam: stats.get(cell_key(rho, wd, lam))
     fig, ax = plt.subplots(2, 3, figsize=(16, 9))
 
