@@ -259,9 +259,17 @@ def plot(stats, budget, path):
     heat(ax[1, 0], M, rlabel, [f"{w:g}" for w in WDS], "median t_grok (lambda 0), rho x weight decay", med_fmt(M, cells), log=True)
     ax[1, 0].set(xlabel="weight decay", ylabel="distractor refresh rho")
     M = grid(rhos, WDS, by_wd, lambda c: c["mass_at_mem"])
+
+    def mass_fmt(i, j):      # a median over the seeds that memorized: say how many did
+        c = cells[i][j]
+        if c is None:
+            return ""
+        n_mem, n = c["conditions_met"]["memorizes"], len(c["seeds"])
+        if n_mem == 0:
+            return f"never\nmemorized\n0/{n}"
+        return f"{M[i, j]:.2f}" + ("" if n_mem == n else f"\n{n_mem}/{n} memorized")
     heat(ax[1, 1], M, rlabel, [f"{w:g}" for w in WDS],
-         f"informative mass at t_mem (uniform 0.2; 'found' > {analysis.FOUND_MASS})",
-         lambda i, j: "" if np.isnan(M[i, j]) else f"{M[i, j]:.2f}")
+         f"informative mass at t_mem (uniform 0.2; 'found' > {analysis.FOUND_MASS})", mass_fmt)
     ax[1, 1].set(xlabel="weight decay")
     M = grid(rhos, WDS, by_wd, lambda c: c["seeds_meeting"])
     G = grid(rhos, WDS, by_wd, lambda c: c["grad_collapse"])
