@@ -112,6 +112,9 @@ def add_sweep_args(parser, experiment):
     a("--store", default=None,
       help=f"run store folder (default: <results-dir>/runs/{experiment}; --quick: under results/quick)")
     a("--device", default="auto", help="auto | cpu | cuda")
+    # batched.py (seed batching) was removed (README, Speed); the flag still parses, so old
+    # command lines run: each run trains in its own process, with the same results.
+    a("--batch-seeds", action="store_true", help=argparse.SUPPRESS)
 
 
 def add_scale_args(parser, quick, stop_after):
@@ -303,6 +306,8 @@ def run_sweep(runs, args, log=print):
         else:
             results[name] = got
     mine = shard_runs(todo, args.shard) if not args.plot_only else []
+    if mine and getattr(args, "batch_seeds", False):
+        log("note: --batch-seeds is gone (README, Speed); each run trains in its own process")
     if mine:
         log(f"training {len(mine)} of {len(runs)} runs ({len(runs) - len(todo)} stored) "
             f"with {jobs} job(s) x {threads} thread(s) -> {store}")

@@ -70,6 +70,16 @@ def test_quick_and_paper_budgets_never_collide(tmp_path):
     assert sorted(os.listdir(tmp_path / "res" / "runs" / "runs")) == ["lam0_e10.json.gz", "lam0_e5.json.gz"]
 
 
+def test_old_batch_seeds_flag_still_runs(tmp_path):
+    """--batch-seeds (seed batching, removed) still parses in every figure script, and a sweep
+    given it trains each run as usual and says so in one line."""
+    assert exp_fig3_kl.get_parser().parse_args(["--batch-seeds"]).batch_seeds
+    logs = []
+    res = sweep.run_sweep(tiny_runs(), sweep_args(tmp_path, batch_seeds=True), log=logs.append)
+    assert set(res) == {"lam0", "lam0.5"}
+    assert sum("--batch-seeds is gone" in line for line in logs) == 1
+
+
 def test_shards_on_two_machines_merge_by_copying_the_store(tmp_path):
     runs = tiny_runs((0.0, 0.1, 0.2))
     for i, machine in enumerate(("a", "b")):
