@@ -147,14 +147,20 @@ def shard_runs(runs, shard):
 # ---------------------------------------------------------------------------------------
 # A run on disk: its folder (summary, history, weights) and the cache that reuses it
 
-def write_json(path, obj):
-    """Atomic write: a reader never sees half a file, a crash never leaves one."""
+def atomic_write(path, write, mode="w"):
+    """write(f) into a temporary file beside `path`, then rename it to `path`: a reader never
+    sees half a file, a crash never leaves one. Readable by all, like any other result."""
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(obj, f)
+    with os.fdopen(fd, mode) as f:
+        write(f)
+    os.chmod(tmp, 0o644)               # mkstemp makes it private (0600)
     os.replace(tmp, path)
+
+
+def write_json(path, obj):
+    atomic_write(path, lambda f: json.dump(obj, f))
 
 
 def read_json(path):
@@ -201,12 +207,8 @@ def run_to_folder(cfg, log=print):
 
 def save_run(out, summary, history, weights):
     """A run folder: init.pt / final.pt (what a ticket rewinds to), history, summary."""
-    os.makedirs(out, exist_ok=True)
     for key, state in weights.items():
-        fd, tmp = tempfile.mkstemp(dir=out, suffix=".tmp")
-        os.close(fd)
-        torch.save(state, tmp)
-        os.replace(tmp, os.path.join(out, f"{key}.pt"))
+        atomic_write(os.path.join(out, f"{key}.pt"), lambda f: torch.save(state, f), mode="wb")
     write_json(os.path.join(out, "history.json"), history)
     write_json(os.path.join(out, "summary.json"), summary)   # last: marks the run complete
 
@@ -240,14 +242,14 @@ def _round(obj):
 
 def store_write(folder, key, summary, history):
     """One run into the store, atomically (a reader never sees half a file)."""
-    os.makedirs(folder, exist_ok=True)
     if summary["config"].get("n_heads", 1) == 1:
         history = {k: v for k, v in history.items() if k != "attn_mass_heads"}   # = attn_mass
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
-        f.write(json.dumps({"summary": summary, "history": _round(history)}).encode())
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, os.path.join(folder, key + ".json.gz"))
+    data = json.dumps({"summary": summary, "history": _round(history)}).encode()
+
+    def write(raw):
+        with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:   # mtime 0: same run, same bytes
+            f.write(data)
+    atomic_write(os.path.join(folder, key + ".json.gz"), write, mode="wb")
 
 
 def store_read(folder, key, cfg):
