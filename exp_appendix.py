@@ -44,10 +44,12 @@ import analysis
 import optim
 import report
 import sweep
-import train
 
 from model import Transformer
 from tasks import longer_inputs, make_task, query_slot_ids
+
+
+BOUND_QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=2000, seeds=[0])
 
 
 def bound_parser(sub):
@@ -58,7 +60,7 @@ def bound_parser(sub):
     p.add_argument("--p", type=int, default=113)
     p.add_argument("--epochs", type=int, default=10000)
     p.add_argument("--stop-after", type=int, default=200)
-    p.add_argument("--quick", action="store_true", help="p = 113, 3000 epochs, seed 0")
+    p.add_argument("--quick", action="store_true", help=f"preset {BOUND_QUICK}")
     sweep.add_sweep_args(p, "fig3")      # the Figure 3 run folders
     return p
 
@@ -78,10 +80,7 @@ def phase_ratios(history):
 
 
 def run_bound(args):
-    if args.quick:
-        args.epochs, args.seeds = 3000, [0]
-        args.results_dir = os.path.join(args.results_dir, "quick")
-    os.makedirs(args.results_dir, exist_ok=True)
+    apply_quick(args, BOUND_QUICK)
     runs = [sweep.kl_run(l, s, args) for l in args.lam for s in args.seeds]
     results = sweep.run_sweep(runs, args)
     print("\nClaim C5 (paper): the measured gradient stays below the Lemma 5.1 bound, far below "
@@ -143,13 +142,6 @@ def run_name(args, arm, seed):
     return f"p{args.p}_{args.regime}_{arm}_seed{seed}"
 
 
-def study_config(args, seed, **kw):
-    distractors, refresh = sweep.distractor_regime(args.regime)
-    base = dict(p=args.p, epochs=args.epochs, distractors=distractors, refresh=refresh, seed=seed,
-                stop_after=args.stop_after)
-    return train.make_config(**{**base, **kw})
-
-
 def grok_table(results, args, arms, name=None, key="grok_epoch"):
     """{arm: [grok epoch per seed]} (None = never, 'missing' = not on disk) and the median per
     arm with never-grokking runs censored at the budget. name(arm, seed) -> run name."""
@@ -203,13 +195,14 @@ def plot_arms(results, grok, args, arms, path, title, norm=False, name=None):
 # priors (Figs. 6-7)
 
 PRIOR_ARMS = ("baseline", "kl", "entropy", "sparsity", "teacher", "anneal", "late")
-PRIORS_QUICK = dict(epochs=2500, seeds=[0])
+# the small model memorizes by epoch ~100 (the paper config by 300-640): late and anneal scale down
+PRIORS_QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=1200, seeds=[0], late_start=300, anneal=300)
 
 
 def prior_arm_config(args, arm, seed):
     """The config of one arm of the priors study (teacher: stage 2, see run_priors)."""
     if arm == "baseline":
-        return study_config(args, seed, stop_after=None)      # full budget: it is the teacher
+        return sweep.study_config(args, seed, stop_after=None)      # full budget: it is the teacher
     kw = {}
     if arm in ("entropy", "sparsity"):
         kw["prior_kind"] = arm
@@ -217,7 +210,7 @@ def prior_arm_config(args, arm, seed):
         kw["prior_anneal"] = args.anneal
     elif arm == "late":
         kw["prior_start"] = args.late_start
-    return study_config(args, seed, lam=args.lam, **kw)
+    return sweep.study_config(args, seed, lam=args.lam, **kw)
 
 
 def priors_parser(sub):
@@ -241,7 +234,7 @@ def run_priors(args):
         for s in args.seeds:
             base = run_name(args, "baseline", s)
             final = os.path.join(os.path.relpath(base_cfgs[base].out), "final.pt")   # the same spelling everywhere
-            cfg = study_config(args, s, lam=args.lam, prior="teacher", teacher=final)
+            cfg = sweep.study_config(args, s, lam=args.lam, prior="teacher", teacher=final)
             if sweep.is_stored(args, run_name(args, "teacher", s), cfg) or (
                     base in results and results[base][0]["grok_epoch"] is not None and os.path.exists(final)):
                 teacher_runs.append((run_name(args, "teacher", s), cfg))
@@ -282,7 +275,7 @@ def frozen_parser(sub):
 def run_frozen(args):
     apply_quick(args, PRIORS_QUICK)
     runs = [(run_name(args, a, s), prior_arm_config(args, a, s)) for a in ("baseline", "kl") for s in args.seeds]
-    runs += [(run_name(args, "frozen", s), study_config(args, s, frozen_attn="oracle")) for s in args.seeds]
+    runs += [(run_name(args, "frozen", s), sweep.study_config(args, s, frozen_attn="oracle")) for s in args.seeds]
     results = sweep.run_sweep(runs, args)
     grok, med = grok_table(results, args, FROZEN_ARMS)
     print("\nClaim C10 (paper, App. F.4): with attention frozen at the oracle the MLP alone "
@@ -303,7 +296,7 @@ def run_frozen(args):
 SETTINGS = {"adamw": {}, "sgd": dict(optimizer="sgd"), "lion": dict(optimizer="lion"),
             "muon": dict(optimizer="muon"), "bs512": dict(batch_size=512), "bs128": dict(batch_size=128),
             "beta2_0.98": dict(beta2=0.98), "beta1_0.5": dict(beta1=0.5)}
-OPTIMIZERS_QUICK = dict(epochs=1500, seeds=[0], settings=["adamw", "sgd", "lion", "muon"])
+OPTIMIZERS_QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=1500, seeds=[0], settings=["adamw", "sgd", "lion", "muon"])
 
 
 def optimizers_parser(sub):
@@ -336,8 +329,8 @@ def predicted_contraction(cfg, n_train):
 
 def run_optimizers(args):
     apply_quick(args, OPTIMIZERS_QUICK)
-    cfgs = {k: study_config(args, 0, **SETTINGS[k]) for k in args.settings}
-    runs = [(run_name(args, k, s), study_config(args, s, **SETTINGS[k])) for k in args.settings for s in args.seeds]
+    cfgs = {k: sweep.study_config(args, 0, **SETTINGS[k]) for k in args.settings}
+    runs = [(run_name(args, k, s), sweep.study_config(args, s, **SETTINGS[k])) for k in args.settings for s in args.seeds]
     results = sweep.run_sweep(runs, args)
     n_train = len(make_task("add", args.p, cfgs[args.settings[0]].frac, 2, 0).train_x)
     grok, med = grok_table(results, args, args.settings)
@@ -353,7 +346,7 @@ def run_optimizers(args):
         pred = predicted_contraction(cfgs[k], n_train)
         table[k] = {"grok": grok[k], "median_grok": med[k], "plateau_rate": rates, "wd_rate": pred}
         shown = " ".join("-" if r is None else f"{r:.1e}" for r in rates)
-        m = "-" if med[k] is None else f"{med[k]:.0f}"
+        m = analysis.fmt_median([g for g in grok[k] if g != "missing"], args.epochs)   # "> budget": censored
         print(f"{k:11s} {m:>13s} {shown:>40s} {pred:10.1e}")
     sweep.write_json(os.path.join(args.results_dir, "fig11_optimizers.json"),
                      {"settings": table, "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds})
@@ -368,7 +361,10 @@ def run_optimizers(args):
 
 TASK_GRID = {"add": {}, "parity": dict(task="parity"), "perm": dict(task="perm")}
 AR_TASK = dict(task="arparity", distractors="fixed", refresh=0.0, batch_size=512)
-TASKS_QUICK = dict(epochs=1500, seeds=[0])
+TASKS_QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=1500, seeds=[0])
+# the tasks study's quick look leaves S_5 out: a 1,500-epoch perm run takes 125 s here and
+# does not grok (nor does it in 10,000 epochs at paper scale)
+TASK_STUDY_QUICK = dict(TASKS_QUICK, tasks=["add", "parity"])
 
 
 def task_run_name(args, task, arm, seed):
@@ -380,11 +376,11 @@ def task_run_name(args, task, arm, seed):
 
 def task_config(args, task, arm, seed):
     kw = dict(AR_TASK) if task == "arparity" else dict(TASK_GRID[task])
-    return study_config(args, seed, lam=args.lam if arm == "kl" else 0.0, **kw)
+    return sweep.study_config(args, seed, lam=args.lam if arm == "kl" else 0.0, **kw)
 
 
 def tasks_parser(sub, name="tasks", help="Fig. 10: baseline vs KL and gradient starvation per task"):
-    p = study_parser(sub, name, help, TASKS_QUICK)
+    p = study_parser(sub, name, help, TASK_STUDY_QUICK if name == "tasks" else TASKS_QUICK)
     p.add_argument("--lam", type=float, default=1.0, help="lambda of the KL arm")
     if name == "tasks":
         p.add_argument("--tasks", nargs="+", default=list(TASK_GRID), choices=list(TASK_GRID))
@@ -392,7 +388,7 @@ def tasks_parser(sub, name="tasks", help="Fig. 10: baseline vs KL and gradient s
 
 
 def run_tasks(args):
-    apply_quick(args, TASKS_QUICK)
+    apply_quick(args, TASK_STUDY_QUICK if hasattr(args, "tasks") else TASKS_QUICK)
     task_names = getattr(args, "tasks", ["arparity"])
     arms = [(t, a) for t in task_names for a in ("baseline", "kl")]
     name = lambda ta, s: task_run_name(args, ta[0], ta[1], s)
@@ -456,7 +452,7 @@ def run_routing(args):
     apply_quick(args, TASKS_QUICK)
     arms = ("baseline", "kl")
     name = lambda a, s: run_name(args, f"route-{a}", s)
-    runs = [(name(a, s), study_config(args, s, task="route", lam=args.lam if a == "kl" else 0.0))
+    runs = [(name(a, s), sweep.study_config(args, s, task="route", lam=args.lam if a == "kl" else 0.0))
             for a in arms for s in args.seeds]
     results = sweep.run_sweep(runs, args)
     grok, med = grok_table(results, args, arms, name)
@@ -501,7 +497,7 @@ def run_lengths(args):
     apply_quick(args, TASKS_QUICK)
     arms = ("baseline", "kl")
     name = lambda a, s: run_name(args, f"len6-{a}", s)
-    cfg = lambda a, s: study_config(args, s, n_distractors=3, pos_slots=max(args.lengths),
+    cfg = lambda a, s: sweep.study_config(args, s, n_distractors=3, pos_slots=max(args.lengths),
                                     lam=args.lam if a == "kl" else 0.0)
     runs = [(name(a, s), cfg(a, s)) for a in arms for s in args.seeds]
     results = sweep.run_sweep(runs, args)
@@ -561,15 +557,16 @@ def run_dims(args):
     apply_quick(args, TASKS_QUICK)
     arms = [f"d{d}" for d in args.dims]
     name = lambda a, s: run_name(args, "adamw" if a == "d64" else a, s)      # d = 64 is the baseline
-    runs = [(name(a, s), study_config(args, s, d_model=d)) for a, d in zip(arms, args.dims) for s in args.seeds]
+    runs = [(name(a, s), sweep.study_config(args, s, d_model=d)) for a, d in zip(arms, args.dims) for s in args.seeds]
     results = sweep.run_sweep(runs, args)
     grok, grok_med = grok_table(results, args, arms, name)
     struct, struct_med = grok_table(results, args, arms, name, key="struct_epoch")
     print("\nClaim C8 (paper, App. E.2, F.3): larger d learns the structural solution faster.")
     print(f"{'d_model':>7s} {'structure (per seed)':>28s} {'median':>7s} {'grok (per seed)':>28s} {'median':>7s}")
     fmt = lambda gs: " ".join("never" if g is None else str(g) for g in gs)
+    median = lambda gs: analysis.fmt_median([g for g in gs if g != "missing"], args.epochs)   # "> budget": censored
     for a in arms:
-        print(f"{a[1:]:>7s} {fmt(struct[a]):>28s} {struct_med[a] or 0:7.0f} {fmt(grok[a]):>28s} {grok_med[a] or 0:7.0f}")
+        print(f"{a[1:]:>7s} {fmt(struct[a]):>28s} {median(struct[a]):>7s} {fmt(grok[a]):>28s} {median(grok[a]):>7s}")
     sweep.write_json(os.path.join(args.results_dir, "fig9_dims.json"),
                      {"struct": struct, "struct_median": struct_med, "grok": grok, "grok_median": grok_med,
                       "budget": args.epochs, "regime": args.regime, "seeds": args.seeds})
@@ -596,7 +593,7 @@ def distributed_epochs(history):
 def run_heads(args):
     apply_quick(args, TASKS_QUICK)
     name = lambda a, s: run_name(args, f"heads{args.n_heads}", s)
-    runs = [(name(None, s), study_config(args, s, n_heads=args.n_heads)) for s in args.seeds]
+    runs = [(name(None, s), sweep.study_config(args, s, n_heads=args.n_heads)) for s in args.seeds]
     results = sweep.run_sweep(runs, args)
     print(f"\nClaim C8 (paper, Conjecture E.2): with {args.n_heads} heads the aggregate informative mass "
           "can meet the structural condition where no single head does.")

@@ -1,7 +1,7 @@
 """Figure 1: the four phases of grokking (claim C1, paper §5.1 and §6).
 
     python exp_fig1_phases.py                 # paper scale, seeds 0-4 (cached in runs/fig1)
-    python exp_fig1_phases.py --quick         # a small look in a few minutes on a laptop
+    python exp_fig1_phases.py --quick         # a small look: the small model, 2 seeds, ~30 s
     python exp_fig1_phases.py --regime-study  # lambda = 0 under every distractor regime
 
 Claim: memorization with diffuse attention; a plateau where the task gradient to the
@@ -20,12 +20,10 @@ import numpy as np
 
 import report
 import sweep
-import train
 from analysis import meets_regime_criterion, phase_marks
 
-# p = 59 (1,044 training pairs) never grokked in 4,000 epochs here, so the quick look keeps
-# the paper's p and cuts seeds and budget instead.
-QUICK = dict(p=113, epochs=4000, seeds=[0, 1])
+# the quick look: the small model of sweep.QUICK_MODEL, two seeds, 3,000 epochs
+QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=3000, seeds=[0, 1])
 
 
 def get_parser():
@@ -47,9 +45,7 @@ def get_parser():
 
 
 def run_config(args, regime, lam, seed):
-    distractors, refresh = sweep.distractor_regime(regime)
-    return train.make_config(p=args.p, epochs=args.epochs, distractors=distractors, refresh=refresh,
-                             lam=lam, seed=seed, stop_after=args.stop_after, wd=args.wd)
+    return sweep.study_config(args, seed, regime=regime, lam=lam, wd=args.wd)
 
 
 def run_name(regime, lam, seed, p, wd=1.0):

@@ -1,7 +1,7 @@
 """Figure 2: the norm condition x the structural condition (claim C2, Thm. 4.3, §6).
 
     python exp_fig2_ablation.py               # 4 x 3 grid x seeds 0-4 at paper scale (runs/fig2)
-    python exp_fig2_ablation.py --quick       # small look
+    python exp_fig2_ablation.py --quick       # small look: the small model, ~90 s
     python exp_fig2_ablation.py --jobs 2 --shard 0/4
 
 Capacity control (rows):
@@ -26,7 +26,6 @@ import numpy as np
 
 import report
 import sweep
-import train
 
 CAPACITY = {"wd": dict(wd=1.0), "none": dict(wd=0.0), "nm": dict(wd=0.0, norm_match=True),
             "nm+qk": dict(wd=0.0, norm_match=True, qk_penalty=0.5),
@@ -39,7 +38,7 @@ MEASURED_R = 18.8
 # Median final total parameter norm of the lambda = 0 fresh Figure 3 runs, seeds 0-4
 # (runs/fig3/p113_fresh_lam0_seed*/history.json: 34.21, 34.72, 34.54, 33.25, 36.15).
 MEASURED_GLOBAL_R = 34.5
-QUICK = dict(p=113, epochs=2000, seeds=[0], capacity=["wd", "nm"])
+QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=1500, seeds=[0], capacity=["wd", "nm"])
 
 
 def get_parser():
@@ -57,7 +56,6 @@ def get_parser():
 
 
 def run_config(cap, struct, seed, args):
-    distractors, refresh = sweep.distractor_regime(args.regime)
     kw = dict(CAPACITY[cap])
     if kw.pop("norm_match", False):
         kw["norm_match"] = args.radius
@@ -66,8 +64,7 @@ def run_config(cap, struct, seed, args):
     kw.update(STRUCTURE[struct])
     if struct != "no prior":
         kw["lam"] = args.lam
-    return train.make_config(p=args.p, epochs=args.epochs, distractors=distractors, refresh=refresh,
-                             seed=seed, stop_after=args.stop_after, **kw)
+    return sweep.study_config(args, seed, **kw)
 
 
 def run_name(cap, struct, seed, args):

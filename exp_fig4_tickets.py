@@ -1,7 +1,7 @@
 """Figure 4: the Bayesian ticket against lottery-ticket transfer (claim C4, §4.3, §6, App. G).
 
     python exp_fig4_tickets.py               # 5 arms x seeds 0-4 at paper scale (runs/fig4)
-    python exp_fig4_tickets.py --quick
+    python exp_fig4_tickets.py --quick              # the small model, seed 0, ~110 s
 
 Arms, per seed s (same data split for all):
   dense    the baseline: lambda = 0, trained the full budget (no early stop); its initial
@@ -25,11 +25,10 @@ import torch
 
 import report
 import sweep
-import train
 
 PRUNABLE = ("W_Q", "W_K", "W_V", "W_O", "W_in", "W_out", "W_U")
 ARMS = ("dense", "lottery", "random", "bayes", "both")
-QUICK = dict(p=113, epochs=3000, seeds=[0])
+QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=1500, seeds=[0])
 
 
 def magnitude_masks(state, keep_frac, names=PRUNABLE):
@@ -70,13 +69,6 @@ def get_parser():
     return p
 
 
-def base_config(args, seed, **kw):
-    distractors, refresh = sweep.distractor_regime(args.regime)
-    kw.setdefault("stop_after", args.stop_after)
-    return train.make_config(p=args.p, epochs=args.epochs, distractors=distractors, refresh=refresh,
-                             seed=seed, **kw)
-
-
 def main(argv=None):
     args = get_parser().parse_args(argv)
     if args.quick:
@@ -88,7 +80,7 @@ def main(argv=None):
     name = lambda arm, s: f"p{args.p}_{args.regime}_{arm}_seed{s}"
     try:
         # 1. the dense runs, full budget: the source of every ticket
-        dense = [(name("dense", s), base_config(args, s, stop_after=None)) for s in args.seeds]
+        dense = [(name("dense", s), sweep.study_config(args, s, stop_after=None)) for s in args.seeds]
         results = sweep.run_sweep(dense, args)
         # 2. masks from each dense run's final weights, then the four other arms. The store keeps
         # no weights: on a machine without the dense run folder the ticket arms can be re-plotted
@@ -106,12 +98,12 @@ def main(argv=None):
                                else random_masks(final, args.keep_frac, seed=s), path)
                 arms = [(kind, {})] + ([("both", dict(lam=args.lam))] if kind == "lottery" else [])
                 for arm, kw in arms:
-                    cfg = base_config(args, s, init_from=init, mask=path, wd=args.retrain_wd, **kw)
+                    cfg = sweep.study_config(args, s, init_from=init, mask=path, wd=args.retrain_wd, **kw)
                     if have_weights or args.plot_only or sweep.is_stored(args, name(arm, s), cfg):
                         runs.append((name(arm, s), cfg))
                     else:
                         print(f"note: seed {s}: no dense weights in {folder}, so the {arm} arm cannot be trained here")
-            runs.append((name("bayes", s), base_config(args, s, init_seed=s + 1000, lam=args.lam)))
+            runs.append((name("bayes", s), sweep.study_config(args, s, init_seed=s + 1000, lam=args.lam)))
         results.update(sweep.run_sweep(runs, args))
     except ValueError as e:
         raise SystemExit(f"error: {e}")

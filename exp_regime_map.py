@@ -4,7 +4,7 @@
     python exp_regime_map.py --jobs 2            # the whole grid, seeds 0-4 (resumes from the store)
     python exp_regime_map.py --part baseline     # only lambda = 0 at wd = 1 over rho
     python exp_regime_map.py --plot-only         # redraw the maps from the committed run data
-    python exp_regime_map.py --quick             # fixed vs fresh at lambda 0, seed 0, 3000 epochs
+    python exp_regime_map.py --quick             # fixed vs fresh at lambda 0, the small model, seed 0, ~70 s
 
 The grid (paper config everywhere except the axis varied; 10k epochs; stop 200 after grokking):
   baseline  rho in RHOS, wd 1, lambda 0                 the pre-registered criterion's runs
@@ -21,7 +21,6 @@ import numpy as np
 
 import analysis
 import sweep
-import train
 
 RHOS = [0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 1.0]
 LAMS = [0.0, 0.03, 0.3]
@@ -32,7 +31,7 @@ HELD_OUT_SEEDS = [5, 6, 7, 8, 9]       # the confirmation's seeds: the selection
 # A first look (240 s on this project's 2-core machine): the two ends of the map at lambda = 0,
 # one seed. Under `fixed` attention memorizes through the distractors (mass at t_mem below
 # uniform) and never groks; under `fresh` it is already on the operands at memorization and groks.
-QUICK = dict(rhos=[0.0, 1.0], seeds=[0], epochs=3000, part=["baseline"])
+QUICK = dict(p=sweep.QUICK_MODEL["p"], rhos=[0.0, 1.0], seeds=[0], epochs=3000, part=["baseline"])
 
 
 def rho_label(rho):
@@ -45,9 +44,7 @@ def run_name(rho, wd, lam, seed):
 
 
 def run_config(rho, wd, lam, seed, args):
-    distractors, refresh = sweep.distractor_regime(sweep.regime_name(rho))
-    return train.make_config(p=args.p, epochs=args.epochs, stop_after=args.stop_after, seed=seed,
-                             distractors=distractors, refresh=refresh, wd=wd, lam=lam)
+    return sweep.study_config(args, seed, regime=sweep.regime_name(rho), wd=wd, lam=lam)
 
 
 def grid_cells(parts, rhos=RHOS):
@@ -312,7 +309,7 @@ def main(argv=None):
     args = get_parser().parse_args(argv)
     rhos = RHOS
     if args.quick:
-        rhos, args.seeds, args.epochs, args.part = QUICK["rhos"], QUICK["seeds"], QUICK["epochs"], QUICK["part"]
+        rhos, args.p, args.seeds, args.epochs, args.part = (QUICK[k] for k in ("rhos", "p", "seeds", "epochs", "part"))
         args.results_dir = os.path.join(args.results_dir, "quick")
     os.makedirs(args.results_dir, exist_ok=True)
     cells = grid_cells(args.part, rhos)

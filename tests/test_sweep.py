@@ -136,6 +136,23 @@ def test_parallel_jobs_match_serial(tmp_path):
         assert serial[n][0]["threads"] == par[n][0]["threads"] == 1
 
 
+def test_study_config_is_the_paper_config_or_under_quick_the_small_model():
+    args = argparse.Namespace(p=43, epochs=100, stop_after=50, regime="refresh0.003", quick=False)
+    paper = sweep.study_config(args, 3, lam=0.1)
+    expected = train.make_config(p=43, epochs=100, stop_after=50, distractors="refresh", refresh=0.003,
+                                 seed=3, lam=0.1)
+    assert train.semantic_config(paper) == train.semantic_config(expected)
+    args.quick = True
+    small = sweep.study_config(args, 3, lam=0.1)
+    differs = {k for k, v in train.semantic_config(small).items() if train.semantic_config(expected)[k] != v}
+    assert differs == set(sweep.QUICK_MODEL) - {"p"}           # the small model, nothing else
+    assert all(getattr(small, k) == v for k, v in sweep.QUICK_MODEL.items())
+    assert sweep.study_config(args, 3, lr=0.01).lr == 0.01       # a study's own change wins
+    parity = sweep.study_config(args, 3, task="parity")            # p and frac mean nothing to parity
+    assert (parity.frac, parity.lr) == (expected.frac, expected.lr)
+    assert sweep.study_config(args, 3, regime="fixed").distractors == "fixed"
+
+
 def test_divergence_rate_of_an_exponential():
     ep = np.arange(0, 1000, 10)
     hist = {"epoch": ep.tolist(), "struct_div": (0.9 * np.exp(-0.004 * ep)).tolist()}
