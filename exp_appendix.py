@@ -138,14 +138,14 @@ def apply_quick(args, quick):
     os.makedirs(args.results_dir, exist_ok=True)
 
 
-def run_name(args, arm, seed):
+def run_name(arm, seed, args):
     return f"p{args.p}_{args.regime}_{arm}_seed{seed}"
 
 
 def grok_table(results, args, arms, name=None, key="grok_epoch"):
     """{arm: [grok epoch per seed]} (None = never, 'missing' = not on disk) and the median per
     arm with never-grokking runs censored at the budget. name(arm, seed) -> run name."""
-    name = name or (lambda a, s: run_name(args, a, s))
+    name = name or (lambda a, s: run_name(a, s, args))
     grok = {a: [results[name(a, s)][0][key] if name(a, s) in results else "missing" for s in args.seeds]
             for a in arms}
     med = {a: analysis.censored_median([g for g in gs if g != "missing"], args.epochs)[0] for a, gs in grok.items()}
@@ -163,7 +163,7 @@ def print_grok_table(grok, med, args):
 
 def plot_arms(results, grok, args, arms, path, title, norm=False, name=None):
     """Test accuracy (and optionally the MLP norm) per arm, and the grokking epochs per seed."""
-    name = name or (lambda a, s: run_name(args, a, s))
+    name = name or (lambda a, s: run_name(a, s, args))
     plt = sweep.pyplot()
     panels = 3 if norm else 2
     fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 4.5))
@@ -199,7 +199,7 @@ PRIOR_ARMS = ("baseline", "kl", "entropy", "sparsity", "teacher", "anneal", "lat
 PRIORS_QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=1200, seeds=[0], late_start=300, anneal=300)
 
 
-def prior_arm_config(args, arm, seed):
+def prior_arm_config(arm, seed, args):
     """The config of one arm of the priors study (teacher: stage 2, see run_priors)."""
     if arm == "baseline":
         return sweep.study_config(args, seed, stop_after=None)      # full budget: it is the teacher
@@ -227,17 +227,17 @@ def priors_parser(sub):
 def run_priors(args):
     apply_quick(args, PRIORS_QUICK)
     arms = [a for a in PRIOR_ARMS if a in args.arms]
-    runs = [(run_name(args, a, s), prior_arm_config(args, a, s)) for a in arms if a != "teacher" for s in args.seeds]
+    runs = [(run_name(a, s, args), prior_arm_config(a, s, args)) for a in arms if a != "teacher" for s in args.seeds]
     results = sweep.run_sweep(runs, args)
     if "teacher" in arms:           # stage 2: the teacher is the same seed's grokked baseline
         teacher_runs, base_cfgs = [], dict(runs)
         for s in args.seeds:
-            base = run_name(args, "baseline", s)
+            base = run_name("baseline", s, args)
             final = os.path.join(os.path.relpath(base_cfgs[base].out), "final.pt")   # the same spelling everywhere
             cfg = sweep.study_config(args, s, lam=args.lam, prior="teacher", teacher=final)
-            if sweep.is_stored(args, run_name(args, "teacher", s), cfg) or (
+            if sweep.is_stored(args, run_name("teacher", s, args), cfg) or (
                     base in results and results[base][0]["grok_epoch"] is not None and os.path.exists(final)):
-                teacher_runs.append((run_name(args, "teacher", s), cfg))
+                teacher_runs.append((run_name("teacher", s, args), cfg))
             else:
                 print(f"note: seed {s} has no grokked baseline with weights on this machine, so no teacher")
         results.update(sweep.run_sweep(teacher_runs, args))
@@ -274,8 +274,8 @@ def frozen_parser(sub):
 
 def run_frozen(args):
     apply_quick(args, PRIORS_QUICK)
-    runs = [(run_name(args, a, s), prior_arm_config(args, a, s)) for a in ("baseline", "kl") for s in args.seeds]
-    runs += [(run_name(args, "frozen", s), sweep.study_config(args, s, frozen_attn="oracle")) for s in args.seeds]
+    runs = [(run_name(a, s, args), prior_arm_config(a, s, args)) for a in ("baseline", "kl") for s in args.seeds]
+    runs += [(run_name("frozen", s, args), sweep.study_config(args, s, frozen_attn="oracle")) for s in args.seeds]
     results = sweep.run_sweep(runs, args)
     grok, med = grok_table(results, args, FROZEN_ARMS)
     print("\nClaim C10 (paper, App. F.4): with attention frozen at the oracle the MLP alone "
@@ -330,7 +330,7 @@ def predicted_contraction(cfg, n_train):
 def run_optimizers(args):
     apply_quick(args, OPTIMIZERS_QUICK)
     cfgs = {k: sweep.study_config(args, 0, **SETTINGS[k]) for k in args.settings}
-    runs = [(run_name(args, k, s), sweep.study_config(args, s, **SETTINGS[k])) for k in args.settings for s in args.seeds]
+    runs = [(run_name(k, s, args), sweep.study_config(args, s, **SETTINGS[k])) for k in args.settings for s in args.seeds]
     results = sweep.run_sweep(runs, args)
     n_train = len(make_task("add", args.p, cfgs[args.settings[0]].frac, 2, 0).train_x)
     grok, med = grok_table(results, args, args.settings)
@@ -341,7 +341,7 @@ def run_optimizers(args):
     for k in args.settings:
         rates = []
         for s in args.seeds:
-            name = run_name(args, k, s)
+            name = run_name(k, s, args)
             rates.append(plateau_contraction(results[name][1])[0] if name in results else None)
         pred = predicted_contraction(cfgs[k], n_train)
         table[k] = {"grok": grok[k], "median_grok": med[k], "plateau_rate": rates, "wd_rate": pred}
@@ -367,14 +367,14 @@ TASKS_QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=1500, seeds=[0])
 TASK_STUDY_QUICK = dict(TASKS_QUICK, tasks=["add", "parity"])
 
 
-def task_run_name(args, task, arm, seed):
+def task_run_name(task, arm, seed, args):
     if task == "add":         # the modular-addition arms are the optimizers / priors runs
-        return run_name(args, {"baseline": "adamw", "kl": "kl"}[arm], seed)
+        return run_name({"baseline": "adamw", "kl": "kl"}[arm], seed, args)
     regime = "fixed" if task == "arparity" else args.regime
     return f"{task}_{regime}_{arm}_seed{seed}"
 
 
-def task_config(args, task, arm, seed):
+def task_config(task, arm, seed, args):
     kw = dict(AR_TASK) if task == "arparity" else dict(TASK_GRID[task])
     return sweep.study_config(args, seed, lam=args.lam if arm == "kl" else 0.0, **kw)
 
@@ -391,8 +391,8 @@ def run_tasks(args):
     apply_quick(args, TASK_STUDY_QUICK if hasattr(args, "tasks") else TASKS_QUICK)
     task_names = getattr(args, "tasks", ["arparity"])
     arms = [(t, a) for t in task_names for a in ("baseline", "kl")]
-    name = lambda ta, s: task_run_name(args, ta[0], ta[1], s)
-    results = sweep.run_sweep([(name(ta, s), task_config(args, ta[0], ta[1], s)) for ta in arms
+    name = lambda ta, s: task_run_name(ta[0], ta[1], s, args)
+    results = sweep.run_sweep([(name(ta, s), task_config(ta[0], ta[1], s, args)) for ta in arms
                                for s in args.seeds], args)
     claim = ("C9 (paper, App. F.4): on every task the attention gradient stays below the Lemma 5.1 bound "
              "and collapses after memorization; KL speeds grokking where routing is the bottleneck")
@@ -451,7 +451,7 @@ def routing_parser(sub):
 def run_routing(args):
     apply_quick(args, TASKS_QUICK)
     arms = ("baseline", "kl")
-    name = lambda a, s: run_name(args, f"route-{a}", s)
+    name = lambda a, s: run_name(f"route-{a}", s, args)
     runs = [(name(a, s), sweep.study_config(args, s, task="route", lam=args.lam if a == "kl" else 0.0))
             for a in arms for s in args.seeds]
     results = sweep.run_sweep(runs, args)
@@ -496,7 +496,7 @@ def length_accuracy(folder, cfg, lengths):
 def run_lengths(args):
     apply_quick(args, TASKS_QUICK)
     arms = ("baseline", "kl")
-    name = lambda a, s: run_name(args, f"len6-{a}", s)
+    name = lambda a, s: run_name(f"len6-{a}", s, args)
     cfg = lambda a, s: sweep.study_config(args, s, n_distractors=3, pos_slots=max(args.lengths),
                                     lam=args.lam if a == "kl" else 0.0)
     runs = [(name(a, s), cfg(a, s)) for a in arms for s in args.seeds]
@@ -556,7 +556,7 @@ def dims_parser(sub):
 def run_dims(args):
     apply_quick(args, TASKS_QUICK)
     arms = [f"d{d}" for d in args.dims]
-    name = lambda a, s: run_name(args, "adamw" if a == "d64" else a, s)      # d = 64 is the baseline
+    name = lambda a, s: run_name("adamw" if a == "d64" else a, s, args)      # d = 64 is the baseline
     runs = [(name(a, s), sweep.study_config(args, s, d_model=d)) for a, d in zip(arms, args.dims) for s in args.seeds]
     results = sweep.run_sweep(runs, args)
     grok, grok_med = grok_table(results, args, arms, name)
@@ -592,7 +592,7 @@ def distributed_epochs(history):
 
 def run_heads(args):
     apply_quick(args, TASKS_QUICK)
-    name = lambda a, s: run_name(args, f"heads{args.n_heads}", s)
+    name = lambda a, s: run_name(f"heads{args.n_heads}", s, args)
     runs = [(name(None, s), sweep.study_config(args, s, n_heads=args.n_heads)) for s in args.seeds]
     results = sweep.run_sweep(runs, args)
     print(f"\nClaim C8 (paper, Conjecture E.2): with {args.n_heads} heads the aggregate informative mass "

@@ -44,12 +44,12 @@ def get_parser():
     return p
 
 
-def run_config(args, regime, lam, seed):
+def run_name(regime, lam, seed, args):
+    return f"p{args.p}_{regime}" + ("" if args.wd == 1.0 else f"_wd{args.wd:g}") + f"_lam{lam:g}_seed{seed}"
+
+
+def run_config(regime, lam, seed, args):
     return sweep.study_config(args, seed, regime=regime, lam=lam, wd=args.wd)
-
-
-def run_name(regime, lam, seed, p, wd=1.0):
-    return f"p{p}_{regime}" + ("" if wd == 1.0 else f"_wd{wd:g}") + f"_lam{lam:g}_seed{seed}"
 
 
 def fmt(v):
@@ -113,7 +113,7 @@ def main(argv=None):
         regimes, lams = list(sweep.DISTRACTOR_REGIMES), [0.0]
     else:
         regimes, lams = [args.regime], [args.lam]
-    runs = [(run_name(r, lam, s, args.p, args.wd), run_config(args, r, lam, s))
+    runs = [(run_name(r, lam, s, args), run_config(r, lam, s, args))
             for r in regimes for lam in lams for s in args.seeds]
     try:
         results = sweep.run_sweep(runs, args)
