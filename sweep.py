@@ -19,7 +19,8 @@ its name plus its epoch budget, `<name>_e<epochs>`, so a --quick run and a paper
     git-merging) the store folders, and a last call with --plot-only draws the union.
 --quick writes under results/quick/ (not committed), so its store is separate too.
 
-The file: the distractor regimes and run names the studies share, the sweep flags, a run on
+The file: the distractor regimes, a study's run config (the paper config, or under --quick
+the small model of QUICK_MODEL) and the run names the studies share, the sweep flags, a run on
 disk (its folder, the cache that reuses it, atomic JSON), the store, `run_sweep`, and the
 figure helpers.
 """
