@@ -30,6 +30,7 @@ import json
 import multiprocessing as mp
 import os
 import tempfile
+import textwrap
 import time
 
 import numpy as np
@@ -387,7 +388,8 @@ def curves(histories, key, epochs, points=400):
 def save_figure(fig, path, title):
     """The figure scripts' common ending: title, layout, PNG, close."""
     import matplotlib.pyplot as plt
-    fig.suptitle(title, fontsize=10)
+    width = int(fig.get_figwidth() * 72 / 6)      # characters of 10-point text across the figure
+    fig.suptitle("\n".join(textwrap.fill(line, width) for line in title.split("\n")), fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
