@@ -414,7 +414,7 @@ def run_tasks(args):
         summary["/".join(ta)] = row
         fmt = lambda x: "-" if x is None else f"{x:.1e}"
         gs = " ".join("never" if g is None else str(g) for g in grok[ta])
-        print(f"{ta[0]:9s} {ta[1]:9s} {gs:>22s} {'-' if med[ta] is None else f'{med[ta]:.0f}':>7s} "
+        print(f"{ta[0]:9s} {ta[1]:9s} {gs:>22s} {analysis.fmt_median([g for g in grok[ta] if g != 'missing'], args.epochs):>7s} "
               f"{row['violations']:10d} {fmt(row['before memorization']):>16s} {fmt(row['plateau']):>9s} "
               f"{fmt(row['after grokking']):>10s}")
     fname = "fig10_tasks" if task_names != ["arparity"] else "fig10_autoregressive"

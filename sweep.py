@@ -354,8 +354,17 @@ def run_sweep(runs, args, log=print):
             pool.close()
             pool.join()
     missing = len(runs) - len(results)
+    if runs and not results:      # nothing to summarize: leave every file as it is
+        raise SystemExit(f"error: none of the {len(runs)} runs is in the store {store} or under {args.runs_dir}"
+                         + (": train them without --plot-only" if args.plot_only else ""))
     if missing:
         log(f"note: {missing} of {len(runs)} runs are not stored yet; plotting what is there")
+        if args.plot_only and not getattr(args, "partial_ok", False) and not getattr(args, "partial", False):
+            # a redraw from part of the runs never replaces the figure and summary of all of them
+            args.store, args.partial = store, True        # later stages keep reading the same store
+            args.results_dir = os.path.join(args.results_dir, "partial")
+            os.makedirs(args.results_dir, exist_ok=True)
+            log(f"  (--plot-only with runs missing: the figure and summary go to {args.results_dir})")
     return {name: results[name] for name in names if name in results}
 
 

@@ -1,4 +1,5 @@
 """The figure scripts end to end on a tiny config (seconds), and the phase marks."""
+import importlib
 import json
 import math
 import os
@@ -196,3 +197,26 @@ def test_regime_map_script(tmp_path, capsys):
     shutil.rmtree(tmp_path / "runs")
     exp_regime_map.main(TINY + dirs(tmp_path) + ["--part", "baseline", "--plot-only"])
     assert "training" not in capsys.readouterr().out
+
+
+QUICK_COMMANDS = [("exp_fig1_phases", []), ("exp_fig2_ablation", []), ("exp_fig3_kl", []), ("exp_fig4_tickets", []),
+                  ("exp_regime_map", [])] + [("exp_appendix", [study]) for study in (
+                      "bound", "priors", "frozen", "optimizers", "routing", "lengths", "dims", "heads", "tasks")]
+
+
+@pytest.mark.parametrize("script,study", QUICK_COMMANDS, ids=lambda v: "-".join(v) if isinstance(v, list) else v)
+def test_every_quick_preset_runs_the_small_model(script, study, tmp_path, monkeypatch):
+    """--quick: every modular-addition run of every preset is sweep.QUICK_MODEL (nothing is trained)."""
+    asked = []
+
+    def nothing_stored(runs, args, log=print):     # what run_sweep does with --plot-only and an empty store
+        asked.extend(runs)
+        raise SystemExit("error: none of the runs is in the store")
+    monkeypatch.setattr(sweep, "run_sweep", nothing_stored)
+    with pytest.raises(SystemExit):
+        importlib.import_module(script).main(study + ["--quick"] + dirs(tmp_path))
+    added = [cfg for _, cfg in asked if cfg.task in ("add", "route")]
+    assert added, "the preset asked for no modular-addition run"
+    for cfg in added:
+        assert {k: getattr(cfg, k) for k in sweep.QUICK_MODEL} == sweep.QUICK_MODEL
+        assert cfg.epochs <= 3000

@@ -136,6 +136,24 @@ def test_parallel_jobs_match_serial(tmp_path):
         assert serial[n][0]["threads"] == par[n][0]["threads"] == 1
 
 
+def test_plot_only_never_replaces_a_summary_with_less(tmp_path):
+    """--plot-only with nothing stored stops with one line and writes nothing; with part of the
+    runs stored it redirects the figure and summary to <results-dir>/partial/ (unless the
+    study draws partial grids by design, partial_ok) and keeps reading the same store."""
+    with pytest.raises(SystemExit, match="none of the 2 runs"):
+        sweep.run_sweep(tiny_runs(), sweep_args(tmp_path, plot_only=True), log=lambda s: None)
+    assert not os.path.exists(tmp_path / "res")
+    sweep.run_sweep(tiny_runs((0.0,)), sweep_args(tmp_path), log=lambda s: None)
+    args = sweep_args(tmp_path, plot_only=True)
+    store = sweep.store_dir(args)
+    assert set(sweep.run_sweep(tiny_runs(), args, log=lambda s: None)) == {"lam0"}
+    assert args.results_dir == str(tmp_path / "res" / "partial") and args.store == store
+    assert set(sweep.run_sweep(tiny_runs((0.0,)), args, log=lambda s: None)) == {"lam0"}   # a later stage
+    args = sweep_args(tmp_path, plot_only=True, partial_ok=True)
+    sweep.run_sweep(tiny_runs(), args, log=lambda s: None)
+    assert args.results_dir == str(tmp_path / "res")
+
+
 def test_study_config_is_the_paper_config_or_under_quick_the_small_model():
     args = argparse.Namespace(p=43, epochs=100, stop_after=50, regime="refresh0.003", quick=False)
     paper = sweep.study_config(args, 3, lam=0.1)
