@@ -216,7 +216,7 @@ def heat(ax, M, rows, cols, title, fmt, cmap="viridis", log=False):
     return im
 
 
-def plot(stats, budget, path):
+def plot(stats, seeds, budget, model, path):
     plt = sweep.pyplot()
     rhos = RHOS
     rlabel = [rho_label(r) for r in rhos]
@@ -278,11 +278,16 @@ def plot(stats, budget, path):
          lambda i, j: "" if np.isnan(M[i, j]) else f"{M[i, j]:.0f}\n{G[i, j]:.0e}" if np.isfinite(G[i, j]) else f"{M[i, j]:.0f}",
          cmap="magma")
     ax[1, 2].set(xlabel="weight decay")
-    sweep.save_figure(fig, path, "Where the paper's story holds: paper config, seeds 0-4, 10k-epoch budget "
-                      "(censored medians shown as >budget; blank = not run yet)")
+    sweep.save_figure(fig, path, f"Where the paper's story holds: {model}, seeds {seeds_text(seeds)}, "
+                      f"{budget}-epoch budget (censored medians shown as >budget; blank = not run yet)")
 
 
-def plot_baselines(results, seeds, budget, path):
+def seeds_text(seeds):
+    return f"{seeds[0]}-{seeds[-1]}" if len(seeds) > 1 and seeds == list(range(seeds[0], seeds[-1] + 1)) \
+        else ", ".join(map(str, seeds))
+
+
+def plot_baselines(results, seeds, budget, model, path):
     """The lambda = 0, wd = 1 baseline of every refresh rate on one time axis: what each
     condition of the criterion reads (median over seeds, min-max band; a run that stopped
     after grokking holds its last value)."""
@@ -303,8 +308,8 @@ def plot_baselines(results, seeds, budget, path):
             a.set(title=title, xlabel="epoch")
     ax[1].axhline(analysis.FOUND_MASS, color="k", ls=":", lw=1)
     ax[0].legend(fontsize=8, title="distractor refresh", title_fontsize=8)
-    sweep.save_figure(fig, path, "The lambda = 0 baseline across distractor regimes (paper config, wd 1, "
-                      f"seeds {seeds}, {budget}-epoch budget; median and min-max over seeds; a run "
+    sweep.save_figure(fig, path, f"The lambda = 0 baseline across distractor regimes ({model}, wd 1, "
+                      f"seeds {seeds_text(seeds)}, {budget}-epoch budget; median and min-max over seeds; a run "
                       "stopped after grokking holds its last value)")
 
 
@@ -342,8 +347,9 @@ def main(argv=None):
                       "budget": args.epochs, "seeds": args.seeds, "criterion": {
                           "found_mass": analysis.FOUND_MASS, "min_plateau": analysis.MIN_PLATEAU,
                           "max_grad_collapse": analysis.MAX_GRAD_COLLAPSE, "min_seeds": analysis.MIN_SEEDS_MEETING}})
-    plot(stats, args.epochs, os.path.join(args.results_dir, "regime_map.png"))
-    plot_baselines(results, args.seeds, args.epochs, os.path.join(args.results_dir, "regime_map_baselines.png"))
+    model = "the --quick small model (sweep.QUICK_MODEL)" if args.quick else "paper config"
+    plot(stats, args.seeds, args.epochs, model, os.path.join(args.results_dir, "regime_map.png"))
+    plot_baselines(results, args.seeds, args.epochs, model, os.path.join(args.results_dir, "regime_map_baselines.png"))
 
 
 if __name__ == "__main__":
