@@ -6,6 +6,8 @@ Phase marks of one run (paper §5.1, Fig. 1):
   t_mem      first epoch with train accuracy >= 0.99            (end of phase 1)
   t_resurge  first epoch after t_mem at which the informative mass has covered 10% of
              the way from its value at t_mem to the oracle's 1/k (end of phase 2)
+  t_found    first epoch with informative mass > FOUND_MASS (0.25): attention "has found
+             the operands" in the paper's-regime criterion's sense (below)
   t_struct   first epoch where B_tau holds on >= 99% of test examples (Def. 4.1)
   t_rise     first epoch with test accuracy >= rise_acc (0.5)
   t_grok     first epoch with test accuracy >= 0.99            (phase 4)
@@ -37,7 +39,9 @@ def phase_marks(history, rise_acc=0.5, k=2):
         m0 = mass[ep == t_mem][0]
         hit = np.nonzero((ep >= t_mem) & (mass >= m0 + 0.1 * (1 / k - m0)))[0]
         t_resurge = int(ep[hit[0]]) if len(hit) else None
-    marks = {"t_mem": t_mem, "t_resurge": t_resurge, "t_struct": first_epoch(history, "frac_struct", 0.99),
+    found = np.nonzero(np.asarray(history["info_mass"]) > FOUND_MASS)[0]
+    marks = {"t_mem": t_mem, "t_resurge": t_resurge, "t_found": int(ep[found[0]]) if len(found) else None,
+             "t_struct": first_epoch(history, "frac_struct", 0.99),
              "t_rise": first_epoch(history, "test_acc", rise_acc), "t_grok": first_epoch(history, "test_acc", 0.99)}
     at = lambda key, t: None if t is None else float(np.asarray(history[key])[ep == t][0])
     marks["mass_at_mem"] = at("info_mass", t_mem)
@@ -111,10 +115,16 @@ def paper_regime_checks(m, budget):
 #    log t on log x over every run (censored runs at the budget) above the floor; the floor
 #    (which may be absent) comes from a hinge fit chosen by BIC (fit_scaling). Its 95%
 #    interval: the same slope on bootstrap resamples of the seeds (paired across x), the
-#    floor kept where the full data put it. reproduced only if at least 3 x lie above the
-#    floor and the interval contains 1 and excludes 0; not reproduced if it excludes 1 (an
-#    interval below 1 only if no run above the floor was censored: censored runs make the
-#    slope a lower bound); otherwise inconclusive (always with fewer than MIN_SEEDS seeds).
+#    floor kept where the full data put it. A censored run sits below its true time, and
+#    raising a point right of the mean log x steepens a least-squares slope while raising
+#    one left of it flattens it: censored runs only on the right (the weakest prior, the long
+#    runs) make the slope and its interval lower bounds, censored runs only on the left (the
+#    strongest decay, runs that never grok) upper bounds (censoring_bias). Verdicts:
+#    not reproduced if the interval excludes 1 on the side the censoring cannot move it
+#    across (below 1 unless it is a lower bound, above 1 unless it is an upper bound);
+#    reproduced only if at least 3 x lie above the floor, no run above the floor is
+#    censored, and the interval contains 1 and excludes 0; otherwise inconclusive (always
+#    with fewer than MIN_SEEDS seeds).
 #    A level claim (Figure 2: final accuracy is chance / partial / full) is rule 2 on the
 #    per-seed values against the level's band: reproduced if the mean's interval lies inside
 #    the band, not reproduced if it lies wholly outside, inconclusive otherwise.
@@ -248,9 +258,12 @@ def fit_scaling(x, t, min_points=2):
     t grows with x, so the points with the smallest x (the strongest prior, the largest
     weight decay) may sit on a floor. Every count of the smallest distinct x as floor is
     tried (0 .. n_x - min_points); the floor level is the mean log t of its points and the
-    line is fitted to the rest by least squares. The split with the lowest BIC wins
-    (N log(SSE/N) + k log N; k = 2 for a line, 3 with a floor), so a floor is kept only
-    where it explains the runs better than seed noise would by chance. Returns dict(slope,
+    line is fitted to the rest by least squares. A split counts only if it is a hinge, a
+    least time the line falls to: the line lies at or below the floor at the floor's
+    largest x and at or above it at the sloped part's smallest x (runs that take *longer*
+    at small x, e.g. never grok under a strong decay, are no floor). The split with the
+    lowest BIC wins (N log(SSE/N) + k log N; k = 2 for a line, 3 with a floor), so a floor
+    is kept only where it explains the runs better than seed noise would by chance. Returns dict(slope,
     intercept, floor or None, n_floor, sloped_x), or None with fewer than min_points x."""
     x, t = np.asarray(x, float), np.asarray(t, float)
     xs = np.unique(x)[::-1]                              # largest x first: the sloped end
@@ -264,8 +277,12 @@ def fit_scaling(x, t, min_points=2):
         sse = np.sum((ly[sloped] - (a + b * lx[sloped])) ** 2)
         floor = None
         if n_floor:
-            floor = float(np.exp(ly[~sloped].mean()))
-            sse += np.sum((ly[~sloped] - np.log(floor)) ** 2)
+            log_floor = ly[~sloped].mean()
+            x_floor, x_line = xs[len(xs) - n_floor], xs[len(xs) - n_floor - 1]   # either side of the hinge
+            if not a + b * np.log(x_floor) <= log_floor <= a + b * np.log(x_line):
+                continue
+            floor = float(np.exp(log_floor))
+            sse += np.sum((ly[~sloped] - log_floor) ** 2)
         bic = N * np.log(sse / N + 1e-12) + (2 + bool(n_floor)) * np.log(N)
         if best is None or bic < best["bic"] - 1e-9:
             best = {"bic": float(bic), "slope": float(b), "intercept": float(a), "floor": floor,
@@ -299,22 +316,50 @@ def scaling_verdict(times, budget, label="1/lambda", n_boot=N_BOOT, seed=0):
                f"{[float(f'{x:.4g}') for x in sloped]}; floor "
                + (f"{fit['floor']:.0f} epochs" if fit["floor"] else "absent in this grid"))
     reasons = []
-    censored_sloped = int((table[rows] >= budget).sum())
-    if lo > 1 or (hi < 1 and not censored_sloped):
-        verdict = NOT_REPRODUCED
-    elif hi < 1:        # censored runs sit at the budget, below their true times: a lower bound
-        verdict = INCONCLUSIVE
-        reasons.append(f"slope below 1, but {censored_sloped} censored runs above the floor make it a lower bound")
-    elif len(sloped) >= 3 and lo > 0:
+    censored = table[rows] >= budget                                    # (sloped x, seeds)
+    bias = censoring_bias(np.log(sloped), censored)
+    at = ", ".join(f"{x:.4g}" for x, c in zip(sloped, censored.any(1)) if c)
+    bound = {"lower": "a lower bound", "upper": "an upper bound", "both": "biased in both directions"}.get(bias)
+    why = lambda where, but=True: (f"slope {where} 1, {'but' if but else 'and'} {int(censored.sum())} censored "
+                                   f"runs above the floor, at {label} = {at}, make it {bound}")
+    if lo > 1:          # the true slope is at least this unless the censoring is on the left
+        verdict = NOT_REPRODUCED if bias in (None, "lower") else INCONCLUSIVE
+    elif hi < 1:        # at most this unless the censoring is on the right
+        verdict = NOT_REPRODUCED if bias in (None, "upper") else INCONCLUSIVE
+    elif len(sloped) >= 3 and lo > 0 and bias is None:
         verdict = REPRODUCED
     else:
         verdict = INCONCLUSIVE
-        reasons.append(f"only {len(sloped)} points above the floor" if len(sloped) < 3 else "interval includes 0")
+    if verdict == INCONCLUSIVE:
+        if lo > 1 or hi < 1:
+            reasons.append(why("above" if lo > 1 else "below"))
+        elif len(sloped) < 3:
+            reasons.append(f"only {len(sloped)} points above the floor")
+        elif lo <= 0:
+            reasons.append("interval includes 0")
+        else:
+            reasons.append(why("consistent with"))
+    elif verdict == NOT_REPRODUCED and bias:     # the censoring moves the slope further from 1
+        reasons.append(why("above" if lo > 1 else "below", but=False) + ": the true slope is further from 1")
     if (table >= budget).any():
         reasons.append(f"{int((table >= budget).sum())} runs censored at the budget (lower bounds)")
     out["verdict"] = _capped(verdict, len(seeds), reasons)
     out["reason"] = "; ".join(reasons)
     return out
+
+
+def censoring_bias(log_x, censored):
+    """Which way runs censored at the budget bias the least-squares slope of log t on log x
+    (rule 4). log_x: (n_x,) the x above the floor, each with the same seeds; censored:
+    (n_x, n_seeds) booleans. The slope's derivative in one point's log t is
+    (log x - mean log x) / sum (log x - mean)^2, so raising a censored run to its true time
+    steepens the slope right of the mean and flattens it left of it. Returns None (no
+    censored run moves it), "lower" (the fit is a lower bound on the slope), "upper" (an
+    upper bound) or "both" (no side known)."""
+    side = np.asarray(log_x, float) - np.mean(log_x)
+    moving = np.asarray(censored, bool).any(1) & (np.abs(side) > 1e-9)
+    right, left = bool((moving & (side > 0)).any()), bool((moving & (side < 0)).any())
+    return None if not (right or left) else "both" if right and left else "lower" if right else "upper"
 
 
 def combine(parts):

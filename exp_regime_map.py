@@ -99,6 +99,11 @@ def analyse(results, cells, seeds, budget):
                 "median_grok": med, "median_censored": censored,
                 "frac_grokked": sum(g is not None for g in groks.values()) / len(groks),
                 "mass_at_mem": _median([m["mass_at_mem"] for m in marks.values()]),
+                "median_t_mem": _median([m["t_mem"] for m in marks.values()]),
+                # attention found the operands (mass > 0.25) before memorization, or never did
+                "found_before_mem": sum(m["t_found"] is not None and (m["t_mem"] is None or m["t_found"] < m["t_mem"])
+                                        for m in marks.values()),
+                "median_t_found": _median([m["t_found"] for m in marks.values()]),
                 "grad_collapse": _median([m["grad_collapse"] for m in marks.values()]),
                 "marks": marks}
         if lam == 0:
@@ -184,14 +189,17 @@ def c11_parts(stats, budget):
 def print_tables(stats, budget):
     print("\nBaseline (lambda = 0) per cell: seeds meeting each pre-registered condition (README) of 5")
     conds = ("memorizes", "diffuse_at_mem", "starved_plateau", "condenses_first", "groks")
-    print(f"{'cell':24s} " + " ".join(f"{c[:12]:>12s}" for c in conds) + f" {'all five':>9s} {'mass@mem':>9s} {'median t_grok':>14s}")
+    print(f"{'cell':24s} " + " ".join(f"{c[:12]:>12s}" for c in conds) + f" {'all five':>9s} {'mass@mem':>9s} "
+          f"{'median t_grok':>14s} {'t_found':>8s} {'t_mem':>6s} {'found first':>11s}")
+    epoch = lambda t: "-" if t is None else f"{t:.0f}"
     for key, c in stats.items():
         if c["lam"] != 0:
             continue
         med = f"> {budget}" if c["median_censored"] else f"{c['median_grok']:.0f}"
         mass = "-" if c["mass_at_mem"] is None else f"{c['mass_at_mem']:.3f}"
         print(f"{key:24s} " + " ".join(f"{c['conditions_met'][k]:>12d}" for k in conds)
-              + f" {c['seeds_meeting']:>6d}/{len(c['seeds'])} {mass:>9s} {med:>14s}")
+              + f" {c['seeds_meeting']:>6d}/{len(c['seeds'])} {mass:>9s} {med:>14s} {epoch(c['median_t_found']):>8s}"
+              f" {epoch(c['median_t_mem']):>6s} {c['found_before_mem']:>9d}/{len(c['seeds'])}")
     print("\nKL speed-up t_grok(0) / t_grok(lambda), paired by seed (rule 2, analysis.py):")
     for key, c in stats.items():
         if "speedup" in c:

@@ -123,6 +123,7 @@ def test_paper_regime_checks():
                 (ep >= 800).astype(float).tolist(), np.where(ep < 600, 0.2, 0.45).tolist(),
                 np.where(ep <= 300, 1.0, 0.01).tolist())
     m = A.phase_marks(h)
+    assert m["t_found"] == 600 and m["t_mem"] == 300          # mass 0.45 > 0.25 from epoch 600
     checks = A.paper_regime_checks(m, budget=1190)
     assert all(checks.values()), (m, checks)
     early = dict(m, mass_at_mem=0.3)
@@ -146,3 +147,34 @@ def test_censored_runs_make_a_shallow_slope_a_lower_bound():
     v = A.scaling_verdict(law, 10000)
     assert v["ci"][1] < 1
     assert v["verdict"] == A.INCONCLUSIVE and "lower bound" in v["reason"]
+
+
+def test_censoring_bias_is_the_side_of_the_mean_log_x_the_censored_runs_sit_on():
+    lx = np.log([1, 3, 9])                       # mean log 3: x = 3 moves nothing
+    cens = lambda *rows: np.array([[c] * 2 for c in rows])
+    assert A.censoring_bias(lx, cens(False, False, False)) is None
+    assert A.censoring_bias(lx, cens(False, True, False)) is None
+    assert A.censoring_bias(lx, cens(False, False, True)) == "lower"      # the long, weak-prior end
+    assert A.censoring_bias(lx, cens(True, False, False)) == "upper"      # never grokked at the strong end
+    assert A.censoring_bias(lx, cens(True, False, True)) == "both"
+
+
+def test_censored_runs_keep_a_slope_consistent_with_1_from_counting_as_reproduced():
+    # an exact 1/lambda law, two of the weakest prior's runs past the budget: the fit is
+    # a lower bound, so "contains 1" says nothing about the true slope
+    times = law([3, 10, 30, 100, 300], 1.0, noise=0.2)
+    times = {x: {s: (None if t > 7000 else t) for s, t in r.items()} for x, r in times.items()}
+    v = A.scaling_verdict(times, 7000)
+    assert v["ci"][0] < 1 < v["ci"][1]
+    assert v["verdict"] == A.INCONCLUSIVE and "lower bound" in v["reason"]
+
+
+def test_runs_that_never_grok_at_the_strongest_decay_are_no_floor_and_refute_the_law():
+    # C11's shape: the law holds at wd 2, 1, 0.5 (x = 1/wd), but at wd 4 no run groks. Taken
+    # as a "floor" they would hide the failure (a floor above every other run is no hinge);
+    # censored on the left, they make the slope an upper bound, and it lies below 1
+    times = {0.25: {s: None for s in range(5)}, **law([0.5, 1, 2], 1.0, noise=0.1)}
+    times = {x: {s: (None if t is None else 200 * t) for s, t in r.items()} for x, r in times.items()}
+    v = A.scaling_verdict(times, 10000)
+    assert v["fit"]["floor"] is None and v["fit"]["sloped_x"] == [2.0, 1.0, 0.5, 0.25]
+    assert v["ci"][1] < 1 and v["verdict"] == A.NOT_REPRODUCED

@@ -78,6 +78,7 @@ def test_phase_marks_and_criterion():
                  grad=[1.0, 1.0, 0.5, 0.01, 0.02, 0.1, 0.1])
     m = analysis.phase_marks(h, rise_acc=0.5)
     assert (m["t_mem"], m["t_resurge"], m["t_struct"], m["t_rise"], m["t_grok"]) == (20, 30, 40, 50, 60)
+    assert m["t_found"] == 30                                        # mass 0.3 > 0.25 first at 30
     assert m["grad_collapse"] == pytest.approx(0.01) and m["mass_at_mem"] == 0.2
     assert analysis.meets_regime_criterion(m, budget=100)
     assert not analysis.meets_regime_criterion(m, budget=50)            # grokked after the budget
