@@ -321,6 +321,57 @@ def plot_baselines(results, seeds, budget, model, path):
                       "stopped after grokking holds its last value)")
 
 
+def plot_c11(stats, c11, budget, model, path):
+    """C11 as measured: every baseline run's grokking epoch against 1/wd, per distractor
+    regime (a run that never grokked drawn at the budget, hollow: a lower bound), with the
+    law's slope 1 through the wd 1 median for comparison; and each grokked run's plateau
+    t_grok - t_mem against Eq. 5's least plateau from its own norms."""
+    plt = sweep.pyplot()
+    fig, ax = plt.subplots(1, 2, figsize=(13, 5))
+    colors = plt.cm.viridis(np.linspace(0, 0.9, len(WD_RHOS)))
+    bound_pts = []
+    for k, (rho, color) in enumerate(zip(WD_RHOS, colors)):
+        cells = sorted((c for c in stats.values() if c["rho"] == rho and c["lam"] == 0), key=lambda c: c["wd"])
+        if not cells:
+            continue
+        part = c11.get(f"{rho_label(rho)}: t_grok ~ 1/wd", {})
+        label = rho_label(rho) + (f": slope {part['fit']['slope']:.2f}" if "fit" in part else "") \
+            + (f" [{part['ci'][0]:.2f}, {part['ci'][1]:.2f}]" if "ci" in part else "") + f", {part.get('verdict', '-')}"
+        for c in cells:
+            x = 1 / c["wd"] * (1 + 0.04 * (k - len(WD_RHOS) / 2))          # side by side, not on top
+            done = [t for t in c["grok"].values() if t is not None]
+            never = sum(t is None for t in c["grok"].values())
+            ax[0].scatter([x] * len(done), done, color=color, s=18, label=label if c is cells[0] else None)
+            if never:
+                ax[0].scatter([x], [budget], facecolors="none", edgecolors=color, s=18 + 14 * never)
+                ax[0].annotate(f"{never}", (x, budget), xytext=(3, 3), textcoords="offset points", fontsize=7, color=color)
+            for s, e in c.get("eq5", {}).items():
+                if e["plateau"] is not None and e["bound"] is not None:
+                    bound_pts.append((e["bound"], e["plateau"], color))
+        base = next((c for c in cells if c["wd"] == 1.0 and not c["median_censored"]), None)
+        if base is not None:                                   # the law: t proportional to 1/wd
+            xs = np.array([1 / max(WDS), 1 / min(WDS)])
+            ax[0].plot(xs, base["median_grok"] * xs, color=color, ls=":", lw=1)
+    ax[0].axhline(budget, color="k", lw=0.5)
+    ax[0].set(xscale="log", yscale="log", xlabel="1 / weight decay", ylabel="grokking epoch")
+    ax[0].set_title("t_grok against 1/wd; hollow: never grokked (drawn at the budget, number = runs);\n"
+                    "dotted: the law, slope 1 through the wd 1 median", fontsize=9)
+    ax[0].minorticks_off()
+    ax[0].set_xticks([1 / w for w in WDS], [f"1/{w:g}" for w in WDS])
+    ax[0].legend(fontsize=7, title="regime: fitted slope [95% CI], verdict (rule 4)", title_fontsize=7)
+    if bound_pts:
+        b, p, col = zip(*bound_pts)
+        ax[1].scatter(b, p, c=list(col), s=18)
+        hi = max(max(b), max(p)) * 1.2
+        ax[1].plot([1, hi], [1, hi], color="k", lw=0.8, ls="--")
+    ax[1].set(xscale="log", yscale="log", xlabel="Eq. 5's least plateau log(||theta_mem|| / r*) / -log(1 - lr wd), epochs",
+              ylabel="measured plateau t_grok - t_mem, epochs")
+    ax[1].set_title("plateau against Eq. 5's bound, grokked runs (colours as left);\n"
+                    "above the dashed line y = x the bound holds", fontsize=9)
+    sweep.save_figure(fig, path, f"Claim C11: the baseline's delay against weight decay ({model}, lambda 0, seeds "
+                      f"0-4, {budget}-epoch budget)")
+
+
 def main(argv=None):
     args = get_parser().parse_args(argv)
     rhos = RHOS
@@ -358,6 +409,7 @@ def main(argv=None):
     model = "the --quick small model (sweep.QUICK_MODEL)" if args.quick else "paper config"
     plot(stats, args.seeds, args.epochs, model, os.path.join(args.results_dir, "regime_map.png"))
     plot_baselines(results, args.seeds, args.epochs, model, os.path.join(args.results_dir, "regime_map_baselines.png"))
+    plot_c11(stats, c11, args.epochs, model, os.path.join(args.results_dir, "regime_map_c11.png"))
 
 
 if __name__ == "__main__":

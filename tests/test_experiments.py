@@ -190,7 +190,7 @@ def test_regime_map_script(tmp_path, capsys):
     exp_regime_map.main(TINY + dirs(tmp_path) + ["--part", "baseline"])
     out = capsys.readouterr().out
     assert "training 7 of 7 runs" in out and "Selection for the held-out confirmation" in out and "not decided" in out
-    for f in ("regime_map.json", "regime_map.png", "regime_map_baselines.png"):
+    for f in ("regime_map.json", "regime_map.png", "regime_map_baselines.png", "regime_map_c11.png"):
         assert os.path.exists(tmp_path / "res" / f)
     cells = json.loads((tmp_path / "res" / "regime_map.json").read_text())["cells"]
     assert set(cells) == {exp_regime_map.cell_key(rho, 1.0, 0.0) for rho in exp_regime_map.RHOS}

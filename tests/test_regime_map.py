@@ -63,7 +63,7 @@ def test_criterion_selection_and_speedup():
     assert closest["failing"] == ["diffuse_at_mem"] and closest["regime"] == "fresh"
 
 
-def test_eq5_bound_and_c11_inverse_weight_decay():
+def test_eq5_bound_and_c11_inverse_weight_decay(tmp_path):
     # t_grok = 3000 / wd times a seed factor (memorization at 300); the norm falls 30 -> 19 on the plateau
     cells = {(1.0, wd, 0.0): [(300, round(3000 / wd) - 100, round(3000 / wd * (1 + 0.02 * (s - 2))), 0.37)
                               for s in range(5)] for wd in (0.5, 1.0, 2.0, 4.0)}
@@ -75,7 +75,14 @@ def test_eq5_bound_and_c11_inverse_weight_decay():
     slope = parts["fresh: t_grok ~ 1/wd"]
     assert slope["verdict"] == "reproduced" and slope["fit"]["slope"] == pytest.approx(1.0, abs=0.02)
     assert parts["fresh: plateau >= Eq. 5's bound"]["verdict"] == "reproduced"
+    M.plot_c11(stats, parts, BUDGET, "synthetic runs", tmp_path / "c11.png")
+    assert (tmp_path / "c11.png").stat().st_size > 0
     # a delay that does not depend on weight decay is not the paper's 1/wd law
     flat = {(1.0, wd, 0.0): [(300, 2900, 3000 + 10 * s, 0.37) for s in range(5)] for wd in (0.5, 1.0, 2.0, 4.0)}
     parts = M.c11_parts(M.analyse(results_for(flat), list(flat), list(range(5)), BUDGET), BUDGET)
     assert parts["fresh: t_grok ~ 1/wd"]["verdict"] == "not reproduced"
+    # runs that never grok under the strongest decay (C11's shape in `fresh` here) refute the
+    # law; they are not a floor of it
+    strong = {**cells, (1.0, 4.0, 0.0): [(300, None, None, 0.45)] * 5}
+    slope = M.c11_parts(M.analyse(results_for(strong), list(strong), list(range(5)), BUDGET), BUDGET)["fresh: t_grok ~ 1/wd"]
+    assert slope["fit"]["floor"] is None and slope["verdict"] == "not reproduced"
