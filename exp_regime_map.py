@@ -321,7 +321,7 @@ def plot_baselines(results, seeds, budget, model, path):
                       "stopped after grokking holds its last value)")
 
 
-def plot_c11(stats, c11, budget, model, path):
+def plot_c11(stats, c11, seeds, budget, model, path):
     """C11 as measured: every baseline run's grokking epoch against 1/wd, per distractor
     regime (a run that never grokked drawn at the budget, hollow: a lower bound), with the
     law's slope 1 through the wd 1 median for comparison; and each grokked run's plateau
@@ -345,7 +345,7 @@ def plot_c11(stats, c11, budget, model, path):
             if never:
                 ax[0].scatter([x], [budget], facecolors="none", edgecolors=color, s=18 + 14 * never)
                 ax[0].annotate(f"{never}", (x, budget), xytext=(3, 3), textcoords="offset points", fontsize=7, color=color)
-            for s, e in c.get("eq5", {}).items():
+            for e in c.get("eq5", {}).values():
                 if e["plateau"] is not None and e["bound"] is not None:
                     bound_pts.append((e["bound"], e["plateau"], color))
         base = next((c for c in cells if c["wd"] == 1.0 and not c["median_censored"]), None)
@@ -369,7 +369,7 @@ def plot_c11(stats, c11, budget, model, path):
     ax[1].set_title("plateau against Eq. 5's bound, grokked runs (colours as left);\n"
                     "above the dashed line y = x the bound holds", fontsize=9)
     sweep.save_figure(fig, path, f"Claim C11: the baseline's delay against weight decay ({model}, lambda 0, seeds "
-                      f"0-4, {budget}-epoch budget)")
+                      f"{seeds_text(seeds)}, {budget}-epoch budget)")
 
 
 def main(argv=None):
@@ -409,7 +409,7 @@ def main(argv=None):
     model = "the --quick small model (sweep.QUICK_MODEL)" if args.quick else "paper config"
     plot(stats, args.seeds, args.epochs, model, os.path.join(args.results_dir, "regime_map.png"))
     plot_baselines(results, args.seeds, args.epochs, model, os.path.join(args.results_dir, "regime_map_baselines.png"))
-    plot_c11(stats, c11, args.epochs, model, os.path.join(args.results_dir, "regime_map_c11.png"))
+    plot_c11(stats, c11, args.seeds, args.epochs, model, os.path.join(args.results_dir, "regime_map_c11.png"))
 
 
 if __name__ == "__main__":

@@ -75,7 +75,7 @@ def test_eq5_bound_and_c11_inverse_weight_decay(tmp_path):
     slope = parts["fresh: t_grok ~ 1/wd"]
     assert slope["verdict"] == "reproduced" and slope["fit"]["slope"] == pytest.approx(1.0, abs=0.02)
     assert parts["fresh: plateau >= Eq. 5's bound"]["verdict"] == "reproduced"
-    M.plot_c11(stats, parts, BUDGET, "synthetic runs", tmp_path / "c11.png")
+    M.plot_c11(stats, parts, list(range(5)), BUDGET, "synthetic runs", tmp_path / "c11.png")
     assert (tmp_path / "c11.png").stat().st_size > 0
     # a delay that does not depend on weight decay is not the paper's 1/wd law
     flat = {(1.0, wd, 0.0): [(300, 2900, 3000 + 10 * s, 0.37) for s in range(5)] for wd in (0.5, 1.0, 2.0, 4.0)}
