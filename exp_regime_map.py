@@ -100,7 +100,7 @@ def analyse(results, cells, seeds, budget):
                 "frac_grokked": sum(g is not None for g in groks.values()) / len(groks),
                 "mass_at_mem": _median([m["mass_at_mem"] for m in marks.values()]),
                 "median_t_mem": _median([m["t_mem"] for m in marks.values()]),
-                # attention found the operands (mass > 0.25) before memorization, or never did
+                # seeds whose attention found the operands (mass > 0.25) before memorizing, or without ever memorizing
                 "found_before_mem": sum(m["t_found"] is not None and (m["t_mem"] is None or m["t_found"] < m["t_mem"])
                                         for m in marks.values()),
                 "median_t_found": _median([m["t_found"] for m in marks.values()]),
