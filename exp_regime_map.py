@@ -280,11 +280,13 @@ def plot(stats, seeds, budget, model, path):
          f"informative mass at t_mem (uniform 0.2; 'found' > {analysis.FOUND_MASS})", mass_fmt)
     ax[1, 1].set(xlabel="weight decay")
     M = grid(rhos, WDS, by_wd, lambda c: c["seeds_meeting"])
+    P = grid(rhos, WDS, by_wd, lambda c: sum(c["conditions_met"].values()))   # the selection's second key
     G = grid(rhos, WDS, by_wd, lambda c: c["grad_collapse"])
     heat(ax[1, 2], M, rlabel, [f"{w:g}" for w in WDS],
-         "seeds meeting the paper's-regime criterion (of 5);\nbelow: median task-gradient collapse factor",
-         lambda i, j: "" if np.isnan(M[i, j]) else f"{M[i, j]:.0f}\n{G[i, j]:.0e}" if np.isfinite(G[i, j]) else f"{M[i, j]:.0f}",
-         cmap="magma")
+         "seeds meeting the paper's-regime criterion (of 5), (seed, condition)\npairs met (of 25); "
+         "below: median task-gradient collapse factor",
+         lambda i, j: "" if np.isnan(M[i, j]) else f"{M[i, j]:.0f} ({P[i, j]:.0f}/25)"
+         + (f"\n{G[i, j]:.0e}" if np.isfinite(G[i, j]) else ""), cmap="magma")
     ax[1, 2].set(xlabel="weight decay")
     sweep.save_figure(fig, path, f"Where the paper's story holds: {model}, seeds {seeds_text(seeds)}, "
                       f"{budget}-epoch budget (censored medians shown as >budget; blank = not run yet)")
