@@ -31,15 +31,14 @@ def first_not_none(*values):
 
 def phase_marks(history, rise_acc=0.5, k=2):
     """The phase boundaries of one run (module docstring); None where not reached."""
-    ep = np.asarray(history["epoch"])
+    ep, mass = np.asarray(history["epoch"]), np.asarray(history["info_mass"])
     t_mem = first_epoch(history, "train_acc", 0.99)
     t_resurge = None
     if t_mem is not None:
-        mass = np.asarray(history["info_mass"])
         m0 = mass[ep == t_mem][0]
         hit = np.nonzero((ep >= t_mem) & (mass >= m0 + 0.1 * (1 / k - m0)))[0]
         t_resurge = int(ep[hit[0]]) if len(hit) else None
-    found = np.nonzero(np.asarray(history["info_mass"]) > FOUND_MASS)[0]
+    found = np.nonzero(mass > FOUND_MASS)[0]
     marks = {"t_mem": t_mem, "t_resurge": t_resurge, "t_found": int(ep[found[0]]) if len(found) else None,
              "t_struct": first_epoch(history, "frac_struct", 0.99),
              "t_rise": first_epoch(history, "test_acc", rise_acc), "t_grok": first_epoch(history, "test_acc", 0.99)}

@@ -111,6 +111,7 @@ def analyse(results, cells, seeds, budget):
             cell["checks"] = checks
             cell["seeds_meeting"] = sum(all(c.values()) for c in checks.values())
             cell["conditions_met"] = {k: sum(c[k] for c in checks.values()) for k in next(iter(checks.values()))}
+            cell["pairs_met"] = sum(cell["conditions_met"].values())     # (seed, condition) pairs: the selection's second key
             cell["shows_regime"] = len(checks) >= 5 and cell["seeds_meeting"] >= analysis.MIN_SEEDS_MEETING
             cell["eq5"] = {s: {"plateau": None if m["t_grok"] is None or m["t_mem"] is None else m["t_grok"] - m["t_mem"],
                                "bound": eq5_bound(m, runs[s][0]["config"])} for s, m in marks.items()}
@@ -146,7 +147,7 @@ def select_cell(stats, cells):
     if shows:
         best = min(shows, key=lambda c: (c["wd"] != 1.0, -c["seeds_meeting"], mass(c)))
         return held_out(best, {"shows_regime": True})
-    best = min(base, key=lambda c: (-c["seeds_meeting"], -sum(c["conditions_met"].values()), mass(c)))
+    best = min(base, key=lambda c: (-c["seeds_meeting"], -c["pairs_met"], mass(c)))
     failing = [k for k, v in best["conditions_met"].items() if v < analysis.MIN_SEEDS_MEETING]
     return held_out(best, {"shows_regime": False, "failing": failing})
 
@@ -162,6 +163,11 @@ def held_out(cell, selection):
             "commands": [["exp_fig3_kl.py"] + flags, ["exp_fig1_phases.py"] + flags]}
 
 
+def c11_law(rho):
+    """The name of C11's scaling part for one distractor regime (REPORT.md shows it)."""
+    return f"{rho_label(rho)}: t_grok ~ 1/wd"
+
+
 def c11_parts(stats, budget):
     """C11 per distractor regime with a weight-decay sweep: the slope of t_grok on 1/wd (rule 4)
     and Eq. 5's bound against the measured plateau t_grok - t_mem (rule 3, per run)."""
@@ -172,13 +178,13 @@ def c11_parts(stats, budget):
             continue
         label = rho_label(rho)
         times = {1 / wd: c["grok"] for wd, c in cells.items()}
-        parts[f"{label}: t_grok ~ 1/wd"] = analysis.scaling_verdict(times, budget, "1/wd")
+        parts[c11_law(rho)] = analysis.scaling_verdict(times, budget, "1/wd")
         # for information (not part of the verdict): the plateau t_grok - t_mem alone
         plateaus = {1 / wd: {s: e["plateau"] for s, e in c["eq5"].items()} for wd, c in cells.items()}
         if all(p is not None for runs in plateaus.values() for p in runs.values()):
             fit = analysis.fit_scaling([x for x, r in plateaus.items() for _ in r],
                                        [p for r in plateaus.values() for p in r.values()])
-            parts[f"{label}: t_grok ~ 1/wd"]["plateau_slope"] = fit["slope"] if fit else None
+            parts[c11_law(rho)]["plateau_slope"] = fit["slope"] if fit else None
         checks = [e["plateau"] >= e["bound"] for c in cells.values() for e in c["eq5"].values()
                   if e["plateau"] is not None and e["bound"] is not None]
         parts[f"{label}: plateau >= Eq. 5's bound"] = analysis.property_verdict(checks, "grokked runs whose plateau was at least the bound")
@@ -280,7 +286,7 @@ def plot(stats, seeds, budget, model, path):
          f"informative mass at t_mem (uniform 0.2; 'found' > {analysis.FOUND_MASS})", mass_fmt)
     ax[1, 1].set(xlabel="weight decay")
     M = grid(rhos, WDS, by_wd, lambda c: c["seeds_meeting"])
-    P = grid(rhos, WDS, by_wd, lambda c: sum(c["conditions_met"].values()))   # the selection's second key
+    P = grid(rhos, WDS, by_wd, lambda c: c["pairs_met"])
     G = grid(rhos, WDS, by_wd, lambda c: c["grad_collapse"])
     heat(ax[1, 2], M, rlabel, [f"{w:g}" for w in WDS],
          "seeds meeting the paper's-regime criterion (of 5), (seed, condition)\npairs met (of 25); "
@@ -336,7 +342,7 @@ def plot_c11(stats, c11, seeds, budget, model, path):
         cells = sorted((c for c in stats.values() if c["rho"] == rho and c["lam"] == 0), key=lambda c: c["wd"])
         if not cells:
             continue
-        part = c11.get(f"{rho_label(rho)}: t_grok ~ 1/wd", {})
+        part = c11.get(c11_law(rho), {})
         label = rho_label(rho) + (f": slope {part['fit']['slope']:.2f}" if "fit" in part else "") \
             + (f" [{part['ci'][0]:.2f}, {part['ci'][1]:.2f}]" if "ci" in part else "") + f", {part.get('verdict', '-')}"
         for c in cells:
