@@ -212,10 +212,14 @@ def print_tables(stats, budget):
             print(f"  {key:24s} " + analysis.describe(c["speedup"]).replace("**", ""))
 
 
-def heat(ax, M, rows, cols, title, fmt, cmap="viridis", log=False):
+def heat(ax, M, rows, cols, title, fmt, cmap="viridis", log=False, ratio=False):
+    """A heatmap with each cell's text; ratio=True: a log scale centred on 1 (no effect)."""
     import matplotlib.colors as mcolors
     finite = M[np.isfinite(M)]
-    norm = mcolors.LogNorm() if log and finite.size and finite.min() > 0 else None
+    norm = None
+    if (log or ratio) and finite.size and finite.min() > 0:
+        m = max(finite.max(), 1 / finite.min(), 1.5) if ratio else None
+        norm = mcolors.LogNorm(vmin=1 / m, vmax=m) if ratio else mcolors.LogNorm()
     im = ax.imshow(M, cmap=cmap, aspect="auto", norm=norm)
     im.autoscale_None()                                              # the colour limits, before reading colours
     rgba = im.to_rgba(np.ma.masked_invalid(M))                       # (rows, cols, 4)
@@ -262,10 +266,22 @@ def plot(stats, seeds, budget, model, path):
     lam_pos = [l for l in LAMS if l > 0]
     M = grid(rhos, lam_pos, by_lam, lambda c: np.exp(c["speedup"]["estimate"]) if "estimate" in c.get("speedup", {}) else None)
     sp = [[by_lam(r, l) for l in lam_pos] for r in rhos]
-    heat(ax[0, 2], M, rlabel, [f"{l:g}" for l in lam_pos], "KL speed-up t(0)/t(lambda), 95% CI",
-         lambda i, j: "" if np.isnan(M[i, j]) else
-         f"{M[i, j]:.2f}x\n[{np.exp(sp[i][j]['speedup']['ci'][0]):.2f}, {np.exp(sp[i][j]['speedup']['ci'][1]):.2f}]",
-         cmap="coolwarm", log=True)
+
+    def speedup_fmt(i, j):   # censored runs enter at the budget: say how many, in which arm
+        c = sp[i][j]
+        if c is None or "speedup" not in c:
+            return ""
+        v, base = c["speedup"], get(c["rho"], c["wd"], 0.0)
+        never_base = sum(base["grok"][s] is None for s in v.get("seeds", []))
+        never_lam = sum(c["grok"][s] is None for s in v.get("seeds", []))
+        if "estimate" not in v:
+            return f"neither arm\ngrokked\nn={v['n']}"
+        lo, hi = np.exp(v["ci"])
+        return (f"{M[i, j]:.2f}x\n[{lo:.2f}, {hi:.2f}]\nn={v['n']}"
+                + (f", never: {never_base} base, {never_lam} KL" if never_base or never_lam else ""))
+    heat(ax[0, 2], M, rlabel, [f"{l:g}" for l in lam_pos],
+         "KL speed-up t(0)/t(lambda), paired by seed, 95% CI\n(never-grokked runs counted at the budget)",
+         speedup_fmt, cmap="coolwarm", ratio=True)
     ax[0, 2].set(xlabel="lambda")
     by_wd = lambda r, w: get(r, w, 0.0)
     M = grid(rhos, WDS, by_wd, lambda c: c["median_grok"])

@@ -34,13 +34,16 @@ def results_for(cells):
     return out
 
 
-def test_criterion_selection_and_speedup():
+def test_criterion_selection_and_speedup(tmp_path):
     paper_like = [(400, 3000, 5000, 0.15)] * 5           # diffuse at memorization, long starved plateau
     fresh_like = [(300, 900, 2000, 0.37)] * 5            # attention found the operands at memorization
     never = [(400, None, None, 0.07)] * 5                # memorizes through distractors, never groks
     cells = {(0.003, 1.0, 0.0): paper_like, (1.0, 1.0, 0.0): fresh_like, (0.0, 1.0, 0.0): never,
-             (0.003, 1.0, 0.3): [(400, 800, 1000 + 10 * s, 0.15) for s in range(5)]}
+             (0.003, 1.0, 0.3): [(400, 800, 1000 + 10 * s, 0.15) for s in range(5)], (0.0, 1.0, 0.3): never}
     stats = M.analyse(results_for(cells), list(cells), list(range(5)), BUDGET)
+    assert "estimate" not in stats["rho0_wd1_lam0.3"]["speedup"]           # neither arm grokked: no ratio to show
+    M.plot(stats, list(range(5)), BUDGET, "synthetic runs", tmp_path / "map.png")
+    assert (tmp_path / "map.png").stat().st_size > 0
     assert stats["rho0.003_wd1_lam0"]["shows_regime"] and stats["rho0.003_wd1_lam0"]["seeds_meeting"] == 5
     assert not stats["rho1_wd1_lam0"]["shows_regime"]
     assert stats["rho1_wd1_lam0"]["conditions_met"]["diffuse_at_mem"] == 0
@@ -56,7 +59,7 @@ def test_criterion_selection_and_speedup():
     sp = stats["rho0.003_wd1_lam0.3"]["speedup"]
     assert sp["verdict"] == "reproduced" and math.exp(sp["estimate"]) == pytest.approx(5000 / 1020, rel=0.02)
     # with no cell showing the regime, the closest one is named with what fails there
-    del cells[(0.003, 1.0, 0.0)], cells[(0.003, 1.0, 0.3)]
+    del cells[(0.003, 1.0, 0.0)], cells[(0.003, 1.0, 0.3)], cells[(0.0, 1.0, 0.3)]
     stats = M.analyse(results_for(cells), list(cells), list(range(5)), BUDGET)
     closest = M.select_cell(stats, list(cells))
     assert closest["shows_regime"] is False and closest["cell"] == "rho1_wd1_lam0"
