@@ -102,13 +102,17 @@ def claim_c3(results):
 
 
 def claim_c3_other_regimes(results):
-    """Figure 3 under the other regimes that were run, each judged on its own (never used to
-    change the default regime's verdict)."""
+    """Figure 3 under the other regimes that were run, and the regime map's KL speed-up per
+    (rho, lambda) cell, each judged on its own (never used to change the default regime's verdict)."""
     out = {}
     for f in sorted(os.listdir(results)):
         if f.startswith("fig3_kl_") and f.endswith(".json") and "_seeds" not in f:   # held-out: C3b
             d = _load(results, f)
             out.update(_fig3_parts(d, f"`{f}`, distractors {d['regime']}"))
+    d = _load(results, "regime_map.json")          # the map's KL speed-up per distractor regime
+    for key, cell in (d or {}).get("cells", {}).items():
+        if "speedup" in cell:
+            out[f"regime map {key}: KL speed-up t_grok(0) / t_grok(lambda)"] = cell["speedup"]
     return out
 
 

@@ -63,6 +63,10 @@ def test_other_regimes_never_change_the_c3_verdict(tmp_path):
     report, line = verdict_lines(tmp_path)
     assert line["C3"] == before and before.endswith("**not reproduced** |")
     assert "(not part of the verdict)" in report and "fig3_kl_fixed.json" in report
+    speedup = {"verdict": "reproduced", "n": 5, "estimate": 1.2, "ci": [1.0, 1.4], "text": "speed-up 3.32x [2.72x, 4.06x]"}
+    write(tmp_path, "regime_map.json", {"selection": None, "cells": {"rho0.003_wd1_lam0.3": {"speedup": speedup}}})
+    report, line = verdict_lines(tmp_path)
+    assert line["C3"] == before and "(not part of the verdict) regime map rho0.003_wd1_lam0.3" in report
 
 
 def test_c3b_is_judged_on_the_held_out_seeds_of_the_selected_cell(tmp_path):
