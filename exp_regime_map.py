@@ -210,6 +210,17 @@ def print_tables(stats, budget):
     for key, c in stats.items():
         if "speedup" in c:
             print(f"  {key:24s} " + analysis.describe(c["speedup"]).replace("**", ""))
+    # for reading the speed-ups: how late the baseline's attention finds the operands (wd 1)
+    print(f"\n{'regime (wd 1)':14s} {'base t_found':>12s} {'t_mem':>6s} {'t_grok':>8s} "
+          + " ".join(f"{'x at lam ' + format(l, 'g'):>14s}" for l in LAMS if l > 0))
+    for rho in RHOS:
+        base = stats.get(cell_key(rho, 1.0, 0.0))
+        if base is None:
+            continue
+        grok = (">" if base["median_censored"] else "") + f"{base['median_grok']:.0f}"
+        ups = [stats.get(cell_key(rho, 1.0, l), {}).get("speedup", {}) for l in LAMS if l > 0]
+        print(f"{rho_label(rho):14s} {epoch(base['median_t_found']):>12s} {epoch(base['median_t_mem']):>6s} {grok:>8s} "
+              + " ".join(f"{math.exp(u['estimate']):>13.2f}x" if "estimate" in u else f"{'-':>14s}" for u in ups))
 
 
 def heat(ax, M, rows, cols, title, fmt, cmap="viridis", log=False, ratio=False):
