@@ -322,7 +322,7 @@ def plot(stats, seeds, budget, model, path):
          + (f"\n{G[i, j]:.0e}" if np.isfinite(G[i, j]) else ""), cmap="magma")
     ax[1, 2].set(xlabel="weight decay")
     sweep.save_figure(fig, path, f"Where the paper's story holds: {model}, seeds {seeds_text(seeds)}, "
-                      f"{budget}-epoch budget (censored medians shown as >budget; blank = not run yet)")
+                      f"{budget}-epoch budget (censored medians shown as >budget; blank = outside the grid or not run yet)")
 
 
 def seeds_text(seeds):
