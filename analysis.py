@@ -200,6 +200,14 @@ def speedup_verdict(baseline, treatment, budget, what="speed-up"):
     effects = [np.log(censor(baseline[s], budget) / censor(treatment[s], budget)) for s in seeds]
     v = effect_verdict(effects, what, fmt=lambda x: f"{np.exp(x):.2f}x")
     v["seeds"] = seeds
+    # a seed with a never-grokked run has a ratio that is a bound, not a measurement: say which
+    never = lambda arm: {s for s in seeds if arm[s] is None}
+    kinds = [(len(never(baseline) - never(treatment)), "only the baseline (its ratio a lower bound)"),
+             (len(never(treatment) - never(baseline)), "only the treatment (an upper bound)"),
+             (len(never(baseline) & never(treatment)), "both arms (counted as 1x)")]
+    note = ", ".join(f"{k} in {kind}" for k, kind in kinds if k)
+    if note:
+        v["reason"] = "; ".join(filter(None, [v["reason"], "seeds censored at the budget: " + note]))
     return v
 
 

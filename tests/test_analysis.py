@@ -57,6 +57,10 @@ def test_censored_runs_stay_in_and_all_censored_decides_nothing():
     never = {s: None for s in range(5)}
     v = A.speedup_verdict(never, {s: 3000 for s in range(5)}, BUDGET)   # the treatment alone groks
     assert v["verdict"] == A.REPRODUCED and np.exp(v["estimate"]) == pytest.approx(BUDGET / 3000)
+    assert "5 in only the baseline (its ratio a lower bound)" in v["reason"]      # a bound, and says so
+    mixed = A.speedup_verdict({0: None, 1: 2000, 2: None, 3: 4000}, {0: 1000, 1: None, 2: None, 3: 2000}, BUDGET)
+    assert mixed["reason"].endswith("1 in only the baseline (its ratio a lower bound), "
+                                    "1 in only the treatment (an upper bound), 1 in both arms (counted as 1x)")
     assert A.speedup_verdict(never, dict(never), BUDGET)["verdict"] == A.INCONCLUSIVE
     assert A.property_verdict([])["verdict"] == A.NOT_DECIDED
     assert A.property_verdict([None, None])["verdict"] == A.NOT_DECIDED
