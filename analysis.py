@@ -201,10 +201,12 @@ def speedup_verdict(baseline, treatment, budget, what="speed-up"):
     v = effect_verdict(effects, what, fmt=lambda x: f"{np.exp(x):.2f}x")
     v["seeds"] = seeds
     # a seed with a never-grokked run has a ratio that is a bound, not a measurement: say which
-    never = lambda arm: {s for s in seeds if arm[s] is None}
-    kinds = [(len(never(baseline) - never(treatment)), "only the baseline (its ratio a lower bound)"),
-             (len(never(treatment) - never(baseline)), "only the treatment (an upper bound)"),
-             (len(never(baseline) & never(treatment)), "both arms (counted as 1x)")]
+    never_base = {s for s in seeds if baseline[s] is None}
+    never_treat = {s for s in seeds if treatment[s] is None}
+    v["never_grokked"] = {"baseline": len(never_base), "treatment": len(never_treat)}
+    kinds = [(len(never_base - never_treat), "only the baseline (its ratio a lower bound)"),
+             (len(never_treat - never_base), "only the treatment (an upper bound)"),
+             (len(never_base & never_treat), "both arms (counted as 1x)")]
     note = ", ".join(f"{k} in {kind}" for k, kind in kinds if k)
     if note:
         v["reason"] = "; ".join(filter(None, [v["reason"], "seeds censored at the budget: " + note]))

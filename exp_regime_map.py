@@ -228,9 +228,11 @@ def heat(ax, M, rows, cols, title, fmt, cmap="viridis", log=False, ratio=False):
     import matplotlib.colors as mcolors
     finite = M[np.isfinite(M)]
     norm = None
-    if (log or ratio) and finite.size and finite.min() > 0:
-        m = max(finite.max(), 1 / finite.min(), 1.5) if ratio else None
-        norm = mcolors.LogNorm(vmin=1 / m, vmax=m) if ratio else mcolors.LogNorm()
+    if ratio and finite.size and finite.min() > 0:            # symmetric in log: 2x and 0.5x equally far from 1
+        m = max(finite.max(), 1 / finite.min(), 1.5)
+        norm = mcolors.LogNorm(vmin=1 / m, vmax=m)
+    elif log and finite.size and finite.min() > 0:
+        norm = mcolors.LogNorm()
     im = ax.imshow(M, cmap=cmap, aspect="auto", norm=norm)
     im.autoscale_None()                                              # the colour limits, before reading colours
     rgba = im.to_rgba(np.ma.masked_invalid(M))                       # (rows, cols, 4)
@@ -282,14 +284,13 @@ def plot(stats, seeds, budget, model, path):
         c = sp[i][j]
         if c is None or "speedup" not in c:
             return ""
-        v, base = c["speedup"], get(c["rho"], c["wd"], 0.0)
-        never_base = sum(base["grok"][s] is None for s in v.get("seeds", []))
-        never_lam = sum(c["grok"][s] is None for s in v.get("seeds", []))
+        v = c["speedup"]
         if "estimate" not in v:
             return f"neither arm\ngrokked\nn={v['n']}"
         lo, hi = np.exp(v["ci"])
+        never = v["never_grokked"]
         return (f"{M[i, j]:.2f}x\n[{lo:.2f}, {hi:.2f}]\nn={v['n']}"
-                + (f", never: {never_base} base, {never_lam} KL" if never_base or never_lam else ""))
+                + (f", never: {never['baseline']} base, {never['treatment']} KL" if any(never.values()) else ""))
     heat(ax[0, 2], M, rlabel, [f"{l:g}" for l in lam_pos],
          "KL speed-up t(0)/t(lambda), paired by seed, 95% CI\n(never-grokked runs counted at the budget)",
          speedup_fmt, cmap="coolwarm", ratio=True)

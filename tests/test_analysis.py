@@ -61,6 +61,7 @@ def test_censored_runs_stay_in_and_all_censored_decides_nothing():
     mixed = A.speedup_verdict({0: None, 1: 2000, 2: None, 3: 4000}, {0: 1000, 1: None, 2: None, 3: 2000}, BUDGET)
     assert mixed["reason"].endswith("1 in only the baseline (its ratio a lower bound), "
                                     "1 in only the treatment (an upper bound), 1 in both arms (counted as 1x)")
+    assert mixed["never_grokked"] == {"baseline": 2, "treatment": 2}
     assert A.speedup_verdict(never, dict(never), BUDGET)["verdict"] == A.INCONCLUSIVE
     assert A.property_verdict([])["verdict"] == A.NOT_DECIDED
     assert A.property_verdict([None, None])["verdict"] == A.NOT_DECIDED
