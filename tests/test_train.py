@@ -238,26 +238,29 @@ def test_bf16_autocast_and_compiled_paths():
         train.validate(train.make_config(amp="fp8"))
 
 
-def test_default_path_matches_fixture():
-    """The default training path reproduces the stored reference (tests/make_fixture.py):
-    bitwise in the environment that wrote it (same CPU model, torch build, 1 thread), within
-    float32 rounding amplified over 12 steps elsewhere (another CPU's kernels sum in
-    another order: ~1e-6 relative per step, and Adam can magnify a near-zero gradient's
-    rounding to ~lr per step, so 1e-3 relative / 1e-5 absolute on the logged quantities)."""
+def _fixture():
     import json
     import os
     import sys
     sys.path.insert(0, os.path.dirname(__file__))
     import make_fixture
     with open(make_fixture.FIXTURE) as f:
-        ref = json.load(f)
+        return make_fixture, json.load(f)["histories"]
+
+
+def test_default_path_matches_fixture():
+    """The default training path reproduces the stored reference (tests/make_fixture.py) on any
+    CPU: within a tolerance measured as 10x what rounding alone moves it (make_fixture's
+    docstring), never bitwise, since the reference was written by another machine's kernels.
+    Bitwise equality is asked only of two runs made here, in this process."""
+    make_fixture, ref = _fixture()
     got = make_fixture.histories()
-    same_env = ref["environment"] == make_fixture.environment()
-    for name, hist in ref["histories"].items():
-        assert got[name].keys() == hist.keys()
-        for key, values in hist.items():
-            if same_env:
-                assert got[name][key] == values, (name, key)
-            else:
-                torch.testing.assert_close(torch.tensor(got[name][key], dtype=torch.float64),
-                                           torch.tensor(values, dtype=torch.float64), rtol=1e-3, atol=1e-5)
+    assert make_fixture.histories() == got                      # same process: bitwise
+    assert make_fixture.mismatches(got, ref) == []
+
+
+def test_fixture_tolerance_detects_a_five_percent_learning_rate_change():
+    """The tolerance is tight enough to fail: lr x 1.05 moves the losses ~10x beyond it."""
+    make_fixture, ref = _fixture()
+    off = {k for _, k, _, _ in make_fixture.mismatches(make_fixture.histories(lr=1.05e-3), ref)}
+    assert {"train_loss", "test_loss", "mlp_norm"} <= off
