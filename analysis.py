@@ -16,6 +16,9 @@ Phase marks of one run (paper §5.1, Fig. 1):
   grad_collapse   min of ||dL_task/dW|| on the plateau [t_mem, t_struct or t_grok] over its
                   peak up to t_mem (paper: "an initial spike ... followed by a collapse")
 """
+import functools
+import math
+
 import numpy as np
 
 
@@ -92,7 +95,8 @@ def paper_regime_checks(m, budget):
 
 
 # ---------------------------------------------------------------------------------------
-# Verdict rules: every claim in REPORT.md is judged with these, and only these.
+# Verdict rules, version 1 (until 2026-11-23). Kept, unchanged, so that REPORT.md can show
+# every verdict under both versions; version 2 (below, and STATS.md) decides.
 #
 # 1. Runs are compared over seeds, paired by seed where the arms share one. A run that never
 #    grokked is kept, censored at its budget: its time is taken to be the budget (a lower
@@ -176,7 +180,7 @@ def _capped(verdict, n, reasons):
     return verdict
 
 
-def effect_verdict(effects, what="effect", fmt=lambda x: f"{x:+.2f}", no_data_reason=None):
+def effect_verdict_v1(effects, what="effect", fmt=lambda x: f"{x:+.2f}", no_data_reason=None):
     """Rule 2 on per-seed effects (positive = the paper's direction)."""
     if no_data_reason or not effects:
         return {"verdict": NOT_DECIDED, "n": len(effects), "reason": no_data_reason or "no data"}
@@ -189,16 +193,16 @@ def effect_verdict(effects, what="effect", fmt=lambda x: f"{x:+.2f}", no_data_re
             "text": f"{what} {fmt(est)} [{fmt(lo)}, {fmt(hi)}]", "reason": "; ".join(reasons)}
 
 
-def speedup_verdict(baseline, treatment, budget, what="speed-up"):
+def speedup_verdict_v1(baseline, treatment, budget, what="speed-up"):
     """Rule 2 for 'treatment groks faster than baseline'. baseline, treatment: {seed: grok
     epoch or None (never)}; only seeds present in both arms are used (paired)."""
     seeds = sorted(set(baseline) & set(treatment), key=str)
     if not seeds:
-        return effect_verdict([], no_data_reason="no seed run in both arms")
+        return effect_verdict_v1([], no_data_reason="no seed run in both arms")
     if all(baseline[s] is None and treatment[s] is None for s in seeds):
         return {"verdict": INCONCLUSIVE, "n": len(seeds), "reason": "no run of either arm grokked within the budget"}
     effects = [np.log(censor(baseline[s], budget) / censor(treatment[s], budget)) for s in seeds]
-    v = effect_verdict(effects, what, fmt=lambda x: f"{np.exp(x):.2f}x")
+    v = effect_verdict_v1(effects, what, fmt=lambda x: f"{np.exp(x):.2f}x")
     v["seeds"] = seeds
     # a seed with a never-grokked run has a ratio that is a bound, not a measurement: say which
     never_base = {s for s in seeds if baseline[s] is None}
@@ -213,7 +217,7 @@ def speedup_verdict(baseline, treatment, budget, what="speed-up"):
     return v
 
 
-def level_verdict(values, low, high, what="mean"):
+def level_verdict_v1(values, low, high, what="mean"):
     """Rule 2 for 'the value lies in [low, high)' (per-seed values)."""
     if not values:
         return {"verdict": NOT_DECIDED, "n": 0, "reason": "no data"}
@@ -241,7 +245,7 @@ def clopper_pearson_one_sided(k, n, alpha=0.05):
     return lower, upper
 
 
-def property_verdict(oks, what="seeds showing it"):
+def property_verdict_v1(oks, what="seeds showing it"):
     """Rule 3: per-seed booleans (None = not measurable for that seed, left out)."""
     oks = [bool(o) for o in oks if o is not None]
     if not oks:
@@ -299,7 +303,7 @@ def fit_scaling(x, t, min_points=2):
     return best
 
 
-def scaling_verdict(times, budget, label="1/lambda", n_boot=N_BOOT, seed=0):
+def scaling_verdict_v1(times, budget, label="1/lambda", n_boot=N_BOOT, seed=0):
     """Rule 4. times: {x: {seed: grok epoch or None}} with x > 0 (e.g. x = 1/lambda)."""
     xs = sorted(times)
     seeds = sorted(set.intersection(*(set(times[x]) for x in xs)), key=str) if xs else []
@@ -393,3 +397,289 @@ def describe(v):
     if v.get("reason"):
         bits.append(v["reason"])
     return ", ".join(bits)
+
+
+# ---------------------------------------------------------------------------------------
+# Verdict rules, version 2 (from 2026-11-23): what decides every verdict in REPORT.md.
+# STATS.md states each rule, its assumptions and its error rates measured on synthetic data
+# with a known truth (simulate_rules.py; tests/test_rules.py fails if a rule drifts from them).
+#
+# 1. n counts seeds, never runs. Runs that never grok stay in, censored at the budget.
+# 2. Effects (speed-ups): per seed, log(t_baseline / t_treatment). A seed censored in both
+#    arms carries no information about the ratio and is left out (the number of informative
+#    seeds is printed); a seed censored in one arm stays in, its ratio a bound in its
+#    direction. The mean gets a 95% t-interval (df = informative seeds - 1), and the exact
+#    one-sided sign-flip p is printed beside it (at n = 5 it is never below 1/32).
+#    reproduced      the interval lies above 0;
+#    not reproduced  the interval lies at or below 0 (it excludes any speed-up);
+#    inconclusive    otherwise, and always with fewer than MIN_SEEDS seeds run or fewer
+#                    than two informative seeds (then no interval is printed).
+# 3. "Matches or outperforms" (C4): non-inferiority, margin NONINFERIORITY = 1.25 stated in
+#    advance. Per seed log(t_treatment / t_reference), the same t-interval:
+#    reproduced if its upper end lies below log 1.25, not reproduced if its lower end lies
+#    above it, inconclusive otherwise.
+# 4. Levels (Figure 2): the t-interval of the mean per-seed value; reproduced if it lies
+#    inside the band, not reproduced if wholly outside, inconclusive otherwise.
+# 5. Properties of single runs: the two-sided 95% Clopper-Pearson interval of the fraction
+#    of seeds showing it (each side 2.5%); reproduced if it lies above 1/2, not reproduced
+#    if below. At n = 5 no count reaches either (5/5: lower bound 0.48): six seeds are the
+#    fewest that can (6/6). An inequality that must hold exactly (Lemma 5.1) is not
+#    reproduced by a single violation.
+# 6. Scaling laws t ~ x^beta (C3: x = 1/lambda; C11: x = 1/wd), in the model
+#    t = min(cap, max(floor, C x^beta)). The cap is the budget, or a known ceiling such as
+#    the lambda = 0 baseline's median time. An x whose median time lies within a guard of
+#    the cap sits at the cap; the floor is the median of every run at the x with the lowest
+#    median and at the x within the guard of it. The guard is a factor GUARD (1.2), or three
+#    standard errors of a median over the seeds if they spread more. The x strictly between
+#    floor and cap are the room (a flat curve is all floor: no room). beta is estimated per
+#    seed by
+#    least squares over the room and the per-seed slopes get a 95% t-interval. Equivalence,
+#    margin SLOPE_MARGIN = 0.25 stated in advance:
+#    reproduced      the interval lies inside [1 - 0.25, 1 + 0.25] and no run in the room
+#                    is censored;
+#    not reproduced  the interval lies wholly outside it, on a side the censoring of runs
+#                    in the room cannot move it across (censoring_bias);
+#    not decided     fewer than MIN_ROOM (3) x values lie in the room;
+#    inconclusive    otherwise, and always with fewer than MIN_SEEDS seeds.
+# 7. A claim with several parts is reproduced only if every part is (an intersection-union
+#    test: each part at its own 2.5% level, no adjustment needed); it is not reproduced if
+#    any part is, a union whose error is at most (parts) x 2.5%, so REPORT.md lists every
+#    part; a part with no data is "not decided" and keeps the claim from being reproduced.
+
+NONINFERIORITY = 1.25
+SLOPE_MARGIN = 0.25
+MIN_ROOM = 3
+GUARD = 1.2
+LEVEL = 0.95
+
+
+def t_quantile(p, df):
+    """The p-quantile of Student's t with df degrees of freedom (numpy only): the CDF by
+    Simpson's rule on the density, inverted by bisection. Accurate to ~1e-9 for p <= 0.999."""
+    return _t_quantile(round(float(p), 12), int(df))
+
+
+@functools.lru_cache(maxsize=None)
+def _t_quantile(p, df):
+    if p < 0.5:
+        return -_t_quantile(1 - p, df)
+    c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
+    def cdf(q):                                   # 1/2 + integral of the density from 0 to q
+        x = np.linspace(0.0, q, 4001)
+        f = c * (1 + x * x / df) ** (-(df + 1) / 2)
+        return 0.5 + (q / 12000) * (f[0] + f[-1] + 4 * f[1:-1:2].sum() + 2 * f[2:-1:2].sum())
+    lo, hi = 0.0, 1.0
+    while cdf(hi) < p:
+        lo, hi = hi, 2 * hi
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if cdf(mid) < p else (lo, mid)
+    return (lo + hi) / 2
+
+
+def t_interval(values, level=LEVEL):
+    """(mean, lower, upper): the two-sided t-interval of the mean; None with fewer than 2."""
+    v = np.asarray(values, float)
+    if len(v) < 2:
+        return None
+    half = t_quantile(1 - (1 - level) / 2, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v))
+    return float(v.mean()), float(v.mean() - half), float(v.mean() + half)
+
+
+def sign_flip_p(values):
+    """Exact one-sided p of 'mean > 0' under sign symmetry: the share of the 2^n sign
+    assignments whose mean is at least the observed one (ties count)."""
+    v = np.asarray(values, float)
+    if len(v) == 0:
+        return None
+    signs = 1 - 2 * ((np.arange(2 ** len(v))[:, None] >> np.arange(len(v))) & 1)
+    return float(np.mean((signs * np.abs(v)).sum(1) >= v.sum() - 1e-12 * np.abs(v).sum()))
+
+
+def _cap_v2(verdict, n, reasons):
+    if n < MIN_SEEDS and verdict in (REPRODUCED, NOT_REPRODUCED):
+        reasons.append(f"{verdict} in direction, but n = {n} < {MIN_SEEDS} seeds")
+        return INCONCLUSIVE
+    return verdict
+
+
+def effect_verdict(effects, what="effect", fmt=lambda x: f"{x:+.2f}", no_data_reason=None, n_seeds=None):
+    """Rule 2 on per-seed effects (positive = the paper's direction). n_seeds: the seeds run,
+    when some were left out as uninformative (default: len(effects))."""
+    n = len(effects) if n_seeds is None else n_seeds
+    if no_data_reason or not effects:
+        return {"verdict": NOT_DECIDED, "n": n, "reason": no_data_reason or "no data"}
+    ti = t_interval(effects)
+    p = sign_flip_p(effects)
+    out = {"n": n, "n_informative": len(effects), "estimate": float(np.mean(effects)), "p_signflip": p}
+    if ti is None:
+        return {**out, "verdict": INCONCLUSIVE, "text": f"{what} {fmt(out['estimate'])} (one informative seed)",
+                "reason": "fewer than two informative seeds: no interval"}
+    _, lo, hi = ti
+    reasons = []
+    verdict = _cap_v2(REPRODUCED if lo > 0 else NOT_REPRODUCED if hi <= 0 else INCONCLUSIVE, n, reasons)
+    informative = "" if len(effects) == n else f", {len(effects)} of {n} seeds informative"
+    return {**out, "verdict": verdict, "ci": [lo, hi],
+            "text": f"{what} {fmt(out['estimate'])} [{fmt(lo)}, {fmt(hi)}], sign-flip p = {p:.3g}{informative}",
+            "reason": "; ".join(reasons)}
+
+
+def _paired_log_ratios(numerator, denominator, budget):
+    """Per seed log(numerator / denominator), seeds in both arms, censored at the budget; the
+    seeds censored in both arms left out. Returns (effects, seeds, never-grokked notes)."""
+    seeds = sorted(set(numerator) & set(denominator), key=str)
+    both = [s for s in seeds if numerator[s] is None and denominator[s] is None]
+    used = [s for s in seeds if s not in both]
+    effects = [float(np.log(censor(numerator[s], budget) / censor(denominator[s], budget))) for s in used]
+    return effects, seeds, both
+
+
+def speedup_verdict(baseline, treatment, budget, what="speed-up"):
+    """Rule 2 for 'treatment groks faster than baseline'. baseline, treatment: {seed: grok
+    epoch or None (never)}; only seeds present in both arms are used (paired)."""
+    effects, seeds, both = _paired_log_ratios(baseline, treatment, budget)
+    if not seeds:
+        return effect_verdict([], no_data_reason="no seed run in both arms")
+    if not effects:
+        return {"verdict": INCONCLUSIVE, "n": len(seeds), "n_informative": 0,
+                "never_grokked": {"baseline": len(seeds), "treatment": len(seeds)},
+                "reason": "no run of either arm grokked within the budget"}
+    v = effect_verdict(effects, what, fmt=lambda x: f"{np.exp(x):.2f}x", n_seeds=len(seeds))
+    v["seeds"] = seeds
+    never_base = {s for s in seeds if baseline[s] is None}
+    never_treat = {s for s in seeds if treatment[s] is None}
+    v["never_grokked"] = {"baseline": len(never_base), "treatment": len(never_treat)}
+    kinds = [(len(never_base - never_treat), "only the baseline (its ratio a lower bound)"),
+             (len(never_treat - never_base), "only the treatment (an upper bound)"),
+             (len(both), "both arms (left out: no information on the ratio)")]
+    note = ", ".join(f"{k} in {kind}" for k, kind in kinds if k)
+    if note:
+        v["reason"] = "; ".join(filter(None, [v["reason"], "seeds censored at the budget: " + note]))
+    return v
+
+
+def noninferiority_verdict(reference, treatment, budget, margin=NONINFERIORITY, what="time ratio"):
+    """Rule 3 for 'treatment matches or outperforms reference': the t-interval of the mean
+    per-seed log(t_treatment / t_reference) against log(margin)."""
+    effects, seeds, both = _paired_log_ratios(treatment, reference, budget)
+    if not seeds:
+        return {"verdict": NOT_DECIDED, "n": 0, "reason": "no seed run in both arms"}
+    ti = t_interval(effects)
+    out = {"n": len(seeds), "n_informative": len(effects), "margin": margin}
+    if ti is None:
+        return {**out, "verdict": INCONCLUSIVE, "reason": "fewer than two informative seeds: no interval"}
+    est, lo, hi = ti
+    reasons = []
+    verdict = REPRODUCED if hi < np.log(margin) else NOT_REPRODUCED if lo > np.log(margin) else INCONCLUSIVE
+    verdict = _cap_v2(verdict, len(seeds), reasons)
+    if both:
+        reasons.append(f"{len(both)} seeds censored in both arms left out")
+    x = lambda v: f"{np.exp(v):.2f}x"
+    return {**out, "verdict": verdict, "estimate": est, "ci": [lo, hi],
+            "text": f"{what} {x(est)} [{x(lo)}, {x(hi)}], non-inferior if the upper end < {margin:g}x",
+            "reason": "; ".join(reasons)}
+
+
+def level_verdict(values, low, high, what="mean"):
+    """Rule 4 for 'the value lies in [low, high)' (per-seed values)."""
+    if not values:
+        return {"verdict": NOT_DECIDED, "n": 0, "reason": "no data"}
+    ti = t_interval(values)
+    if ti is None:
+        return {"verdict": INCONCLUSIVE, "n": len(values), "estimate": float(np.mean(values)),
+                "text": f"{what} {np.mean(values):.3f} (one seed), paper's band [{low:g}, {high:g})",
+                "reason": "fewer than two seeds: no interval"}
+    est, lo, hi = ti
+    verdict = REPRODUCED if low <= lo and hi < high else NOT_REPRODUCED if hi < low or lo >= high else INCONCLUSIVE
+    reasons = []
+    verdict = _cap_v2(verdict, len(values), reasons)
+    return {"verdict": verdict, "n": len(values), "estimate": est, "ci": [lo, hi],
+            "text": f"{what} {est:.3f} [{lo:.3f}, {hi:.3f}], paper's band [{low:g}, {high:g})",
+            "reason": "; ".join(reasons)}
+
+
+def property_verdict(oks, what="seeds showing it"):
+    """Rule 5: per-seed booleans (None = not measurable for that seed, left out)."""
+    oks = [bool(o) for o in oks if o is not None]
+    if not oks:
+        return {"verdict": NOT_DECIDED, "n": 0, "reason": "no data"}
+    k, n = sum(oks), len(oks)
+    lo, hi = clopper_pearson_one_sided(k, n, alpha=(1 - LEVEL) / 2)
+    verdict = REPRODUCED if lo > 0.5 else NOT_REPRODUCED if hi < 0.5 else INCONCLUSIVE
+    reasons = []
+    verdict = _cap_v2(verdict, n, reasons)
+    if verdict == INCONCLUSIVE and n < 6 and k in (0, n):
+        reasons.append(f"{k}/{n}: no count of {n} seeds decides a property at 2.5% per side (6 seeds can)")
+    return {"verdict": verdict, "n": n, "k": k, "ci": [lo, hi],
+            "text": f"{what} {k}/{n} (95% interval [{lo:.2f}, {hi:.2f}])", "reason": "; ".join(reasons)}
+
+
+def scaling_verdict(times, budget, label="1/lambda", cap=None, margin=SLOPE_MARGIN):
+    """Rule 6. times: {x: {seed: grok epoch or None}} with x > 0 (e.g. x = 1/lambda); cap: a
+    known ceiling below the budget (e.g. the lambda = 0 baseline's median time), or None.
+    The room is read off the median times (the rule's comment above): the lowest level is
+    the floor, or the law's lowest point; either way no slope can be read from it alone."""
+    xs = sorted(times)
+    seeds = sorted(set.intersection(*(set(times[x]) for x in xs)), key=str) if xs else []
+    K = float(budget) if cap is None else min(float(budget), float(cap))
+    out = {"n": len(seeds), "budget": budget, "cap": K, "margin": margin}
+    if len(xs) < 2 or not seeds:
+        return {**out, "verdict": NOT_DECIDED, "reason": f"fewer than two {label} values with runs"}
+    if all(times[x][s] is None for x in xs for s in seeds):
+        return {**out, "verdict": INCONCLUSIVE, "reason": "no run grokked within the budget"}
+    table = np.array([[censor(times[x][s], budget) for s in seeds] for x in xs])   # (n_x, n_seeds)
+    logt = np.log(table)
+    med = np.median(logt, 1)
+    # how far a median must sit from the floor or the cap to be off it: GUARD, or three
+    # standard errors of a median of n seeds (1.25 sigma / sqrt(n)) if the seeds spread more
+    spread = float(np.sqrt(np.mean(logt.var(1, ddof=1)))) if len(seeds) > 1 else 0.0
+    g = max(math.log(GUARD), 3 * 1.2533 * spread / math.sqrt(len(seeds)))
+    at_cap = med >= math.log(K) - g
+    floor_x = np.zeros(len(xs), bool)
+    if (~at_cap).any():
+        floor_x[np.flatnonzero(~at_cap)[np.argmin(med[~at_cap])]] = True
+        for _ in range(3):          # the floor level from every run on it, then who is on it
+            log_floor = float(np.median(logt[floor_x]))
+            floor_x = ~at_cap & (med <= log_floor + g)
+    F = float(np.exp(log_floor)) if floor_x.any() else None
+    room = [x for x, c, f in zip(xs, at_cap, floor_x) if not c and not f]
+    on_floor = [x for x, f in zip(xs, floor_x) if f]
+    med = np.exp(med)
+    out.update(medians={f"{x:g}": float(m) for x, m in zip(xs, med)}, floor=F, room=[float(x) for x in room],
+               on_floor=[float(x) for x in on_floor], at_cap=[float(x) for x, c in zip(xs, at_cap) if c])
+    short = lambda v: [float(f"{x:.4g}") for x in v]
+    where = ("floor " + (f"{F:.0f}" if F else "-") + f" ({label} = {short(on_floor)}), cap {K:.0f}"
+             + (f" ({label} = {short(out['at_cap'])})" if out["at_cap"] else ""))
+    if len(room) < MIN_ROOM:
+        return {**out, "verdict": NOT_DECIDED, "text": f"{where}; room {short(room)}",
+                "reason": f"only {len(room)} {label} values lie between floor and cap (need {MIN_ROOM})"}
+    rows = [xs.index(x) for x in room]
+    lx = np.log(room) - np.log(room).mean()
+    slopes = (lx[:, None] * np.log(table[rows])).sum(0) / (lx ** 2).sum()       # per seed
+    out["slopes"] = [float(b) for b in slopes]
+    ti = t_interval(slopes)
+    if ti is None:
+        return {**out, "verdict": INCONCLUSIVE, "reason": "one seed: no interval"}
+    est, lo, hi = ti
+    decades = math.log10(room[-1] / room[0])
+    out.update(estimate=est, ci=[lo, hi], decades=decades,
+               text=f"slope {est:.2f} [{lo:.2f}, {hi:.2f}] over {label} in {[float(f'{x:.4g}') for x in room]} "
+                    f"({decades:.1f} decades of room; {where}); equivalence margin 1 +- {margin:g}")
+    censored = table[rows] >= budget
+    bias = censoring_bias(np.log(room), censored)
+    reasons = []
+    if lo >= 1 - margin and hi <= 1 + margin and bias is None:
+        verdict = REPRODUCED
+    elif (hi < 1 - margin and bias not in ("lower", "both")) or (lo > 1 + margin and bias not in ("upper", "both")):
+        verdict = NOT_REPRODUCED
+    else:
+        verdict = INCONCLUSIVE
+    if bias:
+        kind = {"lower": "a lower bound", "upper": "an upper bound", "both": "biased both ways"}[bias]
+        reasons.append(f"{int(censored.sum())} runs in the room censored at the budget make the slope {kind}")
+    left = [x for x in out["at_cap"] if x < room[0]]
+    if left:
+        reasons.append(f"{label} = {short(left)} at the cap, left of the room: times rise again there, the law breaks")
+    out["verdict"] = _cap_v2(verdict, len(seeds), reasons)
+    out["reason"] = "; ".join(reasons)
+    return out
