@@ -18,6 +18,7 @@ Phase marks of one run (paper §5.1, Fig. 1):
 """
 import functools
 import math
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -430,10 +431,10 @@ def describe(v):
 #    the lambda = 0 baseline's median time. An x whose median time lies within a guard of
 #    the cap sits at the cap; the floor is the median of every run at the x with the lowest
 #    median and at the x within the guard of it. The guard is a factor GUARD (1.2), or three
-#    standard errors of a median over the seeds if they spread more. The x strictly between
-#    floor and cap are the room (a flat curve is all floor: no room). beta is estimated per
-#    seed by
-#    least squares over the room and the per-seed slopes get a 95% t-interval. Equivalence,
+#    standard errors of a median over the seeds (their spread measured at the x with no
+#    censored run) if they spread more. The x strictly between floor and cap are the room (a
+#    flat curve is all floor: no room). beta is estimated per seed by least squares over
+#    the room and the per-seed slopes get a 95% t-interval. Equivalence,
 #    margin SLOPE_MARGIN = 0.25 stated in advance:
 #    reproduced      the interval lies inside [1 - 0.25, 1 + 0.25] and no run in the room
 #                    is censored;
@@ -614,6 +615,13 @@ def property_verdict(oks, what="seeds showing it"):
             "text": f"{what} {k}/{n} (95% interval [{lo:.2f}, {hi:.2f}])", "reason": "; ".join(reasons)}
 
 
+def baseline_cap(groks, budget):
+    """The ceiling a prior's times are capped at (rule 6): the lambda = 0 baseline's median
+    grokking epoch, None (the budget alone) if that median is censored or there is none."""
+    med, censored = censored_median([g for g in groks if g != "missing"], budget)
+    return None if med is None or censored else med
+
+
 def scaling_verdict(times, budget, label="1/lambda", cap=None, margin=SLOPE_MARGIN):
     """Rule 6. times: {x: {seed: grok epoch or None}} with x > 0 (e.g. x = 1/lambda); cap: a
     known ceiling below the budget (e.g. the lambda = 0 baseline's median time), or None.
@@ -632,7 +640,8 @@ def scaling_verdict(times, budget, label="1/lambda", cap=None, margin=SLOPE_MARG
     med = np.median(logt, 1)
     # how far a median must sit from the floor or the cap to be off it: GUARD, or three
     # standard errors of a median of n seeds (1.25 sigma / sqrt(n)) if the seeds spread more
-    spread = float(np.sqrt(np.mean(logt.var(1, ddof=1)))) if len(seeds) > 1 else 0.0
+    clean = (table < budget).all(1)                 # the spread from x with no censored run
+    spread = float(np.sqrt(np.mean(logt[clean].var(1, ddof=1)))) if len(seeds) > 1 and clean.any() else 0.0
     g = max(math.log(GUARD), 3 * 1.2533 * spread / math.sqrt(len(seeds)))
     at_cap = med >= math.log(K) - g
     floor_x = np.zeros(len(xs), bool)
@@ -650,9 +659,13 @@ def scaling_verdict(times, budget, label="1/lambda", cap=None, margin=SLOPE_MARG
     short = lambda v: [float(f"{x:.4g}") for x in v]
     where = ("floor " + (f"{F:.0f}" if F else "-") + f" ({label} = {short(on_floor)}), cap {K:.0f}"
              + (f" ({label} = {short(out['at_cap'])})" if out["at_cap"] else ""))
+    first = min(room + on_floor) if room + on_floor else math.inf
+    left = [x for x in out["at_cap"] if x < first]
+    breaks = f"{label} = {short(left)} at the cap, left of the room: times rise again there, the law breaks"
     if len(room) < MIN_ROOM:
         return {**out, "verdict": NOT_DECIDED, "text": f"{where}; room {short(room)}",
-                "reason": f"only {len(room)} {label} values lie between floor and cap (need {MIN_ROOM})"}
+                "reason": "; ".join([f"only {len(room)} {label} values lie between floor and cap (need {MIN_ROOM})"]
+                                    + ([breaks] if left else []))}
     rows = [xs.index(x) for x in room]
     lx = np.log(room) - np.log(room).mean()
     slopes = (lx[:, None] * np.log(table[rows])).sum(0) / (lx ** 2).sum()       # per seed
@@ -677,9 +690,17 @@ def scaling_verdict(times, budget, label="1/lambda", cap=None, margin=SLOPE_MARG
     if bias:
         kind = {"lower": "a lower bound", "upper": "an upper bound", "both": "biased both ways"}[bias]
         reasons.append(f"{int(censored.sum())} runs in the room censored at the budget make the slope {kind}")
-    left = [x for x in out["at_cap"] if x < room[0]]
     if left:
-        reasons.append(f"{label} = {short(left)} at the cap, left of the room: times rise again there, the law breaks")
+        reasons.append(breaks)
     out["verdict"] = _cap_v2(verdict, len(seeds), reasons)
     out["reason"] = "; ".join(reasons)
     return out
+
+
+# Both versions by name, so that a claim can be judged under each (REPORT.md shows both).
+RULES = {
+    "v2": SimpleNamespace(version="v2", effect=effect_verdict, speedup=speedup_verdict, level=level_verdict,
+                          property=property_verdict, scaling=scaling_verdict),
+    "v1": SimpleNamespace(version="v1", effect=effect_verdict_v1, speedup=speedup_verdict_v1, level=level_verdict_v1,
+                          property=property_verdict_v1, scaling=scaling_verdict_v1),
+}
