@@ -659,7 +659,7 @@ def scaling_verdict(times, budget, label="1/lambda", cap=None, margin=SLOPE_MARG
     short = lambda v: [float(f"{x:.4g}") for x in v]
     where = ("floor " + (f"{F:.0f}" if F else "-") + f" ({label} = {short(on_floor)}), cap {K:.0f}"
              + (f" ({label} = {short(out['at_cap'])})" if out["at_cap"] else ""))
-    first = min(room + on_floor) if room + on_floor else math.inf
+    first = min(room + on_floor) if room + on_floor else -math.inf     # every x at the cap: none left of it
     left = [x for x in out["at_cap"] if x < first]
     breaks = f"{label} = {short(left)} at the cap, left of the room: times rise again there, the law breaks"
     if len(room) < MIN_ROOM:

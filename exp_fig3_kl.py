@@ -11,9 +11,9 @@ floor set by early training; D(t) decays exponentially at a rate that grows with
 
 What is measured:
   - grokking epoch per (lambda, seed); runs that never grok are censored at the budget;
-  - the slope of log t_grok on log(1/lambda) over the lambdas above the floor, with its 95%
-    interval and verdict by the repository's rules (analysis.py, rule 4: every run, censored
-    ones at the budget; the floor from a hinge fit chosen by BIC, possibly absent);
+  - the slope of log t_grok on log(1/lambda) over the room between the floor and the cap
+    (the lambda = 0 median, or the budget), per seed, with its 95% interval and verdict by
+    the repository's rules (analysis.py, rules v2, rule 6; STATS.md);
   - the exponential rate of D(t) per run: slope of -log D(t) over the epochs in which D
     falls from D(0) to 1% of D(0) (or the whole run if it never does).
 """
@@ -87,9 +87,10 @@ def main(argv=None):
         row = table[l]
         print(f"{l:8g}  {str(['never' if g is None else g for g in row['grok']]):40s} "
               f"{analysis.fmt_median([g for g in row['grok'] if g != 'missing'], args.epochs):>8s}")
-    # the verdict rules (analysis.py, rule 4): every run, censored ones at the budget
+    # the verdict rules (analysis.py, rule 6): censored runs at the budget, capped by lambda = 0
     times = {1 / l: {s: g for s, g in zip(args.seeds, table[l]["grok"]) if g != "missing"} for l in lams if l > 0}
-    verdict = analysis.scaling_verdict(times, args.epochs, "1/lambda")
+    cap = analysis.baseline_cap(table[0.0]["grok"], args.epochs) if 0.0 in table else None
+    verdict = analysis.scaling_verdict(times, args.epochs, "1/lambda", cap=cap)
     print("measured: " + analysis.describe(verdict).replace("**", ""))
     rate_fit = None
     if len(rates) >= 2:
@@ -154,15 +155,15 @@ def plot(results, lams, table, verdict, rates, args, path):
         a.axhline(table[0.0]["median"], color="k", ls="-.", lw=1, label=f"lambda = 0 median {table[0.0]['median']:.0f}")
     if max(lams) > 0:
         a.text(1 / max(lams), args.epochs * 1.05, "budget (open triangles: never grokked)", fontsize=7)
-    fit = verdict.get("fit")
-    if fit:
-        xs = np.array(fit["sloped_x"])
-        xs = np.linspace(xs.min(), xs.max(), 50)
-        ci = np.round(verdict.get("ci") or [np.nan] * 2, 2).tolist()
-        a.plot(xs, np.exp(fit["intercept"]) * xs ** fit["slope"], "r-",
-               label=f"fit slope {fit['slope']:.2f} CI {ci} ({verdict['verdict']}, n = {verdict['n']})")
-        if fit["floor"]:
-            a.axhline(fit["floor"], color="r", ls="--", lw=1, label=f"floor {fit['floor']:.0f}")
+    if "estimate" in verdict:          # the law fitted in the room: per-seed slopes, their mean
+        room = np.array(verdict["room"])
+        logmed = np.log([verdict["medians"][f"{x:g}"] for x in room])
+        xs = np.linspace(room.min(), room.max(), 50)
+        ci = np.round(verdict["ci"], 2).tolist()
+        a.plot(xs, np.exp(logmed.mean() + verdict["estimate"] * (np.log(xs) - np.log(room).mean())), "r-",
+               label=f"slope {verdict['estimate']:.2f} CI {ci} in the room ({verdict['verdict']}, n = {verdict['n']})")
+    if verdict.get("floor"):
+        a.axhline(verdict["floor"], color="r", ls="--", lw=1, label=f"floor {verdict['floor']:.0f}")
     if a.get_legend_handles_labels()[0]:
         a.legend(fontsize=8)
     a.set(xscale="log", yscale="log", xlabel="1 / lambda", ylabel="grokking epoch",

@@ -120,6 +120,7 @@ def analyse(results, cells, seeds, budget):
         base = out.get(cell_key(cell["rho"], cell["wd"], 0.0))
         if cell["lam"] > 0 and base is not None:
             cell["speedup"] = analysis.speedup_verdict(base["grok"], cell["grok"], budget)
+            cell["speedup_v1"] = analysis.speedup_verdict_v1(base["grok"], cell["grok"], budget)
     return out
 
 
@@ -168,9 +169,10 @@ def c11_law(rho):
     return f"{rho_label(rho)}: t_grok ~ 1/wd"
 
 
-def c11_parts(stats, budget):
-    """C11 per distractor regime with a weight-decay sweep: the slope of t_grok on 1/wd (rule 4)
-    and Eq. 5's bound against the measured plateau t_grok - t_mem (rule 3, per run)."""
+def c11_parts(stats, budget, rules=analysis.RULES["v2"]):
+    """C11 per distractor regime with a weight-decay sweep: the slope of t_grok on 1/wd (the
+    scaling rule) and Eq. 5's bound against the measured plateau t_grok - t_mem (the property
+    rule: under rules v2 per seed, all of a seed's grokked runs; under v1 per run)."""
     parts = {}
     for rho in WD_RHOS:
         cells = {c["wd"]: c for c in stats.values() if c["rho"] == rho and c["lam"] == 0}
@@ -178,17 +180,24 @@ def c11_parts(stats, budget):
             continue
         label = rho_label(rho)
         times = {1 / wd: c["grok"] for wd, c in cells.items()}
-        parts[c11_law(rho)] = analysis.scaling_verdict(times, budget, "1/wd")
+        parts[c11_law(rho)] = rules.scaling(times, budget, "1/wd")
         # for information (not part of the verdict): the plateau t_grok - t_mem alone
         plateaus = {1 / wd: {s: e["plateau"] for s, e in c["eq5"].items()} for wd, c in cells.items()}
         if all(p is not None for runs in plateaus.values() for p in runs.values()):
             fit = analysis.fit_scaling([x for x, r in plateaus.items() for _ in r],
                                        [p for r in plateaus.values() for p in r.values()])
             parts[c11_law(rho)]["plateau_slope"] = fit["slope"] if fit else None
-        checks = [e["plateau"] >= e["bound"] for c in cells.values() for e in c["eq5"].values()
-                  if e["plateau"] is not None and e["bound"] is not None]
-        parts[f"{label}: plateau >= Eq. 5's bound"] = analysis.property_verdict(checks, "grokked runs whose plateau was at least the bound")
-        parts[f"{label}: plateau >= Eq. 5's bound"]["n_unit"] = "runs"
+        met = {(wd, s): e["plateau"] >= e["bound"] for wd, c in cells.items() for s, e in c["eq5"].items()
+               if e["plateau"] is not None and e["bound"] is not None}
+        if rules.version == "v1":
+            checks, unit = list(met.values()), "grokked runs whose plateau was at least the bound"
+        else:
+            seeds = sorted({s for _, s in met}, key=str)
+            checks, unit = [all(ok for (_, s2), ok in met.items() if s2 == s) for s in seeds], \
+                "seeds all of whose grokked runs had a plateau at least the bound"
+        parts[f"{label}: plateau >= Eq. 5's bound"] = rules.property(checks, unit)
+        if rules.version == "v1":
+            parts[f"{label}: plateau >= Eq. 5's bound"]["n_unit"] = "runs"
     return parts
 
 
@@ -371,7 +380,7 @@ def plot_c11(stats, c11, seeds, budget, model, path):
         if not cells:
             continue
         part = c11.get(c11_law(rho), {})
-        label = rho_label(rho) + (f": slope {part['fit']['slope']:.2f}" if "fit" in part else "") \
+        label = rho_label(rho) + (f": slope {part['estimate']:.2f}" if "estimate" in part else "") \
             + (f" [{part['ci'][0]:.2f}, {part['ci'][1]:.2f}]" if "ci" in part else "") + f", {part.get('verdict', '-')}"
         for c in cells:
             x = 1 / c["wd"] * (1 + 0.04 * (k - len(WD_RHOS) / 2))          # side by side, not on top
@@ -394,7 +403,7 @@ def plot_c11(stats, c11, seeds, budget, model, path):
                     "dotted: the law, slope 1 through the wd 1 median", fontsize=9)
     ax[0].minorticks_off()
     ax[0].set_xticks([1 / w for w in WDS], [f"1/{w:g}" for w in WDS])
-    ax[0].legend(fontsize=7, title="regime: fitted slope [95% CI], verdict (rule 4)", title_fontsize=7)
+    ax[0].legend(fontsize=7, title="regime: per-seed slope in the room [95% CI], verdict (rules v2)", title_fontsize=7)
     if bound_pts:
         b, p, col = zip(*bound_pts)
         ax[1].scatter(b, p, c=list(col), s=18)
@@ -439,6 +448,7 @@ def main(argv=None):
     strip = lambda c: {k: v for k, v in c.items() if k != "marks"}
     sweep.write_json(os.path.join(args.results_dir, "regime_map.json"),
                      {"cells": {k: strip(c) for k, c in stats.items()}, "selection": selection, "c11": c11,
+                      "c11_v1": c11_parts(stats, args.epochs, analysis.RULES["v1"]),
                       "budget": args.epochs, "seeds": args.seeds, "criterion": {
                           "found_mass": analysis.FOUND_MASS, "min_plateau": analysis.MIN_PLATEAU,
                           "max_grad_collapse": analysis.MAX_GRAD_COLLAPSE, "min_seeds": analysis.MIN_SEEDS_MEETING}})

@@ -24,35 +24,37 @@ def fig3(lams, law, regime="fresh"):
 
 
 def verdict_lines(tmp_path):
+    """The report's text and {claim: its verdict under rules v2 (the table's third column)}."""
     text = report.make_report(str(tmp_path))
-    return text, {l.split(" | ")[0][2:]: l for l in text.splitlines() if l.startswith("| C")}
+    rows = [l.split(" | ") for l in text.splitlines() if l.startswith("| C")]
+    return text, {r[0][2:]: r[2].strip("*") for r in rows}
 
 
 def test_report_verdicts_from_a_fixture(tmp_path):
-    write(tmp_path, "fig1_fresh_lam0.json", {"rows": {s: marks(500 + 10 * i, mass=0.22) for i, s in enumerate("abcde")}, "budget": 1000})
+    write(tmp_path, "fig1_fresh_lam0.json", {"rows": {s: marks(500 + 10 * i, mass=0.22) for i, s in enumerate("abcdef")}, "budget": 1000})
     write(tmp_path, "fig5_bound.json", {"total_violations": 3, "runs": {
-        "r": {"violations": 3, "before memorization": 1e-2, "plateau": 1e-3, "after grokking": 1e-4}}})
+        "p113_fresh_lam0_seed0": {"violations": 3, "before memorization": 1e-2, "plateau": 1e-3, "after grokking": 1e-4}}})
     write(tmp_path, "fig4_tickets.json", {"budget": 10000, "grok": {
         "lottery": {"0": 100, "1": 200}, "bayes": {"0": 90, "1": 300}}})
     write(tmp_path, "fig8_routing.json", {"budget": 10000, "seeds": SEEDS,
                                           "grok": {"baseline": [500] * 5, "kl": [900, 950, 1000, 920, 990]}})
     report, line = verdict_lines(tmp_path)
-    assert line["C1"].endswith("**reproduced** |") and "5/5" in report
-    assert line["C5"].endswith("**not reproduced** |") and "3 violations" in report   # one violation refutes
-    assert line["C4"].endswith("**inconclusive** |") and "n = 2," in report              # two seeds decide nothing
-    assert line["C7"].endswith("**not reproduced** |")                                # KL slower on 5/5 seeds
-    assert line["C2"].endswith("**not run** |") and line["C10"].endswith("**not run** |")
+    assert line["C1"] == "reproduced" and "6/6" in report              # six seeds: the fewest that decide
+    assert line["C5"] == "not reproduced" and "3 violations" in report   # one violation refutes
+    assert line["C4"] == "inconclusive" and "n = 2," in report              # two seeds decide nothing
+    assert line["C7"] == "not reproduced"                                # KL slower on 5/5 seeds
+    assert line["C2"] == "not run" and line["C10"] == "not run"
 
 
 def test_clean_inverse_law_without_floor_and_no_grokking_do_not_crash(tmp_path):
     write(tmp_path, "fig3_kl.json", fig3([0.01, 0.03, 0.1, 0.3, 1.0], lambda l, s: round(20 / l * (1 + 0.01 * s))))
     report, line = verdict_lines(tmp_path)
-    assert line["C3"].endswith("**reproduced** |") and "floor absent" in report
+    assert line["C3"] == "reproduced" and "4 decades" not in report and "room" in report
     write(tmp_path, "fig3_kl.json", fig3([0.01, 0.1, 1.0], lambda l, s: 500 if l == 1.0 else None))
-    report, line = verdict_lines(tmp_path)                  # fewer than two lambdas grok
-    assert line["C3"].endswith("**inconclusive** |") and "error" not in report
+    report, line = verdict_lines(tmp_path)                  # one lambda groks: no room at all
+    assert line["C3"] == "not decided" and "error:" not in report
     write(tmp_path, "fig3_kl.json", fig3([0.01, 0.1], lambda l, s: None))
-    assert verdict_lines(tmp_path)[1]["C3"].endswith("**inconclusive** |")
+    assert verdict_lines(tmp_path)[1]["C3"] == "inconclusive"
 
 
 def test_other_regimes_never_change_the_c3_verdict(tmp_path):
@@ -61,7 +63,7 @@ def test_other_regimes_never_change_the_c3_verdict(tmp_path):
     before = verdict_lines(tmp_path)[1]["C3"]
     write(tmp_path, "fig3_kl_fixed.json", fig3([0.01, 0.03, 0.1, 0.3, 1.0], lambda l, s: round(20 / l), "fixed"))
     report, line = verdict_lines(tmp_path)
-    assert line["C3"] == before and before.endswith("**not reproduced** |")
+    assert line["C3"] == before == "not decided"            # a flat curve is all floor: no room
     assert "(not part of the verdict)" in report and "fig3_kl_fixed.json" in report
     speedup = {"verdict": "reproduced", "n": 5, "estimate": 1.2, "ci": [1.0, 1.4], "text": "speed-up 3.32x [2.72x, 4.06x]"}
     write(tmp_path, "regime_map.json", {"selection": None, "cells": {"rho0.003_wd1_lam0.3": {"speedup": speedup}}})
@@ -72,19 +74,19 @@ def test_other_regimes_never_change_the_c3_verdict(tmp_path):
 def test_c3b_is_judged_on_the_held_out_seeds_of_the_selected_cell(tmp_path):
     write(tmp_path, "regime_map.json", {"selection": None, "cells": {}})
     line = verdict_lines(tmp_path)[1]
-    assert line["C3b"].endswith("**not decided** |") and "C11" in line
+    assert line["C3b"] == line["C11"] == "not decided"          # the map has no C11 part yet
     sel = {"cell": "rho0.003_wd1_lam0", "shows_regime": True, "regime": "refresh0.003", "wd": 1.0,
            "fig3_file": "fig3_kl_refresh0.003_seeds5-9.json",
            "commands": [["exp_fig3_kl.py", "--regime", "refresh0.003", "--seeds", "5", "6", "7", "8", "9"]]}
     write(tmp_path, "regime_map.json", {"selection": sel, "cells": {}})
     text, line = verdict_lines(tmp_path)
-    assert line["C3b"].endswith("**not decided** |") and "exp_fig3_kl.py --regime refresh0.003" in text
+    assert line["C3b"] == "not decided" and "exp_fig3_kl.py --regime refresh0.003" in text
     assert reproduce.held_out_commands(str(tmp_path)) == sel["commands"]
     held_out = fig3([0.01, 0.03, 0.1, 0.3, 1.0], lambda l, s: round(20 / l * (1 + 0.01 * s)), "refresh0.003")
     held_out["seeds"] = [5, 6, 7, 8, 9]
     write(tmp_path, sel["fig3_file"], held_out)
     text, line = verdict_lines(tmp_path)
-    assert line["C3b"].endswith("**reproduced** |") and "seeds [5, 6, 7, 8, 9]" in text
+    assert line["C3b"] == "reproduced" and "seeds [5, 6, 7, 8, 9]" in text
     assert "(not part of the verdict) `fig3_kl_refresh0.003_seeds5-9.json`" not in text   # C3's own part only
 
 
@@ -95,19 +97,28 @@ def test_vacuous_checks_are_not_decided(tmp_path):
         "perm/baseline": {"grok": [None] * 5, "violations": 0}, "perm/kl": {"grok": [None] * 5, "violations": 0}}})
     report, line = verdict_lines(tmp_path)
     assert "sgd: the MLP norm contracts on the plateau: **not decided**" in report
-    assert line["C10"].endswith("**inconclusive** |")            # one optimizer had no plateau to measure
+    assert line["C10"] == "inconclusive"            # one optimizer had no plateau to measure
     assert "perm: KL faster: **inconclusive**" in report and "no run of either arm grokked" in report
-    assert line["C9"].endswith("**inconclusive** |")
+    assert line["C9"] == "inconclusive"
 
 
 def test_readme_table_is_generated(tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text(f"intro\n{report.README_START}\nstale\n{report.README_END}\nrest\n")
-    write(tmp_path, "fig1_fresh_lam0.json", {"rows": {s: marks(500) for s in "abcde"}, "budget": 1000})
+    write(tmp_path, "fig1_fresh_lam0.json", {"rows": {s: marks(500) for s in "abcdef"}, "budget": 1000})
     assert report.update_readme(str(tmp_path), str(readme))
     text = readme.read_text()
     assert "stale" not in text and text.startswith("intro\n") and text.endswith("rest\n")
     assert "| C1 four phases | **not reproduced** | diffuse attention at memorization" in text   # mass 0.3
+
+
+def test_a_bug_in_a_claim_function_raises_under_the_tests(tmp_path, monkeypatch):
+    write(tmp_path, "fig4_tickets.json", {"budget": 10000})            # no "grok": a KeyError
+    import pytest
+    with pytest.raises(KeyError):
+        report.verdicts(str(tmp_path))
+    monkeypatch.delenv("PYTEST_CURRENT_TEST")                            # outside the tests: reported
+    assert report.verdicts(str(tmp_path))["C4"][0] == "not decided"
 
 
 def test_dry_run_prints_the_plan(capsys, tmp_path):

@@ -97,6 +97,8 @@ def test_capped_and_floored_law_is_not_decided_not_refuted():
     times = law([1 / l for l in (0.03, 0.1, 0.3, 1, 3)], lambda x: min(8300, max(2700, 900 * x)))
     v = A.scaling_verdict(times, BUDGET, cap=8300)
     assert v["verdict"] == A.NOT_DECIDED and "between floor and cap" in v["reason"]
+    at_cap = A.scaling_verdict({x: {s: 3400 + 10 * s for s in range(5)} for x in (1, 3, 10)}, BUDGET, cap=3000)
+    assert at_cap["verdict"] == A.NOT_DECIDED and "breaks" not in at_cap["reason"]      # all at the cap
 
 
 def test_scaling_outside_the_margin_and_flat_curves():
