@@ -194,6 +194,19 @@ def effect_verdict_v1(effects, what="effect", fmt=lambda x: f"{x:+.2f}", no_data
             "text": f"{what} {fmt(est)} [{fmt(lo)}, {fmt(hi)}]", "reason": "; ".join(reasons)}
 
 
+def censoring_note(v, baseline, treatment, seeds, both):
+    """Count the never-grokked runs per arm into v["never_grokked"] and return the note on the
+    seeds whose ratio is a bound, not a measurement (both: what the rule does with a seed
+    censored in both arms)."""
+    never_base = {s for s in seeds if baseline[s] is None}
+    never_treat = {s for s in seeds if treatment[s] is None}
+    v["never_grokked"] = {"baseline": len(never_base), "treatment": len(never_treat)}
+    kinds = [(len(never_base - never_treat), "only the baseline (its ratio a lower bound)"),
+             (len(never_treat - never_base), "only the treatment (an upper bound)"),
+             (len(never_base & never_treat), f"both arms ({both})")]
+    return ", ".join(f"{k} in {kind}" for k, kind in kinds if k)
+
+
 def speedup_verdict_v1(baseline, treatment, budget, what="speed-up"):
     """Rule 2 for 'treatment groks faster than baseline'. baseline, treatment: {seed: grok
     epoch or None (never)}; only seeds present in both arms are used (paired)."""
@@ -205,14 +218,7 @@ def speedup_verdict_v1(baseline, treatment, budget, what="speed-up"):
     effects = [np.log(censor(baseline[s], budget) / censor(treatment[s], budget)) for s in seeds]
     v = effect_verdict_v1(effects, what, fmt=lambda x: f"{np.exp(x):.2f}x")
     v["seeds"] = seeds
-    # a seed with a never-grokked run has a ratio that is a bound, not a measurement: say which
-    never_base = {s for s in seeds if baseline[s] is None}
-    never_treat = {s for s in seeds if treatment[s] is None}
-    v["never_grokked"] = {"baseline": len(never_base), "treatment": len(never_treat)}
-    kinds = [(len(never_base - never_treat), "only the baseline (its ratio a lower bound)"),
-             (len(never_treat - never_base), "only the treatment (an upper bound)"),
-             (len(never_base & never_treat), "both arms (counted as 1x)")]
-    note = ", ".join(f"{k} in {kind}" for k, kind in kinds if k)
+    note = censoring_note(v, baseline, treatment, seeds, "counted as 1x")
     if note:
         v["reason"] = "; ".join(filter(None, [v["reason"], "seeds censored at the budget: " + note]))
     return v
@@ -547,13 +553,7 @@ def speedup_verdict(baseline, treatment, budget, what="speed-up"):
                 "reason": "no run of either arm grokked within the budget"}
     v = effect_verdict(effects, what, fmt=lambda x: f"{np.exp(x):.2f}x", n_seeds=len(seeds))
     v["seeds"] = seeds
-    never_base = {s for s in seeds if baseline[s] is None}
-    never_treat = {s for s in seeds if treatment[s] is None}
-    v["never_grokked"] = {"baseline": len(never_base), "treatment": len(never_treat)}
-    kinds = [(len(never_base - never_treat), "only the baseline (its ratio a lower bound)"),
-             (len(never_treat - never_base), "only the treatment (an upper bound)"),
-             (len(both), "both arms (left out: no information on the ratio)")]
-    note = ", ".join(f"{k} in {kind}" for k, kind in kinds if k)
+    note = censoring_note(v, baseline, treatment, seeds, "left out: no information on the ratio")
     if note:
         v["reason"] = "; ".join(filter(None, [v["reason"], "seeds censored at the budget: " + note]))
     return v
