@@ -43,6 +43,7 @@ import torch
 import analysis
 import optim
 import report
+import store
 import sweep
 
 from model import Transformer
@@ -57,11 +58,8 @@ def bound_parser(sub):
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--lam", type=float, nargs="+", default=[0.0, 0.1], help="lambdas to show (0 = baseline)")
     p.add_argument("--regime", default="fresh", type=sweep.regime_arg)
-    p.add_argument("--p", type=int, default=113)
-    p.add_argument("--epochs", type=int, default=10000)
-    p.add_argument("--stop-after", type=int, default=200)
-    p.add_argument("--quick", action="store_true", help=f"preset {BOUND_QUICK}")
-    sweep.add_sweep_args(p, "fig3")      # the Figure 3 run folders
+    sweep.add_scale_args(p, BOUND_QUICK)
+    sweep.add_sweep_args(p)
     return p
 
 
@@ -99,7 +97,7 @@ def run_bound(args):
         print(f"{name:28s} {v:10d}  {fmt(r.get('before memorization'))} | {fmt(r.get('plateau'))} | "
               f"{fmt(r.get('after grokking'))}   (max per-example ratio {max(h['lemma_ratio_max']):.3f})")
     print(f"bound violated at {total_violations} logged (example, position) points in total")
-    sweep.write_json(os.path.join(args.results_dir, "fig5_bound.json"),
+    store.write_json(os.path.join(args.results_dir, "fig5_bound.json"),
                      {"runs": summary, "total_violations": total_violations})
     report.print_claim("C5", args.results_dir)
     plt = sweep.pyplot()
@@ -125,8 +123,8 @@ def run_bound(args):
 def study_parser(sub, name, help, quick):
     p = sub.add_parser(name, help=help, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--regime", default="fresh", type=sweep.regime_arg)
-    sweep.add_scale_args(p, quick, stop_after=200)
-    sweep.add_sweep_args(p, "appendix")      # one folder: the studies share their baseline runs
+    sweep.add_scale_args(p, quick)
+    sweep.add_sweep_args(p)
     return p
 
 
@@ -139,6 +137,7 @@ def apply_quick(args, quick):
 
 
 def run_name(arm, seed, args):
+    """A run's label within a study (the store names runs by their config, store.run_key)."""
     return f"p{args.p}_{args.regime}_{arm}_seed{seed}"
 
 
@@ -202,7 +201,7 @@ PRIORS_QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=1200, seeds=[0], late_start
 def prior_arm_config(arm, seed, args):
     """The config of one arm of the priors study (teacher: stage 2, see run_priors)."""
     if arm == "baseline":
-        return sweep.study_config(args, seed, stop_after=None)      # full budget: it is the teacher
+        return sweep.study_config(args, seed)      # the shared baseline; also the teacher
     kw = {}
     if arm in ("entropy", "sparsity"):
         kw["prior_kind"] = arm
@@ -227,19 +226,21 @@ def priors_parser(sub):
 def run_priors(args):
     apply_quick(args, PRIORS_QUICK)
     arms = [a for a in PRIOR_ARMS if a in args.arms]
-    runs = [(run_name(a, s, args), prior_arm_config(a, s, args)) for a in arms if a != "teacher" for s in args.seeds]
-    results = sweep.run_sweep(runs, args)
+    trained = [a for a in PRIOR_ARMS if a in arms and a != "teacher" or a == "baseline" and "teacher" in arms]
+    runs = [(run_name(a, s, args), prior_arm_config(a, s, args)) for a in trained for s in args.seeds]
+    teachers = [run_name("baseline", s, args) for s in args.seeds] if "teacher" in arms else []
+    results = sweep.run_sweep(runs, args, weights=teachers)
     if "teacher" in arms:           # stage 2: the teacher is the same seed's grokked baseline
-        teacher_runs, base_cfgs = [], dict(runs)
+        teacher_runs = []
         for s in args.seeds:
             base = run_name("baseline", s, args)
-            final = os.path.join(os.path.relpath(base_cfgs[base].out), "final.pt")   # the same spelling everywhere
+            final = store.weights_path(sweep.store_dir(args), prior_arm_config("baseline", s, args))
             cfg = sweep.study_config(args, s, lam=args.lam, prior="teacher", teacher=final)
-            if sweep.is_stored(args, run_name("teacher", s, args), cfg) or (
+            if sweep.is_stored(args, cfg) or (
                     base in results and results[base][0]["grok_epoch"] is not None and os.path.exists(final)):
                 teacher_runs.append((run_name("teacher", s, args), cfg))
             else:
-                print(f"note: seed {s} has no grokked baseline with weights on this machine, so no teacher")
+                print(f"note: seed {s} has no grokked baseline with weights in the store, so no teacher")
         results.update(sweep.run_sweep(teacher_runs, args))
     grok, med = grok_table(results, args, arms)
     print(f"\nClaim C6 (paper, App. F.2): at equal lambda ({args.lam:g}) the oracle KL is fastest; entropy "
@@ -250,7 +251,7 @@ def run_priors(args):
     if all(med.get(a) is not None for a in ("teacher", "kl", "baseline")) and med["baseline"] > med["kl"]:
         frac = (med["baseline"] - med["teacher"]) / (med["baseline"] - med["kl"])
         print(f"  (descriptive) the teacher recovers {frac:.2f} of the oracle KL's median gain")
-    sweep.write_json(os.path.join(args.results_dir, "fig6_priors.json"),
+    store.write_json(os.path.join(args.results_dir, "fig6_priors.json"),
                      {"grok": grok, "median": med, "lam": args.lam, "anneal": args.anneal,
                       "late_start": args.late_start, "budget": args.epochs, "p": args.p, "regime": args.regime,
                       "seeds": args.seeds})
@@ -281,7 +282,7 @@ def run_frozen(args):
     print("\nClaim C10 (paper, App. F.4): with attention frozen at the oracle the MLP alone "
           "generalizes quickly. Grokking epochs:")
     print_grok_table(grok, med, args)
-    sweep.write_json(os.path.join(args.results_dir, "appendix_frozen.json"),
+    store.write_json(os.path.join(args.results_dir, "appendix_frozen.json"),
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
                       "p": args.p, "regime": args.regime, "seeds": args.seeds})
     report.print_claim("C10", args.results_dir)
@@ -348,7 +349,7 @@ def run_optimizers(args):
         shown = " ".join("-" if r is None else f"{r:.1e}" for r in rates)
         m = analysis.fmt_median([g for g in grok[k] if g != "missing"], args.epochs)   # "> budget": censored
         print(f"{k:11s} {m:>13s} {shown:>40s} {pred:10.1e}")
-    sweep.write_json(os.path.join(args.results_dir, "fig11_optimizers.json"),
+    store.write_json(os.path.join(args.results_dir, "fig11_optimizers.json"),
                      {"settings": table, "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds})
     report.print_claim("C10", args.results_dir)
     plot_arms(results, grok, args, args.settings, os.path.join(args.results_dir, "fig11_optimizers.png"),
@@ -367,13 +368,6 @@ TASKS_QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=1500, seeds=[0])
 TASK_STUDY_QUICK = dict(TASKS_QUICK, tasks=["add", "parity"])
 
 
-def task_run_name(task, arm, seed, args):
-    if task == "add":         # the modular-addition arms are the optimizers / priors runs
-        return run_name({"baseline": "adamw", "kl": "kl"}[arm], seed, args)
-    regime = "fixed" if task == "arparity" else args.regime
-    return f"{task}_{regime}_{arm}_seed{seed}"
-
-
 def task_config(task, arm, seed, args):
     kw = dict(AR_TASK) if task == "arparity" else dict(TASK_GRID[task])
     return sweep.study_config(args, seed, lam=args.lam if arm == "kl" else 0.0, **kw)
@@ -389,11 +383,20 @@ def tasks_parser(sub, name="tasks", help="Fig. 10: baseline vs KL and gradient s
 
 def run_tasks(args):
     apply_quick(args, TASK_STUDY_QUICK if hasattr(args, "tasks") else TASKS_QUICK)
-    task_names = getattr(args, "tasks", ["arparity"])
+    trained = getattr(args, "tasks", ["arparity"])
+    # the summary covers every task of the study: --tasks chooses what is trained, the other
+    # tasks' rows come from their stored runs (the same configs), never from an older summary
+    task_names = trained if not hasattr(args, "tasks") else list(TASK_GRID)
     arms = [(t, a) for t in task_names for a in ("baseline", "kl")]
-    name = lambda ta, s: task_run_name(ta[0], ta[1], s, args)
-    results = sweep.run_sweep([(name(ta, s), task_config(ta[0], ta[1], s, args)) for ta in arms
-                               for s in args.seeds], args)
+    name = lambda ta, s: f"{ta[0]}/{ta[1]}/seed{s}"
+    runs = [(name(ta, s), task_config(ta[0], ta[1], s, args)) for ta in arms for s in args.seeds]
+    results = sweep.run_sweep([r for r in runs if r[0].split("/")[0] in trained], args)
+    others = {n: store.read(sweep.store_dir(args), cfg) for n, cfg in runs if n.split("/")[0] not in trained}
+    results.update({n: got for n, got in others.items() if got is not None})
+    if any(got is None for got in others.values()):
+        print(f"note: {sum(got is None for got in others.values())} runs of the other tasks are not stored")
+        sweep.write_partial(args)
+    arms = [ta for ta in arms if any(name(ta, s) in results for s in args.seeds)]
     claim = ("C9 (paper, App. F.4): on every task the attention gradient stays below the Lemma 5.1 bound "
              "and collapses after memorization; KL speeds grokking where routing is the bottleneck")
     print(f"\nClaim {claim}.")
@@ -417,16 +420,10 @@ def run_tasks(args):
         print(f"{ta[0]:9s} {ta[1]:9s} {gs:>22s} {analysis.fmt_median([g for g in grok[ta] if g != 'missing'], args.epochs):>7s} "
               f"{row['violations']:10d} {fmt(row['before memorization']):>16s} {fmt(row['plateau']):>9s} "
               f"{fmt(row['after grokking']):>10s}")
-    fname = "fig10_tasks" if task_names != ["arparity"] else "fig10_autoregressive"
+    fname = "fig10_tasks" if hasattr(args, "tasks") else "fig10_autoregressive"
     path = os.path.join(args.results_dir, fname + ".json")
     setting = {"lam": args.lam, "budget": args.epochs, "regime": args.regime}
-    if os.path.exists(path):        # a call for some tasks keeps the other tasks' rows (each row has its seeds)
-        old = sweep.read_json(path)
-        if all(old.get(k) == v for k, v in setting.items()):
-            for row in old["runs"].values():
-                row.setdefault("seeds", old["seeds"])
-            summary = {**{k: v for k, v in old["runs"].items() if k.split("/")[0] not in task_names}, **summary}
-    sweep.write_json(path, {"runs": summary, **setting, "seeds": args.seeds})
+    store.write_json(path, {"runs": summary, **setting, "seeds": args.seeds})
     report.print_claim("C9", args.results_dir)
     labels = ["/".join(ta) for ta in arms]
     plot_arms(results, {"/".join(ta): g for ta, g in grok.items()}, args, labels,
@@ -459,7 +456,7 @@ def run_routing(args):
     print("\nClaim C7 (paper, App. F.3): when the informative positions vary per sequence, a "
           "per-sequence oracle restores the KL bypass. Grokking epochs:")
     print_grok_table(grok, med, args)
-    sweep.write_json(os.path.join(args.results_dir, "fig8_routing.json"),
+    store.write_json(os.path.join(args.results_dir, "fig8_routing.json"),
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
                       "regime": args.regime, "seeds": args.seeds})
     report.print_claim("C7", args.results_dir)
@@ -478,12 +475,12 @@ def lengths_parser(sub):
     return p
 
 
-def length_accuracy(folder, cfg, lengths):
+def length_accuracy(weights, cfg, lengths):
     """Test accuracy of a run's final weights at each sequence length (extra distractors
     inserted before the query; the query keeps its training position slot)."""
     task = make_task(cfg.task, cfg.p, cfg.frac, cfg.n_distractors, cfg.seed)
     model = Transformer(task.vocab_size, task.n_classes, cfg.pos_slots, cfg.d_model, cfg.n_heads, cfg.d_mlp)
-    model.load_state_dict(torch.load(os.path.join(folder, "final.pt")))
+    model.load_state_dict(torch.load(weights))
     acc = {}
     with torch.no_grad():
         for L in lengths:
@@ -498,23 +495,16 @@ def run_lengths(args):
     arms = ("baseline", "kl")
     name = lambda a, s: run_name(f"len6-{a}", s, args)
     cfg = lambda a, s: sweep.study_config(args, s, n_distractors=3, pos_slots=max(args.lengths),
-                                    lam=args.lam if a == "kl" else 0.0)
+                                          lam=args.lam if a == "kl" else 0.0)
     runs = [(name(a, s), cfg(a, s)) for a in arms for s in args.seeds]
-    results = sweep.run_sweep(runs, args)
-    # accuracy at longer lengths needs the final weights; where this machine has none (a clone
-    # re-plotting from the store), the numbers of the last summary written are used
-    previous = os.path.join(args.results_dir, "fig8_lengths.json")
-    previous = sweep.read_json(previous) if os.path.exists(previous) else {}
-    same = all(previous.get(k) == v for k, v in (("lam", args.lam), ("budget", args.epochs), ("regime", args.regime)))
-    previous = previous.get("accuracy", {}) if same else {}
+    results = sweep.run_sweep(runs, args, weights=[n for n, _ in runs])
+    # accuracy at longer lengths from each run's final weights in the store: a clone recomputes it
     acc = {a: {} for a in arms}
     for a in arms:
         for s in args.seeds:
-            folder = dict(runs)[name(a, s)].out
-            if name(a, s) in results and os.path.exists(os.path.join(folder, "final.pt")):
-                acc[a][s] = length_accuracy(folder, cfg(a, s), args.lengths)
-            elif str(s) in previous.get(a, {}):
-                acc[a][s] = {int(L): v for L, v in previous[a][str(s)].items()}
+            weights = store.weights_path(sweep.store_dir(args), cfg(a, s))
+            if name(a, s) in results and os.path.exists(weights):
+                acc[a][s] = length_accuracy(weights, cfg(a, s), args.lengths)
     print("\nClaim C7 (paper, App. F.3): with more distractors at test time the KL-trained model keeps "
           "substantially better accuracy than the baseline. Test accuracy (median over seeds):")
     print(f"{'length':>6s} " + " ".join(f"{a:>9s}" for a in arms))
@@ -522,7 +512,7 @@ def run_lengths(args):
            for a in arms}
     for L in args.lengths:
         print(f"{L:6d} " + " ".join("        -" if med[a][L] is None else f"{med[a][L]:9.3f}" for a in arms))
-    sweep.write_json(os.path.join(args.results_dir, "fig8_lengths.json"),
+    store.write_json(os.path.join(args.results_dir, "fig8_lengths.json"),
                      {"accuracy": {a: {str(s): v for s, v in d.items()} for a, d in acc.items()},
                       "median": med, "lam": args.lam, "budget": args.epochs,
                       "regime": args.regime, "seeds": args.seeds})
@@ -556,7 +546,7 @@ def dims_parser(sub):
 def run_dims(args):
     apply_quick(args, TASKS_QUICK)
     arms = [f"d{d}" for d in args.dims]
-    name = lambda a, s: run_name("adamw" if a == "d64" else a, s, args)      # d = 64 is the baseline
+    name = lambda a, s: run_name(a, s, args)      # d = 64 is the shared baseline (same config, same run)
     runs = [(name(a, s), sweep.study_config(args, s, d_model=d)) for a, d in zip(arms, args.dims) for s in args.seeds]
     results = sweep.run_sweep(runs, args)
     grok, grok_med = grok_table(results, args, arms, name)
@@ -567,7 +557,7 @@ def run_dims(args):
     median = lambda gs: analysis.fmt_median([g for g in gs if g != "missing"], args.epochs)   # "> budget": censored
     for a in arms:
         print(f"{a[1:]:>7s} {fmt(struct[a]):>28s} {median(struct[a]):>7s} {fmt(grok[a]):>28s} {median(grok[a]):>7s}")
-    sweep.write_json(os.path.join(args.results_dir, "fig9_dims.json"),
+    store.write_json(os.path.join(args.results_dir, "fig9_dims.json"),
                      {"struct": struct, "struct_median": struct_med, "grok": grok, "grok_median": grok_med,
                       "budget": args.epochs, "regime": args.regime, "seeds": args.seeds})
     report.print_claim("C8", args.results_dir)
@@ -612,7 +602,7 @@ def run_heads(args):
                            "final_info_mass_heads": final_heads, "final_info_mass": h["info_mass"][-1]}
         print(f"{s:4d} {str(summ['grok_epoch']):>6s} {str(summ['struct_epoch']):>20s} "
               f"{str(summary[str(s)]['first_distributed']):>26s} {' '.join(f'{m:.2f}' for m in final_heads):>30s}")
-    sweep.write_json(os.path.join(args.results_dir, "fig9_heads.json"),
+    store.write_json(os.path.join(args.results_dir, "fig9_heads.json"),
                      {"seeds": summary, "n_heads": args.n_heads, "budget": args.epochs, "regime": args.regime})
     report.print_claim("C8", args.results_dir)
     plt = sweep.pyplot()

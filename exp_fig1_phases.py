@@ -1,6 +1,6 @@
 """Figure 1: the four phases of grokking (claim C1, paper §5.1 and §6).
 
-    python exp_fig1_phases.py                 # paper scale, seeds 0-4 (cached in runs/fig1)
+    python exp_fig1_phases.py                 # paper scale, seeds 0-4 (runs shared through the store)
     python exp_fig1_phases.py --quick         # a small look: the small model, 2 seeds, ~30 s
     python exp_fig1_phases.py --regime-study  # lambda = 0 under every distractor regime
 
@@ -19,6 +19,7 @@ import os
 import numpy as np
 
 import report
+import store
 import sweep
 from analysis import meets_regime_criterion, phase_marks
 
@@ -33,14 +34,11 @@ def get_parser():
                    help="distractor regime of the figure (README: how it was chosen)")
     p.add_argument("--lam", type=float, default=0.0, help="KL prior strength (0 = the paper's baseline)")
     p.add_argument("--wd", type=float, default=1.0, help="weight decay (a cell of the regime map)")
-    p.add_argument("--p", type=int, default=113)
-    p.add_argument("--epochs", type=int, default=10000)
-    p.add_argument("--stop-after", type=int, default=500, help="epochs kept after grokking")
     p.add_argument("--rise-acc", type=float, default=0.5, help="test accuracy that marks 'accuracy rose'")
     p.add_argument("--regime-study", action="store_true",
                    help="run lambda = 0 under every regime and print the selection table")
-    p.add_argument("--quick", action="store_true", help=f"preset {QUICK}")
-    sweep.add_sweep_args(p, "fig1")
+    sweep.add_scale_args(p, QUICK)
+    sweep.add_sweep_args(p)
     return p
 
 
@@ -146,7 +144,7 @@ def main(argv=None):
              f"p = {args.p}", os.path.join(args.results_dir, stem + ".png"), args)
         n_ok = sum(meets_regime_criterion(m, args.epochs) for _, m in rows)
         print(f"\n{n_ok}/{len(rows)} seeds show the four phases in the paper's order within {args.epochs} epochs")
-    sweep.write_json(os.path.join(args.results_dir, stem + ".json"), summary)
+    store.write_json(os.path.join(args.results_dir, stem + ".json"), summary)
     if stem == "fig1_fresh_lam0":
         report.print_claim("C1", args.results_dir)
 

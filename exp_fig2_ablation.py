@@ -1,6 +1,6 @@
 """Figure 2: the norm condition x the structural condition (claim C2, Thm. 4.3, §6).
 
-    python exp_fig2_ablation.py               # 4 x 3 grid x seeds 0-4 at paper scale (runs/fig2)
+    python exp_fig2_ablation.py               # 4 x 3 grid x seeds 0-4 at paper scale
     python exp_fig2_ablation.py --quick       # small look: the small model, ~90 s
     python exp_fig2_ablation.py --jobs 2 --shard 0/4
 
@@ -25,6 +25,7 @@ import os
 import numpy as np
 
 import report
+import store
 import sweep
 
 CAPACITY = {"wd": dict(wd=1.0), "none": dict(wd=0.0), "nm": dict(wd=0.0, norm_match=True),
@@ -50,8 +51,8 @@ def get_parser():
     p.add_argument("--global-radius", type=float, default=MEASURED_GLOBAL_R,
                    help="total-norm radius of the gnm row (all parameters)")
     p.add_argument("--capacity", nargs="+", default=DEFAULT_ROWS, help=f"rows, from {list(CAPACITY)}")
-    sweep.add_scale_args(p, QUICK, stop_after=200)
-    sweep.add_sweep_args(p, "fig2")
+    sweep.add_scale_args(p, QUICK)
+    sweep.add_sweep_args(p)
     return p
 
 
@@ -123,7 +124,7 @@ def main(argv=None):
     print("cells whose median class differs from the paper's (descriptive): " + ("; ".join(disagree) if disagree else "none"))
     # the preset's rows (the default, or --quick's) write the file the report reads
     stem = "fig2_ablation" + ("" if args.quick or args.capacity == DEFAULT_ROWS else "_" + "_".join(args.capacity))
-    sweep.write_json(os.path.join(args.results_dir, stem + ".json"),
+    store.write_json(os.path.join(args.results_dir, stem + ".json"),
                      {"grid": grid, "disagree": disagree, "radius": args.radius, "lam": args.lam,
                       "regime": args.regime, "p": args.p, "seeds": args.seeds, "budget": args.epochs,
                       "global_radius": args.global_radius if "gnm" in args.capacity else None})

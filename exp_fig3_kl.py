@@ -1,6 +1,6 @@
 """Figure 3: KL acceleration and the 1/lambda scaling law (claim C3, Thm. 5.2, Eq. 7).
 
-    python exp_fig3_kl.py                  # lambda grid x seeds 0-4 at paper scale (runs/fig3)
+    python exp_fig3_kl.py                  # lambda grid x seeds 0-4 at paper scale
     python exp_fig3_kl.py --lam 0.1        # one lambda
     python exp_fig3_kl.py --quick          # the small model, 3 lambdas, seed 0, ~75 s
     python exp_fig3_kl.py --jobs 2         # two runs at a time; --shard i/n for a cluster
@@ -23,6 +23,7 @@ import os
 import numpy as np
 
 import analysis
+import store
 import sweep
 
 LAMS = [0.0, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0]
@@ -40,8 +41,8 @@ def get_parser():
     p.add_argument("--wd", type=float, default=1.0, help="weight decay (a cell of the regime map)")
     p.add_argument("--regime", default=None, type=sweep.regime_arg,
                    help="distractor regime (default fresh; fixed with --quick)")
-    sweep.add_scale_args(p, QUICK, stop_after=200)
-    sweep.add_sweep_args(p, "fig3")
+    sweep.add_scale_args(p, QUICK)
+    sweep.add_sweep_args(p)
     return p
 
 
@@ -108,7 +109,7 @@ def main(argv=None):
     summary = {"table": {f"{l:g}": v for l, v in table.items()}, "verdict": verdict,
                "divergence_rate": {f"{l:g}": v for l, v in rates.items()}, "rate_vs_lambda_slope": rate_fit,
                "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds}
-    sweep.write_json(os.path.join(args.results_dir, stem + ".json"), summary)
+    store.write_json(os.path.join(args.results_dir, stem + ".json"), summary)
     plot(results, lams, table, verdict, rates, args, os.path.join(args.results_dir, stem + ".png"))
 
 

@@ -1,6 +1,6 @@
 """Figure 4: the Bayesian ticket against lottery-ticket transfer (claim C4, §4.3, §6, App. G).
 
-    python exp_fig4_tickets.py               # 5 arms x seeds 0-4 at paper scale (runs/fig4)
+    python exp_fig4_tickets.py               # 5 arms x seeds 0-4 at paper scale
     python exp_fig4_tickets.py --quick              # the small model, seed 0, ~110 s
 
 Arms, per seed s (same data split for all):
@@ -24,6 +24,8 @@ import numpy as np
 import torch
 
 import report
+import store
+import store
 import sweep
 
 PRUNABLE = ("W_Q", "W_K", "W_V", "W_O", "W_in", "W_out", "W_U")
@@ -64,8 +66,8 @@ def get_parser():
     p.add_argument("--retrain-wd", type=float, default=1.0,
                    help="weight decay when retraining tickets (README: why 1.0, not Minegishi's 0)")
     p.add_argument("--regime", default="fresh", type=sweep.regime_arg)
-    sweep.add_scale_args(p, QUICK, stop_after=200)
-    sweep.add_sweep_args(p, "fig4")
+    sweep.add_scale_args(p, QUICK)
+    sweep.add_sweep_args(p)
     return p
 
 
@@ -79,27 +81,29 @@ def main(argv=None):
     os.makedirs(args.results_dir, exist_ok=True)
     name = lambda arm, s: f"p{args.p}_{args.regime}_{arm}_seed{s}"
     try:
-        # 1. the dense runs, full budget: the source of every ticket
-        dense = [(name("dense", s), sweep.study_config(args, s, stop_after=None)) for s in args.seeds]
-        results = sweep.run_sweep(dense, args)
-        # 2. masks from each dense run's final weights, then the four other arms. The store keeps
-        # no weights: on a machine without the dense run folder the ticket arms can be re-plotted
-        # from the store but not trained (delete the dense run's store file to retrain it).
-        runs = []
+        # 1. the dense runs, full budget: the source of every ticket; the store keeps their
+        # initial and final weights, so a clone trains the ticket arms without retraining them
+        dense = {s: sweep.study_config(args, s, stop_after=None) for s in args.seeds}
+        results = sweep.run_sweep([(name("dense", s), cfg) for s, cfg in dense.items()], args,
+                                  weights=[name("dense", s) for s in args.seeds])
+        # 2. masks from each dense run's final weights (run folders: derived, not stored), then
+        # the four other arms
+        runs, folder = [], sweep.store_dir(args)
         for s in args.seeds:
-            folder = os.path.relpath(dict(dense)[name("dense", s)].out)   # the same spelling on every machine
-            init = os.path.join(folder, "init.pt")
-            have_weights = os.path.exists(os.path.join(folder, "final.pt"))
+            init, final = (store.weights_path(folder, dense[s], kind) for kind in ("init", "final"))
+            have_weights = os.path.exists(final)
             for kind in ("lottery", "random"):
-                path = os.path.join(folder, f"mask_{kind}_keep{args.keep_frac:g}.pt")
+                path = os.path.join(args.runs_dir, "masks",
+                                    f"{store.run_key(dense[s])}.mask_{kind}_keep{args.keep_frac:g}.pt")
                 if have_weights and not os.path.exists(path):
-                    final = torch.load(os.path.join(folder, "final.pt"))
-                    torch.save(magnitude_masks(final, args.keep_frac) if kind == "lottery"
-                               else random_masks(final, args.keep_frac, seed=s), path)
+                    weights = torch.load(final)
+                    store.atomic_write(path, lambda f: torch.save(
+                        magnitude_masks(weights, args.keep_frac) if kind == "lottery"
+                        else random_masks(weights, args.keep_frac, seed=s), f), mode="wb")
                 arms = [(kind, {})] + ([("both", dict(lam=args.lam))] if kind == "lottery" else [])
                 for arm, kw in arms:
                     cfg = sweep.study_config(args, s, init_from=init, mask=path, wd=args.retrain_wd, **kw)
-                    if have_weights or args.plot_only or sweep.is_stored(args, name(arm, s), cfg):
+                    if have_weights or args.plot_only or sweep.is_stored(args, cfg):
                         runs.append((name(arm, s), cfg))
                     else:
                         print(f"note: seed {s}: no dense weights in {folder}, so the {arm} arm cannot be trained here")
@@ -115,7 +119,7 @@ def main(argv=None):
     print(f"{'seed':>4s} " + " ".join(f"{a:>9s}" for a in ARMS))
     for s in args.seeds:
         print(f"{s:4d} " + " ".join(f"{str(grok[a][s] if grok[a][s] is not None else 'never'):>9s}" for a in ARMS))
-    sweep.write_json(os.path.join(args.results_dir, "fig4_tickets.json"),
+    store.write_json(os.path.join(args.results_dir, "fig4_tickets.json"),
                      {"grok": {a: {str(s): g for s, g in v.items()} for a, v in grok.items()},
                       "keep_frac": args.keep_frac, "lam": args.lam, "retrain_wd": args.retrain_wd,
                       "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds})

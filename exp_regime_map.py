@@ -20,6 +20,7 @@ import os
 import numpy as np
 
 import analysis
+import store
 import sweep
 
 RHOS = [0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 1.0]
@@ -63,8 +64,8 @@ def get_parser():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--part", nargs="+", default=list(PARTS), choices=PARTS, help="which part of the grid")
-    sweep.add_scale_args(p, QUICK, stop_after=200)
-    sweep.add_sweep_args(p, "regime_map")
+    sweep.add_scale_args(p, QUICK)
+    sweep.add_sweep_args(p)
     # the map is drawn from whatever part of the grid is stored (its cells show n): a redraw
     # from part of the runs replaces the committed map (other studies' go to results/partial/)
     p.set_defaults(partial_ok=True)
@@ -446,7 +447,7 @@ def main(argv=None):
     for part, v in c11.items():
         print(f"  {part}: " + analysis.describe(v).replace("**", ""))
     strip = lambda c: {k: v for k, v in c.items() if k != "marks"}
-    sweep.write_json(os.path.join(args.results_dir, "regime_map.json"),
+    store.write_json(os.path.join(args.results_dir, "regime_map.json"),
                      {"cells": {k: strip(c) for k, c in stats.items()}, "selection": selection, "c11": c11,
                       "c11_v1": c11_parts(stats, args.epochs, analysis.RULES["v1"]),
                       "budget": args.epochs, "seeds": args.seeds, "criterion": {

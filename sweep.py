@@ -1,41 +1,36 @@
-"""Run many configs (seeds x settings) cached, in parallel, sharded, into a committed store.
+"""Run many configs (seeds x settings) cached, in parallel, sharded, into the run store.
 
-Every exp_*.py builds a list of (run name, config) and calls `run_sweep`. A run's identity is
-its name plus its epoch budget, `<name>_e<epochs>`, so a --quick run and a paper-scale run
-(or two studies sharing a run at different budgets) never share anything. A run lives in:
+Every exp_*.py builds a list of (label, config) and calls `run_sweep`. A run is stored once,
+under a key computed from its config (store.py), in one store that every study shares:
 
-  results/runs/<experiment>/<run>_e<epochs>.json.gz   the store: summary + history, float32
-                                                      precision, committed with the results
-  runs/<experiment>/<run>_e<epochs>/                  the run folder: the same as JSON plus the
-                                                      initial and final weights (not committed)
+  results/store/<key>.json.gz     summary + history (float32 precision), committed
+  results/store/<key>.final.pt    final (and init) weights, for runs a later arm starts from
+  runs/<key>/                     the run folder of the machine that trained it (not committed)
 
-  - a run found in the store (or a finished run folder) with the same config is not trained
-    again: a second call only re-plots, a killed sweep resumes, a clone re-plots everything
-    with --plot-only and no training;
+  - a run found in the store (or a finished run folder) is not trained again: a second call
+    only re-plots, a killed sweep resumes, a clone re-plots everything with --plot-only, and
+    a run one study trained serves every other study that asks for the same config;
   - a stored run or folder holding a different config is an error, never silently reused;
   - --jobs N trains N runs at once in worker processes, each with cores/N threads;
   - --shard i/n trains only every n-th missing run starting at i (a SLURM array, or several
-    machines): each writes its own files into the store, so merging shards is copying (or
-    git-merging) the store folders, and a last call with --plot-only draws the union.
+    machines): each writes its own files, so merging shards is copying the store's files,
+    and a last call with --plot-only draws the union.
 --quick writes under results/quick/ (not committed), so its store is separate too.
 
 The file: the distractor regimes, a study's run config (the paper config, or under --quick
-the small model of QUICK_MODEL) and the run names the studies share, the sweep flags, a run on
-disk (its folder, the cache that reuses it, atomic JSON), the store, `run_sweep`, and the
-figure helpers.
+the small model of QUICK_MODEL) and the run configs the studies share, the sweep flags,
+`run_sweep`, and the figure helpers.
 """
 import argparse
-import gzip
-import json
 import multiprocessing as mp
 import os
-import tempfile
 import textwrap
 import time
 
 import numpy as np
 import torch
 
+import store
 import train
 
 
@@ -120,29 +115,34 @@ def fig3_stem(regime, wd, seeds):
         + seeds_tag(seeds)
 
 
-def add_sweep_args(parser, experiment):
+def add_sweep_args(parser):
     a = parser.add_argument
     a("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     a("--jobs", type=int, default=1, help="runs trained in parallel (worker processes)")
     a("--threads", type=int, default=0, help="torch threads per run (default: cores / jobs)")
     a("--shard", default=None, help="i/n: train only runs i, i+n, i+2n, ... of the sweep")
     a("--plot-only", action="store_true", help="train nothing; plot what is on disk")
-    a("--runs-dir", default=os.path.join("runs", experiment), help="where run folders go")
+    a("--runs-dir", default="runs", help="where run folders (with weights) go")
     a("--results-dir", default="results", help="where the figure and summary go")
-    a("--store", default=None,
-      help=f"run store folder (default: <results-dir>/runs/{experiment}; --quick: under results/quick)")
+    a("--store", default=None, help="run store folder (default: <results-dir>/store; --quick: results/quick/store)")
     a("--device", default="auto", help="auto | cpu | cuda")
     # batched.py (seed batching) was removed (README, Speed); the flag still parses, so old
     # command lines run: each run trains in its own process, with the same results.
     a("--batch-seeds", action="store_true", help=argparse.SUPPRESS)
 
 
-def add_scale_args(parser, quick, stop_after):
+# Every study stops a run this many epochs after grokking, so that a baseline one study trained
+# is the same run for every other (runs that never grok train the whole budget either way).
+STOP_AFTER = 200
+
+
+def add_scale_args(parser, quick):
     """The flags every figure script shares for the size of its runs."""
     a = parser.add_argument
     a("--p", type=int, default=113)
     a("--epochs", type=int, default=10000)
-    a("--stop-after", type=int, default=stop_after, help="epochs kept after grokking")
+    a("--stop-after", type=int, default=STOP_AFTER,
+      help="epochs kept after grokking (the same in every study, so that runs are shared)")
     a("--quick", action="store_true", help=f"preset {quick}")
 
 
@@ -164,208 +164,115 @@ def shard_runs(runs, shard):
     return runs[i::n]
 
 
-# ---------------------------------------------------------------------------------------
-# A run on disk: its folder (summary, history, weights) and the cache that reuses it
-
-def atomic_write(path, write, mode="w"):
-    """write(f) into a temporary file beside `path`, then rename it to `path`: a reader never
-    sees half a file, a crash never leaves one. Readable by all, like any other result."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    with os.fdopen(fd, mode) as f:
-        write(f)
-    os.chmod(tmp, 0o644)               # mkstemp makes it private (0600)
-    os.replace(tmp, path)
+def store_dir(args):
+    """--store, or <results-dir>/store (results/quick/store under --quick)."""
+    return getattr(args, "store", None) or os.path.join(args.results_dir, "store")
 
 
-def write_json(path, obj):
-    atomic_write(path, lambda f: json.dump(obj, f))
-
-
-def read_json(path):
-    with open(path) as f:
-        return json.load(f)
-
-
-def config_differences(stored, cfg):
-    """Keys in which a stored run's config differs from cfg ([] = the same run). A flag added
-    after the run was stored matches if cfg uses that flag's default."""
-    defaults = train.semantic_config(train.make_config())
-    want = json.loads(json.dumps(train.semantic_config(cfg)))
-    have = dict(stored)
-    for k, v in want.items():
-        if k not in have and v == defaults.get(k):
-            have[k] = v
-    return sorted(k for k in set(have) | set(want) if have.get(k) != want.get(k))
-
-
-def cached_summary(out, cfg):
-    """The summary stored in `out` for this same config, None if the run is not there yet.
-    Raises ValueError if `out` holds a run of another config (never silently reused)."""
-    path = os.path.join(out, "summary.json")
-    if not os.path.exists(path):
-        return None
-    stored = read_json(path)
-    changed = config_differences(stored.get("config", {}), cfg)
-    if changed:
-        raise ValueError(f"{out} holds a run with another config (differs in: {', '.join(changed)}); "
-                         "choose another --out or delete it")
-    return stored
-
-
-def run_to_folder(cfg, log=print):
-    """Train into cfg.out unless the same run is already there; returns the summary."""
-    cached = cached_summary(cfg.out, cfg)
-    if cached is not None:
-        return cached
-    weights = {}
-    summary, history = train.train(cfg, log=log, weights=weights)
-    save_run(cfg.out, summary, history, weights)
-    return summary
-
-
-def save_run(out, summary, history, weights):
-    """A run folder: init.pt / final.pt (what a ticket rewinds to), history, summary."""
-    for key, state in weights.items():
-        atomic_write(os.path.join(out, f"{key}.pt"), lambda f: torch.save(state, f), mode="wb")
-    write_json(os.path.join(out, "history.json"), history)
-    write_json(os.path.join(out, "summary.json"), summary)   # last: marks the run complete
+def is_stored(args, cfg):
+    """Whether the store already holds this run (with this config)."""
+    return store.read(store_dir(args), cfg) is not None
 
 
 def _train_one(cfg):
-    run_to_folder(cfg, log=lambda line: None)
+    store.run_to_folder(cfg, log=lambda line: None)
     return cfg.out
 
 
-def run_key(name, cfg):
-    """A run's identity in the store and on disk: its name and its epoch budget."""
-    return f"{name}_e{cfg.epochs}"
+def _store_weights(folder, cfg):
+    """Copy a run folder's initial and final weights into the store (float32)."""
+    for kind in store.WEIGHT_KINDS:
+        store.write_weights(folder, cfg, torch.load(os.path.join(cfg.out, f"{kind}.pt")), kind)
 
 
-def store_dir(args):
-    """--store, or <results-dir>/runs/<the run folder's name> (under results/quick for --quick)."""
-    study = os.path.basename(os.path.normpath(args.runs_dir))
-    return getattr(args, "store", None) or os.path.join(args.results_dir, "runs", study)
-
-
-def _round(obj):
-    """Floats to float32 precision (7 significant digits): what the store keeps."""
-    if isinstance(obj, float):
-        return float(f"{obj:.7g}")
-    if isinstance(obj, list):
-        return [_round(v) for v in obj]
-    if isinstance(obj, dict):
-        return {k: _round(v) for k, v in obj.items()}
-    return obj
-
-
-def store_write(folder, key, summary, history):
-    """One run into the store, atomically (a reader never sees half a file)."""
-    if summary["config"].get("n_heads", 1) == 1:
-        history = {k: v for k, v in history.items() if k != "attn_mass_heads"}   # = attn_mass
-    data = json.dumps({"summary": summary, "history": _round(history)}).encode()
-
-    def write(raw):
-        with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:   # mtime 0: same run, same bytes
-            f.write(data)
-    atomic_write(os.path.join(folder, key + ".json.gz"), write, mode="wb")
-
-
-def store_read(folder, key, cfg):
-    """(summary, history) of a stored run with this config, None if absent. ValueError if
-    the stored run has another config."""
-    path = os.path.join(folder, key + ".json.gz")
-    if not os.path.exists(path):
-        return None
-    with gzip.open(path, "rt") as f:
-        run = json.load(f)
-    changed = config_differences(run["summary"]["config"], cfg)
-    if changed:
-        raise ValueError(f"{path} holds a run with another config (differs in: {', '.join(changed)}); "
-                         "use another --store or delete it")
-    history = run["history"]
-    if "attn_mass_heads" not in history and "attn_mass" in history:
-        history["attn_mass_heads"] = [[m] for m in history["attn_mass"]]
-    return run["summary"], history
-
-
-def is_stored(args, name, cfg):
-    """Whether the store already holds this run (with this config)."""
-    return store_read(store_dir(args), run_key(name, cfg), cfg) is not None
-
-
-def _from_folder(out, cfg):
-    if cached_summary(out, cfg) is None:     # raises if the folder holds another config
-        return None
-    return read_json(os.path.join(out, "summary.json")), read_json(os.path.join(out, "history.json"))
-
-
-def run_sweep(runs, args, log=print):
-    """runs: list of (name, cfg). Trains what is in neither the store nor a run folder
-    (unless --plot-only), stores every finished run, and returns {name: (summary, history)}
-    for every run available."""
-    names = [n for n, _ in runs]
-    if len(set(names)) != len(names):
-        raise ValueError("duplicate run names in sweep")
+def run_sweep(runs, args, log=print, weights=()):
+    """runs: list of (label, cfg). Trains what is in neither the store nor a run folder
+    (unless --plot-only), stores every finished run, and returns {label: (summary, history)}
+    for every run available. Runs whose label is in `weights` also keep their initial and
+    final weights in the store (a later arm starts from them); a stored run without them is
+    trained again for them, its stored history kept."""
+    labels = [n for n, _ in runs]
+    if len(set(labels)) != len(labels):
+        raise ValueError("duplicate run labels in sweep")
     jobs = max(1, args.jobs)
     threads = getattr(args, "threads", 0) or max(1, (os.cpu_count() or 1) // jobs)
-    store = store_dir(args)
+    folder = store_dir(args)
     results, todo = {}, []
-    for name, cfg in runs:
-        key = run_key(name, cfg)
+    for label, cfg in runs:
+        key = store.run_key(cfg)
         cfg.out = os.path.join(args.runs_dir, key)
         cfg.device = args.device
         cfg.quiet = True
         cfg.threads = cfg.threads or threads
-        got = store_read(store, key, cfg)
-        if got is None:
-            got = _from_folder(cfg.out, cfg)
-            if got is not None:                     # finished before the store existed
-                store_write(store, key, *got)
-        if got is None:
-            todo.append((name, cfg))
-        else:
-            results[name] = got
+        got = store.read(folder, cfg)
+        from_folder = store.from_folder(cfg.out, cfg)
+        if got is None and from_folder is not None:          # finished before the store had it
+            store.write(folder, *from_folder, cfg)
+            got = store.read(folder, cfg)
+        need_weights = label in weights and not os.path.exists(store.weights_path(folder, cfg))
+        if need_weights and from_folder is not None and os.path.exists(os.path.join(cfg.out, "final.pt")):
+            _store_weights(folder, cfg)
+            need_weights = False
+        if got is not None:
+            results[label] = got
+        if got is None or need_weights:
+            todo.append((label, cfg))
     mine = shard_runs(todo, args.shard) if not args.plot_only else []
     if mine and getattr(args, "batch_seeds", False):
         log("note: --batch-seeds is gone (README, Speed); each run trains in its own process")
     if mine:
         log(f"training {len(mine)} of {len(runs)} runs ({len(runs) - len(todo)} stored) "
-            f"with {jobs} job(s) x {threads} thread(s) -> {store}")
+            f"with {jobs} job(s) x {threads} thread(s) -> {folder}")
         t0 = time.time()
-        cfgs = [cfg for _, cfg in mine]
-        run_of = {cfg.out: (name, cfg) for name, cfg in mine}
+        run_of = {cfg.out: (label, cfg) for label, cfg in mine}
+        cfgs = [cfg for _, cfg in run_of.values()]        # two labels of one run: trained once
         if jobs == 1:
             outs = map(_train_one, cfgs)
         else:
             pool = mp.get_context("spawn").Pool(jobs)
             outs = pool.imap_unordered(_train_one, cfgs)
         for k, out in enumerate(outs, 1):
-            name, cfg = run_of[out]
-            store_write(store, os.path.basename(out), *_from_folder(out, cfg))
-            results[name] = store_read(store, os.path.basename(out), cfg)   # a re-plot reads this precision
-            s = results[name][0]
-            eta = (time.time() - t0) / k * (len(mine) - k)
-            log(f"  [{k}/{len(mine)}] {os.path.basename(out)}: grok {s['grok_epoch']}, "
-                f"test acc {s['final_test_acc']:.3f}, {s['wall_s']:.0f}s "
+            label, cfg = run_of[out]
+            trained = store.from_folder(out, cfg)
+            if label in weights:
+                _store_weights(folder, cfg)
+            stored = store.read(folder, cfg)
+            if stored is None:
+                store.write(folder, *trained, cfg)
+            elif stored[0]["grok_epoch"] != trained[0]["grok_epoch"]:
+                log(f"  note: {store.run_key(cfg)} trained again for its weights groks at "
+                    f"{trained[0]['grok_epoch']}, the stored run at {stored[0]['grok_epoch']} (kept)")
+            got = store.read(folder, cfg)          # a re-plot reads this precision
+            for other, c in runs:
+                if c.out == out:
+                    results[other] = got
+            eta = (time.time() - t0) / k * (len(cfgs) - k)
+            log(f"  [{k}/{len(cfgs)}] {os.path.basename(out)}: grok {trained[0]['grok_epoch']}, "
+                f"test acc {trained[0]['final_test_acc']:.3f}, {trained[0]['wall_s']:.0f}s "
                 f"(elapsed {time.time() - t0:.0f}s, ETA {eta:.0f}s)")
         if jobs > 1:
             pool.close()
             pool.join()
     missing = len(runs) - len(results)
     if runs and not results:      # nothing to summarize: leave every file as it is
-        raise SystemExit(f"error: none of the {len(runs)} runs is in the store {store} or under {args.runs_dir}"
+        raise SystemExit(f"error: none of the {len(runs)} runs is in the store {folder} or under {args.runs_dir}"
                          + (": train them without --plot-only" if args.plot_only else ""))
     if missing:
         log(f"note: {missing} of {len(runs)} runs are not stored yet; plotting what is there")
-        if args.plot_only and not getattr(args, "partial_ok", False) and not getattr(args, "partial", False):
-            # a redraw from part of the runs never replaces the figure and summary of all of them
-            args.store, args.partial = store, True        # later stages keep reading the same store
-            args.results_dir = os.path.join(args.results_dir, "partial")
-            os.makedirs(args.results_dir, exist_ok=True)
-            log(f"  (--plot-only with runs missing: the figure and summary go to {args.results_dir})")
-    return {name: results[name] for name in names if name in results}
+        if args.plot_only:
+            write_partial(args, log)
+    return {label: results[label] for label in labels if label in results}
+
+
+def write_partial(args, log=print):
+    """A redraw from part of a study's runs never replaces the figure and summary of all of
+    them: they go to <results-dir>/partial/ (unless the study draws partial grids by design)."""
+    if getattr(args, "partial_ok", False) or getattr(args, "partial", False):
+        return
+    args.store, args.partial = store_dir(args), True        # later stages keep reading the same store
+    args.results_dir = os.path.join(args.results_dir, "partial")
+    os.makedirs(args.results_dir, exist_ok=True)
+    log(f"  (runs missing: the figure and summary go to {args.results_dir})")
 
 
 # ---------------------------------------------------------------------------------------

@@ -468,14 +468,14 @@ def summarize(cfg, history, grok, epoch, wall, device):
 # 5. The command line
 
 def main(argv=None):
-    import sweep     # the run folder (--out) is what sweeps need too; sweep imports this file
+    import store     # the run folder (--out) is what sweeps need too; store imports this file
     cfg = get_parser().parse_args(argv)
     try:
         validate(cfg)
-        if cfg.out and sweep.cached_summary(cfg.out, cfg) is not None:
+        if cfg.out and store.cached_summary(cfg.out, cfg) is not None:
             print(f"{cfg.out} already holds this run; summary.json left as it is")
             return
-        summary = sweep.run_to_folder(cfg) if cfg.out else train(cfg)[0]
+        summary = store.run_to_folder(cfg) if cfg.out else train(cfg)[0]
     except ValueError as e:
         sys.exit(f"error: {e}")
     keys = ("grok_epoch", "mem_epoch", "struct_epoch", "final_train_acc", "final_test_acc",

@@ -10,6 +10,7 @@ import exp_appendix
 import exp_fig1_phases
 import exp_fig2_ablation
 import exp_fig3_kl
+import store
 import sweep
 import train
 import analysis
@@ -46,10 +47,10 @@ def test_fig2_script(tmp_path, capsys):
     grid = json.loads((tmp_path / "res" / "fig2_ablation_wd_nm_gnm.json").read_text())["grid"]
     assert set(grid) == {f"{c}|{s}" for c in ("wd", "nm", "gnm") for s in ("no prior", "oracle", "adversarial")}
     # the norm-matched runs really sat on their spheres
-    run = tmp_path / "runs" / "p7_fresh_nm_oracle_seed0_e30" / "history.json"
-    assert all(abs(n - 5) < 1e-4 for n in json.loads(run.read_text())["mlp_norm"])
-    run = tmp_path / "runs" / "p7_fresh_gnm_oracle_seed0_e30" / "history.json"
-    assert all(abs(n - 7) < 1e-4 for n in json.loads(run.read_text())["total_norm"])
+    history = lambda **kw: store.read(str(tmp_path / "res" / "store"), train.make_config(
+        p=7, epochs=30, stop_after=5, wd=0.0, prior="oracle", lam=1.0, **kw))[1]
+    assert all(abs(n - 5) < 1e-4 for n in history(norm_match=5.0)["mlp_norm"])
+    assert all(abs(n - 7) < 1e-4 for n in history(global_norm_match=7.0)["total_norm"])
 
 
 def test_appendix_bound(tmp_path, capsys):
@@ -97,16 +98,18 @@ def test_appendix_priors_and_teacher_stage(tmp_path, capsys):
     assert "Claim C6" in out and "no grokked baseline" in out            # tiny runs never grok
     # mark the baseline as grokked (in the store, which a sweep reads first): the second call
     # trains the teacher arm from the baseline's final weights
-    store = str(tmp_path / "res" / "runs" / "runs")
-    cfg = json.loads((tmp_path / "runs" / "p7_fresh_baseline_seed0_e30" / "summary.json").read_text())["config"]
-    summary, history = sweep.store_read(store, "p7_fresh_baseline_seed0_e30", train.make_config(**cfg))
-    sweep.store_write(store, "p7_fresh_baseline_seed0_e30", dict(summary, grok_epoch=20), history)
+    folder = str(tmp_path / "res" / "store")
+    base = train.make_config(p=7, epochs=30, stop_after=5, seed=0)
+    summary, history = store.read(folder, base)
+    store.write(folder, dict(summary, grok_epoch=20), history, base)
     exp_appendix.main(["priors"] + TINY + arms + dirs(tmp_path))
     out = capsys.readouterr().out
     assert "training 1 of 1 runs" in out                                # only the teacher
-    teacher = json.loads((tmp_path / "runs" / "p7_fresh_teacher_seed0_e30" / "summary.json").read_text())
-    assert teacher["config"]["prior"] == "teacher"
-    assert teacher["config"]["teacher"].endswith(os.path.join("p7_fresh_baseline_seed0_e30", "final.pt"))
+    teacher = train.make_config(p=7, epochs=30, stop_after=5, seed=0, lam=1.0, prior="teacher",
+                                teacher=store.weights_path(folder, base))
+    summary, _ = store.read(folder, teacher)                           # stored under its own key
+    assert os.path.exists(summary["config"]["teacher"])                 # the baseline's weights, kept in the store
+    assert store.run_key(base) in store.run_key(teacher)                # and named in the teacher's key
     res = json.loads((tmp_path / "res" / "fig6_priors.json").read_text())
     assert set(res["grok"]) == {"baseline", "kl", "entropy", "teacher"}
 
@@ -131,7 +134,7 @@ def test_plateau_contraction_fits_the_decay_rate():
     assert rate == pytest.approx(2e-3, rel=1e-9) and window == (10, 190)
 
 
-STUDY_ARGS = {"tasks": ["--tasks", "parity"], "lengths": ["--lengths", "6", "9"],
+STUDY_ARGS = {"lengths": ["--lengths", "6", "9"],
               "dims": ["--dims", "16", "32"], "optimizers": ["--settings", "adamw", "lion"]}
 STUDY_FILES = {"tasks": "fig10_tasks", "autoregressive": "fig10_autoregressive", "routing": "fig8_routing",
                "lengths": "fig8_lengths", "dims": "fig9_dims", "heads": "fig9_heads", "frozen": "appendix_frozen",
@@ -159,6 +162,21 @@ def test_appendix_study_runs(studies, study):
     assert "Claim C" in outputs[study]
     for ext in ("png", "json"):
         assert (root / "res" / f"{STUDY_FILES[study]}.{ext}").exists()
+
+
+def test_tasks_summary_comes_from_stored_runs_never_an_older_summary(studies, tmp_path, capsys):
+    """--tasks chooses what is trained; every task's row is computed from its stored runs. With
+    another task's runs missing, the summary goes to partial/ and the full one stays as it is."""
+    root, _ = studies
+    full = (root / "res" / "fig10_tasks.json").read_text()
+    exp_appendix.main(["tasks"] + TINY + ["--tasks", "parity", "--plot-only"] + dirs(root))
+    assert (root / "res" / "fig10_tasks.json").read_text() == full      # the same runs, the same rows
+    assert set(json.loads(full)["runs"]) == {f"{t}/{a}" for t in ("add", "parity", "perm") for a in ("baseline", "kl")}
+    exp_appendix.main(["tasks"] + TINY + ["--tasks", "parity"] + dirs(tmp_path))   # a store with parity only
+    assert "runs of the other tasks are not stored" in capsys.readouterr().out
+    assert not (tmp_path / "res" / "fig10_tasks.json").exists()
+    assert set(json.loads((tmp_path / "res" / "partial" / "fig10_tasks.json").read_text())["runs"]) == \
+        {"parity/baseline", "parity/kl"}
 
 
 def test_report_reads_every_study_summary(studies):
@@ -210,7 +228,7 @@ def test_every_quick_preset_runs_the_small_model(script, study, tmp_path, monkey
     """--quick: every modular-addition run of every preset is sweep.QUICK_MODEL (nothing is trained)."""
     asked = []
 
-    def nothing_stored(runs, args, log=print):     # what run_sweep does with --plot-only and an empty store
+    def nothing_stored(runs, args, log=print, weights=()):     # what run_sweep does with --plot-only and an empty store
         asked.extend(runs)
         raise SystemExit("error: none of the runs is in the store")
     monkeypatch.setattr(sweep, "run_sweep", nothing_stored)

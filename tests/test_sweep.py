@@ -1,12 +1,14 @@
-"""The sweep cache, sharding and the Figure 3 fits."""
+"""The run store, the sweep cache, sharding and the Figure 3 fits."""
 import argparse
 import os
+import shutil
 
 import numpy as np
 import pytest
 import torch
 
 import exp_fig3_kl
+import store
 import sweep
 import train
 
@@ -27,28 +29,86 @@ def test_second_call_trains_nothing(tmp_path):
     logs = []
     res = sweep.run_sweep(tiny_runs(), sweep_args(tmp_path), log=logs.append)
     assert set(res) == {"lam0", "lam0.5"} and any("training 2 of 2" in l for l in logs)
-    stamps = {n: os.stat(tmp_path / "runs" / f"{n}_e10" / "summary.json").st_mtime_ns for n in res}
+    folder = lambda cfg: tmp_path / "runs" / store.run_key(cfg) / "summary.json"
+    stamps = {n: os.stat(folder(cfg)).st_mtime_ns for n, cfg in tiny_runs()}
     logs.clear()
     res2 = sweep.run_sweep(tiny_runs(), sweep_args(tmp_path), log=logs.append)
     assert not any("training" in l for l in logs)
-    assert {n: os.stat(tmp_path / "runs" / f"{n}_e10" / "summary.json").st_mtime_ns for n in res2} == stamps
+    assert {n: os.stat(folder(cfg)).st_mtime_ns for n, cfg in tiny_runs()} == stamps
     assert res2["lam0.5"][0] == res["lam0.5"][0]
 
 
 def test_changed_config_is_not_reused(tmp_path):
-    sweep.run_sweep(tiny_runs(), sweep_args(tmp_path), log=lambda s: None)
-    changed = [("lam0", train.make_config(p=7, frac=0.5, epochs=10, d_model=8, d_mlp=16, lr=2e-3))]
-    with pytest.raises(ValueError, match="another config"):                  # the store refuses it
-        sweep.run_sweep(changed, sweep_args(tmp_path), log=lambda s: None)
-    with pytest.raises(ValueError, match="another config"):                  # and so does the run folder
-        sweep.run_sweep(changed, sweep_args(tmp_path, store=str(tmp_path / "other")), log=lambda s: None)
+    """A file under a run's key that holds another config (a collision, or a default changed
+    since it was stored) is an error, in the store and in the run folder."""
+    runs = tiny_runs()
+    sweep.run_sweep(runs, sweep_args(tmp_path), log=lambda s: None)
+    cfg = runs[0][1]
+    summary, history = store.read(str(tmp_path / "res" / "store"), cfg)
+    forged = dict(summary, config=dict(summary["config"], lr=2e-3))
+    store.write(str(tmp_path / "res" / "store"), forged, history, cfg)
+    with pytest.raises(ValueError, match="another config"):
+        sweep.run_sweep(runs, sweep_args(tmp_path), log=lambda s: None)
+    summary_file = tmp_path / "runs" / store.run_key(cfg) / "summary.json"
+    store.write_json(str(summary_file), forged)
+    with pytest.raises(ValueError, match="another config"):
+        sweep.run_sweep(runs, sweep_args(tmp_path, store=str(tmp_path / "other")), log=lambda s: None)
+
+
+def test_run_key_names_every_setting_that_differs_from_the_defaults():
+    key = store.run_key(train.make_config(distractors="refresh", refresh=0.003, lam=0.1, wd=2.0, seed=3,
+                                          stop_after=200))
+    assert key == "add_p113_refresh0.003_lam=0.1_wd=2_seed3_e10000_stop200"
+    assert store.run_key(train.make_config()) == "add_p113_fresh_seed0_e10000"
+    assert store.run_key(train.make_config(teacher="results/store/add_p113_fresh_seed0_e10000.final.pt",
+                                           prior="teacher", lam=1.0)) == \
+        "add_p113_fresh_lam=1_prior=teacher_teacher=add_p113_fresh_seed0_e10000.final_seed0_e10000"
+    # one setting changed, one key changed: over every flag of train.py
+    base = train.make_config()
+    changes = dict(task="parity", p=97, frac=0.5, n_operands=3, n_distractors=4, distractors="fixed", refresh=0.5,
+                   n_bits=12, parity_k=2, n_outputs=2, perm_n=4, pos_slots=10, d_model=32, n_heads=4, d_mlp=128,
+                   optimizer="sgd", batch_size=128, lr=3e-3, wd=0.5, beta1=0.5, beta2=0.98, warmup=0, clip=0.0,
+                   epochs=500, lam=0.3, prior="adversarial", teacher="t.pt", prior_kind="entropy", prior_start=5,
+                   prior_anneal=9, frozen_attn="oracle", norm_match=18.8, global_norm_match=34.5, qk_penalty=0.5,
+                   eval_every=5, tau=0.2, grok_acc=0.95, stop_after=200, seed=1, init_seed=7, init_from="i.pt",
+                   mask="m.pt", amp="bf16", compile="eager")
+    assert set(changes) == set(train.semantic_config(base)), "a new flag: add it here"
+    keys = {store.run_key(train.make_config(**{k: v})) for k, v in changes.items()}
+    assert len(keys) == len(changes) and store.run_key(base) not in keys
+
+
+def test_a_run_one_study_trained_serves_another(tmp_path):
+    """Two studies (two labels, two result folders) asking for one config share one run."""
+    cfg = lambda: train.make_config(p=7, frac=0.5, epochs=10, d_model=8, d_mlp=16)
+    sweep.run_sweep([("baseline", cfg())], sweep_args(tmp_path), log=lambda s: None)
+    logs = []
+    res = sweep.run_sweep([("lam0", cfg()), ("also lam0", cfg())], sweep_args(tmp_path), log=logs.append)
+    assert not logs and res["lam0"] == res["also lam0"]
+    assert os.listdir(tmp_path / "res" / "store") == [store.run_key(cfg()) + ".json.gz"]
+
+
+def test_weights_are_stored_for_the_runs_that_need_them(tmp_path):
+    """A run asked for with weights keeps float32 init and final state dicts in the store; a
+    stored run without them is trained again for them, its stored history kept."""
+    runs = tiny_runs()
+    sweep.run_sweep(runs, sweep_args(tmp_path), log=lambda s: None)
+    shutil.rmtree(tmp_path / "runs")                         # a clone: the store alone
+    logs = []
+    sweep.run_sweep(runs, sweep_args(tmp_path), log=logs.append, weights=["lam0"])
+    assert any("training 1 of 2" in l for l in logs)
+    folder = str(tmp_path / "res" / "store")
+    final = torch.load(store.weights_path(folder, runs[0][1]))
+    assert all(v.dtype == torch.float32 for v in final.values())
+    assert not os.path.exists(store.weights_path(folder, runs[1][1]))
+    again = train.train(runs[0][1], weights=(w := {}))          # the same computation, in this process
+    for k, v in final.items():
+        assert torch.equal(v, w["final"][k].float())
 
 
 def test_store_serves_a_clone_with_no_run_folders(tmp_path):
     """What a fresh clone has: the committed store and no runs/. Nothing is trained, the
     histories are the trained ones at float32 precision, and --plot-only sees them all."""
     trained = sweep.run_sweep(tiny_runs(), sweep_args(tmp_path), log=lambda s: None)
-    import shutil
     shutil.rmtree(tmp_path / "runs")
     logs = []
     again = sweep.run_sweep(tiny_runs(), sweep_args(tmp_path, plot_only=True), log=logs.append)
@@ -67,7 +127,7 @@ def test_quick_and_paper_budgets_never_collide(tmp_path):
     sweep.run_sweep(tiny_runs((0.0,)), sweep_args(tmp_path), log=lambda s: None)
     res = sweep.run_sweep(short, sweep_args(tmp_path), log=lambda s: None)
     assert res["lam0"][0]["epochs_run"] == 5
-    assert sorted(os.listdir(tmp_path / "res" / "runs" / "runs")) == ["lam0_e10.json.gz", "lam0_e5.json.gz"]
+    assert len(os.listdir(tmp_path / "res" / "store")) == 2
 
 
 def test_old_batch_seeds_flag_still_runs(tmp_path):
@@ -84,10 +144,9 @@ def test_shards_on_two_machines_merge_by_copying_the_store(tmp_path):
     runs = tiny_runs((0.0, 0.1, 0.2))
     for i, machine in enumerate(("a", "b")):
         sweep.run_sweep(runs, sweep_args(tmp_path / machine, shard=f"{i}/2"), log=lambda s: None)
-    import shutil
-    merged = tmp_path / "merged" / "res" / "runs" / "runs"
+    merged = tmp_path / "merged" / "res" / "store"
     for machine in ("a", "b"):
-        shutil.copytree(tmp_path / machine / "res" / "runs" / "runs", merged, dirs_exist_ok=True)
+        shutil.copytree(tmp_path / machine / "res" / "store", merged, dirs_exist_ok=True)
     res = sweep.run_sweep(runs, sweep_args(tmp_path / "merged", plot_only=True), log=lambda s: None)
     assert set(res) == {"lam0", "lam0.1", "lam0.2"}
 
@@ -96,8 +155,9 @@ def test_interrupted_sweep_resumes(tmp_path):
     runs = tiny_runs((0.0, 0.1, 0.2))
     sweep.run_sweep(runs[:1], sweep_args(tmp_path), log=lambda s: None)
     # a run killed mid-way leaves a history but no summary: it is redone
-    os.makedirs(tmp_path / "runs" / "lam0.1_e10")
-    (tmp_path / "runs" / "lam0.1_e10" / "history.json").write_text("{}")
+    killed = tmp_path / "runs" / store.run_key(runs[1][1])
+    os.makedirs(killed)
+    (killed / "history.json").write_text("{}")
     logs = []
     res = sweep.run_sweep(tiny_runs((0.0, 0.1, 0.2)), sweep_args(tmp_path), log=logs.append)
     assert any("training 2 of 3" in l for l in logs) and set(res) == {"lam0", "lam0.1", "lam0.2"}
@@ -106,7 +166,7 @@ def test_interrupted_sweep_resumes(tmp_path):
 def test_plot_only_trains_nothing(tmp_path):
     sweep.run_sweep(tiny_runs((0.0,)), sweep_args(tmp_path), log=lambda s: None)
     res = sweep.run_sweep(tiny_runs(), sweep_args(tmp_path, plot_only=True), log=lambda s: None)
-    assert set(res) == {"lam0"} and not os.path.exists(tmp_path / "runs" / "lam0.5_e10")
+    assert set(res) == {"lam0"} and not os.path.exists(tmp_path / "runs" / store.run_key(tiny_runs()[1][1]))
 
 
 @pytest.mark.parametrize("n_runs,n_shards", [(10, 3), (7, 7), (3, 5), (40, 4)])
@@ -192,16 +252,16 @@ def test_distractor_regime_names():
 def test_the_store_is_committed_and_run_folders_are_not():
     """The store is committed data, the run folders (with weights) are not. A .gitignore rule
     `runs/` matches both, and once kept every stored run on the machine that trained it."""
-    import shutil
     import subprocess
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if shutil.which("git") is None or not os.path.exists(os.path.join(root, ".git")):
         pytest.skip("not a git checkout")
-    args = argparse.Namespace(runs_dir=os.path.join("runs", "fig3"), results_dir="results", store=None)
-    stored = os.path.join(sweep.store_dir(args), "p113_fresh_lam0_seed0_e10000.json.gz")
-    folder = os.path.join(args.runs_dir, "p113_fresh_lam0_seed0_e10000", "final.pt")
+    args = argparse.Namespace(runs_dir="runs", results_dir="results", store=None)
+    cfg = train.make_config(stop_after=200)
+    stored, weights = store.path(sweep.store_dir(args), cfg), store.weights_path(sweep.store_dir(args), cfg)
+    folder = os.path.join(args.runs_dir, store.run_key(cfg), "final.pt")
     ignored = lambda path: subprocess.run(["git", "check-ignore", "-q", path], cwd=root).returncode == 0
-    assert not ignored(stored)
+    assert not ignored(stored) and not ignored(weights)
     assert ignored(folder)
 
 

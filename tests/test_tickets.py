@@ -6,7 +6,7 @@ import os
 import torch
 
 import exp_fig4_tickets as fig4
-import sweep
+import store
 import train
 
 
@@ -32,7 +32,7 @@ def test_random_masks_keep_the_same_count():
 def test_masks_hold_through_steps_and_rewind_restores_init(tmp_path):
     kw = dict(p=11, frac=0.5, epochs=30, eval_every=10, d_model=16, d_mlp=32, quiet=True, threads=1)
     dense = train.make_config(out=str(tmp_path / "dense"), **kw)
-    sweep.run_to_folder(dense, log=lambda s: None)
+    store.run_to_folder(dense, log=lambda s: None)
     init = torch.load(tmp_path / "dense" / "init.pt")
     final = torch.load(tmp_path / "dense" / "final.pt")
     masks = fig4.magnitude_masks(final, 0.4)

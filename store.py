@@ -1,0 +1,200 @@
+"""The run store: every finished run kept once, under a name computed from what it computes.
+
+    results/store/<key>.json.gz     summary + history, floats at float32 precision (committed)
+    results/store/<key>.final.pt    final weights, float32: only for runs a later arm starts
+    results/store/<key>.init.pt     from (a teacher, a lottery ticket's source, a length test)
+    runs/<key>/                     the run folder on the machine that trained it (not committed)
+
+`run_key(cfg)` names a run by its semantic config (train.semantic_config): the task, p and
+distractor regime, then every other setting that differs from train.py's defaults as
+name=value in alphabetical order, then the seed, the epoch budget and the early stop:
+
+    add_p113_fresh_seed0_e10000_stop200                 the fresh baseline (lambda = 0)
+    add_p113_refresh0.003_lam=0.1_wd=2_seed3_e10000_stop200
+
+Every study that asks for a config gets the same file, so a run is trained once and serves
+every study that needs it; a study's own labels ("baseline", "kl", ...) never enter the key.
+A file whose stored config differs from the one asked for (a name collision, or a default that
+changed since) is an error, never silently reused. Shards merge by copying files: every file
+is written whole and atomically, and the same run gives the same bytes (gzip mtime 0).
+"""
+import gzip
+import json
+import os
+import tempfile
+
+import torch
+
+import train
+
+STORE = os.path.join("results", "store")
+WEIGHT_KINDS = ("init", "final")
+PATH_KEYS = ("teacher", "init_from", "mask")      # settings that name a file: the key keeps its stem
+
+
+# ---------------------------------------------------------------------------------------
+# The key
+
+def _value(key, v):
+    if key in PATH_KEYS and isinstance(v, str):
+        name = os.path.basename(v)
+        return name[:-3] if name.endswith(".pt") else name
+    return f"{v:.10g}" if isinstance(v, float) else str(v)
+
+
+def run_key(cfg):
+    """The store name of a run: readable, and the same for every study that asks for cfg."""
+    sem = train.semantic_config(cfg)
+    default = train.semantic_config(train.make_config())
+    regime = sem["distractors"] + (f"{sem['refresh']:g}" if sem["refresh"] else "")
+    parts = [sem["task"], f"p{sem['p']}", regime]
+    core = ("task", "p", "distractors", "refresh", "seed", "epochs", "stop_after")
+    parts += [f"{k}={_value(k, v)}" for k, v in sem.items() if k not in core and v != default[k]]
+    parts += [f"seed{sem['seed']}", f"e{sem['epochs']}"]
+    if sem["stop_after"] is not None:
+        parts.append(f"stop{sem['stop_after']}")
+    return "_".join(parts)
+
+
+def config_differences(stored, cfg):
+    """Keys in which a stored run's config differs from cfg ([] = the same run). A flag added
+    after the run was stored matches if cfg uses that flag's default."""
+    defaults = train.semantic_config(train.make_config())
+    want = json.loads(json.dumps(train.semantic_config(cfg)))
+    have = dict(stored)
+    for k, v in want.items():
+        if k not in have and v == defaults.get(k):
+            have[k] = v
+    return sorted(k for k in set(have) | set(want) if have.get(k) != want.get(k))
+
+
+# ---------------------------------------------------------------------------------------
+# Files: whole or not at all
+
+def atomic_write(path, write, mode="w"):
+    """write(f) into a temporary file beside `path`, then rename it to `path`: a reader never
+    sees half a file, a crash never leaves one. Readable by all, like any other result."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    with os.fdopen(fd, mode) as f:
+        write(f)
+    os.chmod(tmp, 0o644)               # mkstemp makes it private (0600)
+    os.replace(tmp, path)
+
+
+def write_json(path, obj):
+    atomic_write(path, lambda f: json.dump(obj, f))
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def _round(obj):
+    """Floats to float32 precision (7 significant digits): what the store keeps."""
+    if isinstance(obj, float):
+        return float(f"{obj:.7g}")
+    if isinstance(obj, list):
+        return [_round(v) for v in obj]
+    if isinstance(obj, dict):
+        return {k: _round(v) for k, v in obj.items()}
+    return obj
+
+
+# ---------------------------------------------------------------------------------------
+# The store
+
+def path(folder, cfg):
+    return os.path.join(folder, run_key(cfg) + ".json.gz")
+
+
+def write(folder, summary, history, cfg):
+    """One run into the store (its key from cfg), atomically."""
+    if summary["config"].get("n_heads", 1) == 1:
+        history = {k: v for k, v in history.items() if k != "attn_mass_heads"}   # = attn_mass
+    data = json.dumps({"summary": summary, "history": _round(history)}).encode()
+
+    def write_gz(raw):
+        with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:   # mtime 0: same run, same bytes
+            f.write(data)
+    atomic_write(path(folder, cfg), write_gz, mode="wb")
+
+
+def read_file(file):
+    """(summary, history) of one store file, whatever its config."""
+    with gzip.open(file, "rt") as f:
+        run = json.load(f)
+    history = run["history"]
+    if "attn_mass_heads" not in history and "attn_mass" in history:
+        history["attn_mass_heads"] = [[m] for m in history["attn_mass"]]
+    return run["summary"], history
+
+
+def read(folder, cfg):
+    """(summary, history) of the stored run of cfg, None if absent. ValueError if the file
+    under cfg's key holds another config."""
+    file = path(folder, cfg)
+    if not os.path.exists(file):
+        return None
+    summary, history = read_file(file)
+    changed = config_differences(summary["config"], cfg)
+    if changed:
+        raise ValueError(f"{file} holds a run with another config (differs in: {', '.join(changed)}); "
+                         "use another --store or delete it")
+    return summary, history
+
+
+def weights_path(folder, cfg, kind="final"):
+    assert kind in WEIGHT_KINDS
+    return os.path.join(folder, f"{run_key(cfg)}.{kind}.pt")
+
+
+def write_weights(folder, cfg, state, kind="final"):
+    """A state dict as float32 (about 0.3 MB for the paper's model)."""
+    state = {k: v.detach().to("cpu", torch.float32).clone() for k, v in state.items()}
+    atomic_write(weights_path(folder, cfg, kind), lambda f: torch.save(state, f), mode="wb")
+
+
+# ---------------------------------------------------------------------------------------
+# A run folder (the machine that trained it): summary.json, history.json, init.pt, final.pt
+
+def cached_summary(out, cfg):
+    """The summary in run folder `out` for this same config, None if the run is not there yet.
+    Raises ValueError if `out` holds a run of another config (never silently reused)."""
+    file = os.path.join(out, "summary.json")
+    if not os.path.exists(file):
+        return None
+    stored = read_json(file)
+    changed = config_differences(stored.get("config", {}), cfg)
+    if changed:
+        raise ValueError(f"{out} holds a run with another config (differs in: {', '.join(changed)}); "
+                         "choose another --out or delete it")
+    return stored
+
+
+def from_folder(out, cfg):
+    """(summary, history) of a finished run folder, None if unfinished or absent."""
+    if cached_summary(out, cfg) is None:     # raises if the folder holds another config
+        return None
+    return read_json(os.path.join(out, "summary.json")), read_json(os.path.join(out, "history.json"))
+
+
+def save_run(out, summary, history, weights):
+    """A run folder: init.pt / final.pt, history, summary (last: it marks the run complete)."""
+    for kind, state in weights.items():
+        atomic_write(os.path.join(out, f"{kind}.pt"), lambda f: torch.save(state, f), mode="wb")
+    write_json(os.path.join(out, "history.json"), history)
+    write_json(os.path.join(out, "summary.json"), summary)
+
+
+def run_to_folder(cfg, log=print):
+    """Train into cfg.out unless the same run is already there; returns the summary."""
+    cached = cached_summary(cfg.out, cfg)
+    if cached is not None:
+        return cached
+    weights = {}
+    summary, history = train.train(cfg, log=log, weights=weights)
+    save_run(cfg.out, summary, history, weights)
+    return summary
