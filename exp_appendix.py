@@ -136,6 +136,24 @@ def apply_quick(args, quick):
     os.makedirs(args.results_dir, exist_ok=True)
 
 
+def out_path(args, base, ext):
+    """results/<base>[_<regime>][_lam<lam>][_seeds..].<ext>: a study run in another regime, at
+    another lambda or on other seeds never overwrites the default one's figure and summary."""
+    lam = getattr(args, "lam", 1.0)
+    tag = ("" if args.regime == "fresh" else f"_{args.regime}") + \
+          ("" if not isinstance(lam, float) or lam == 1.0 else f"_lam{lam:g}") + sweep.seeds_tag(args.seeds)
+    return os.path.join(args.results_dir, f"{base}{tag}.{ext}")
+
+
+def print_claim(args, claim, base):
+    """The claim's verdict as REPORT.md judges it, when this call wrote the file it reads."""
+    path = out_path(args, base, "json")
+    if os.path.basename(path) == f"{base}.json":
+        report.print_claim(claim, args.results_dir)
+    else:
+        print(f"\n(REPORT.md judges {claim} on results/{base}.json; this setting's summary is {path})")
+
+
 def run_name(arm, seed, args):
     """A run's label within a study (the store names runs by their config, store.run_key)."""
     return f"p{args.p}_{args.regime}_{arm}_seed{seed}"
@@ -193,23 +211,30 @@ def plot_arms(results, grok, args, arms, path, title, norm=False, name=None):
 # ---------------------------------------------------------------------------------------
 # priors (Figs. 6-7)
 
-PRIOR_ARMS = ("baseline", "kl", "entropy", "sparsity", "teacher", "anneal", "late")
+PRIOR_ARMS = ("baseline", "kl", "uniform", "entropy", "sparsity", "teacher", "anneal", "late")
+# also run at --low-lam (README, "Priors"): at lambda = 1 entropy and sparsity collapse attention
+# before anything is memorized, so one lambda cannot say whether sparsity itself helps
+LOW_LAM_ARMS = ("kl", "uniform", "entropy", "sparsity")
 # the small model memorizes by epoch ~100 (the paper config by 300-640): late and anneal scale down
 PRIORS_QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=1200, seeds=[0], late_start=300, anneal=300)
 
 
 def prior_arm_config(arm, seed, args):
-    """The config of one arm of the priors study (teacher: stage 2, see run_priors)."""
+    """The config of one arm of the priors study (teacher: stage 2, see run_priors). An arm
+    `name@lam` is that arm at strength lam instead of --lam."""
     if arm == "baseline":
         return sweep.study_config(args, seed)      # the shared baseline; also the teacher
+    arm, lam = (arm.split("@")[0], float(arm.split("@")[1])) if "@" in arm else (arm, args.lam)
     kw = {}
     if arm in ("entropy", "sparsity"):
         kw["prior_kind"] = arm
+    elif arm == "uniform":
+        kw["prior"] = "uniform"
     elif arm == "anneal":
         kw["prior_anneal"] = args.anneal
     elif arm == "late":
         kw["prior_start"] = args.late_start
-    return sweep.study_config(args, seed, lam=args.lam, **kw)
+    return sweep.study_config(args, seed, lam=lam, **kw)
 
 
 def priors_parser(sub):
@@ -220,13 +245,16 @@ def priors_parser(sub):
     p.add_argument("--late-start", type=int, default=1000,
                    help="epoch at which 'late' switches on (after memorization: t_mem 300-640, README)")
     p.add_argument("--arms", nargs="+", default=list(PRIOR_ARMS), choices=PRIOR_ARMS)
+    p.add_argument("--low-lam", type=float, default=0.1,
+                   help=f"also run {', '.join(LOW_LAM_ARMS)} at this lambda (0: not)")
     return p
 
 
 def run_priors(args):
     apply_quick(args, PRIORS_QUICK)
     arms = [a for a in PRIOR_ARMS if a in args.arms]
-    trained = [a for a in PRIOR_ARMS if a in arms and a != "teacher" or a == "baseline" and "teacher" in arms]
+    arms += [f"{a}@{args.low_lam:g}" for a in LOW_LAM_ARMS if a in arms and args.low_lam not in (0, args.lam)]
+    trained = [a for a in arms if a != "teacher"] + (["baseline"] if "teacher" in arms and "baseline" not in arms else [])
     runs = [(run_name(a, s, args), prior_arm_config(a, s, args)) for a in trained for s in args.seeds]
     teachers = [run_name("baseline", s, args) for s in args.seeds] if "teacher" in arms else []
     results = sweep.run_sweep(runs, args, weights=teachers)
@@ -251,12 +279,23 @@ def run_priors(args):
     if all(med.get(a) is not None for a in ("teacher", "kl", "baseline")) and med["baseline"] > med["kl"]:
         frac = (med["baseline"] - med["teacher"]) / (med["baseline"] - med["kl"])
         print(f"  (descriptive) the teacher recovers {frac:.2f} of the oracle KL's median gain")
-    store.write_json(os.path.join(args.results_dir, "fig6_priors.json"),
-                     {"grok": grok, "median": med, "lam": args.lam, "anneal": args.anneal,
+    # secondary comparisons, written down before their runs (README, "Priors"): the undirected
+    # penalties and the uniform control at the lower lambda, and does the oracle beat the control
+    pairs = [(a, "baseline") for a in arms if "@" in a or a == "uniform"]
+    pairs += [(kl, kl.replace("kl", "uniform")) for kl in arms if kl.split("@")[0] == "kl"
+              and kl.replace("kl", "uniform") in arms]
+    if pairs:
+        print("Secondary comparisons (README, 'Priors'; not part of C6's verdict), rule 2:")
+    summary = {"grok": grok, "seeds": args.seeds, "budget": args.epochs}
+    for fast, slow in pairs:
+        v = report._speedup(summary, slow, fast, report.A.RULES["v2"])
+        print(f"  {fast} faster than {slow}: " + report.A.describe(v).replace("**", ""))
+    store.write_json(out_path(args, "fig6_priors", "json"),
+                     {"grok": grok, "median": med, "lam": args.lam, "low_lam": args.low_lam, "anneal": args.anneal,
                       "late_start": args.late_start, "budget": args.epochs, "p": args.p, "regime": args.regime,
                       "seeds": args.seeds})
-    report.print_claim("C6", args.results_dir)
-    plot_arms(results, grok, args, arms, os.path.join(args.results_dir, "fig6_priors.png"),
+    print_claim(args, "C6", "fig6_priors")
+    plot_arms(results, grok, args, arms, out_path(args, "fig6_priors", "png"),
               f"Figures 6-7: priors at lambda = {args.lam:g}, p = {args.p}, distractors {args.regime}, "
               f"seeds {args.seeds}")
 
@@ -282,11 +321,11 @@ def run_frozen(args):
     print("\nClaim C10 (paper, App. F.4): with attention frozen at the oracle the MLP alone "
           "generalizes quickly. Grokking epochs:")
     print_grok_table(grok, med, args)
-    store.write_json(os.path.join(args.results_dir, "appendix_frozen.json"),
+    store.write_json(out_path(args, "appendix_frozen", "json"),
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
                       "p": args.p, "regime": args.regime, "seeds": args.seeds})
-    report.print_claim("C10", args.results_dir)
-    plot_arms(results, grok, args, FROZEN_ARMS, os.path.join(args.results_dir, "appendix_frozen.png"),
+    print_claim(args, "C10", "appendix_frozen")
+    plot_arms(results, grok, args, FROZEN_ARMS, out_path(args, "appendix_frozen", "png"),
               f"Frozen oracle attention vs baseline and KL (lambda {args.lam:g}), p = {args.p}, "
               f"distractors {args.regime}, seeds {args.seeds}")
 
@@ -349,10 +388,10 @@ def run_optimizers(args):
         shown = " ".join("-" if r is None else f"{r:.1e}" for r in rates)
         m = analysis.fmt_median([g for g in grok[k] if g != "missing"], args.epochs)   # "> budget": censored
         print(f"{k:11s} {m:>13s} {shown:>40s} {pred:10.1e}")
-    store.write_json(os.path.join(args.results_dir, "fig11_optimizers.json"),
+    store.write_json(out_path(args, "fig11_optimizers", "json"),
                      {"settings": table, "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds})
-    report.print_claim("C10", args.results_dir)
-    plot_arms(results, grok, args, args.settings, os.path.join(args.results_dir, "fig11_optimizers.png"),
+    print_claim(args, "C10", "fig11_optimizers")
+    plot_arms(results, grok, args, args.settings, out_path(args, "fig11_optimizers", "png"),
               f"Figure 11: optimizers, batch sizes and Adam betas (lambda = 0), p = {args.p}, "
               f"distractors {args.regime}, seeds {args.seeds}", norm=True)
 
@@ -421,13 +460,13 @@ def run_tasks(args):
               f"{row['violations']:10d} {fmt(row['before memorization']):>16s} {fmt(row['plateau']):>9s} "
               f"{fmt(row['after grokking']):>10s}")
     fname = "fig10_tasks" if hasattr(args, "tasks") else "fig10_autoregressive"
-    path = os.path.join(args.results_dir, fname + ".json")
+    path = out_path(args, fname, "json")
     setting = {"lam": args.lam, "budget": args.epochs, "regime": args.regime}
     store.write_json(path, {"runs": summary, **setting, "seeds": args.seeds})
-    report.print_claim("C9", args.results_dir)
+    print_claim(args, "C9", fname)
     labels = ["/".join(ta) for ta in arms]
     plot_arms(results, {"/".join(ta): g for ta, g in grok.items()}, args, labels,
-              os.path.join(args.results_dir, fname + ".png"),
+              out_path(args, fname, "png"),
               f"Figure 10: baseline vs KL (lambda {args.lam:g}) per task, distractors {args.regime}, "
               f"seeds {args.seeds}", name=lambda lab, s: name(tuple(lab.split("/")), s))
 
@@ -456,11 +495,11 @@ def run_routing(args):
     print("\nClaim C7 (paper, App. F.3): when the informative positions vary per sequence, a "
           "per-sequence oracle restores the KL bypass. Grokking epochs:")
     print_grok_table(grok, med, args)
-    store.write_json(os.path.join(args.results_dir, "fig8_routing.json"),
+    store.write_json(out_path(args, "fig8_routing", "json"),
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
                       "regime": args.regime, "seeds": args.seeds})
-    report.print_claim("C7", args.results_dir)
-    plot_arms(results, grok, args, arms, os.path.join(args.results_dir, "fig8_routing.png"),
+    print_claim(args, "C7", "fig8_routing")
+    plot_arms(results, grok, args, arms, out_path(args, "fig8_routing", "png"),
               f"Figure 8 (left): dynamic routing, p = {args.p}, distractors {args.regime}, seeds {args.seeds}",
               name=name)
 
@@ -512,11 +551,11 @@ def run_lengths(args):
            for a in arms}
     for L in args.lengths:
         print(f"{L:6d} " + " ".join("        -" if med[a][L] is None else f"{med[a][L]:9.3f}" for a in arms))
-    store.write_json(os.path.join(args.results_dir, "fig8_lengths.json"),
+    store.write_json(out_path(args, "fig8_lengths", "json"),
                      {"accuracy": {a: {str(s): v for s, v in d.items()} for a, d in acc.items()},
                       "median": med, "lam": args.lam, "budget": args.epochs,
                       "regime": args.regime, "seeds": args.seeds})
-    report.print_claim("C7", args.results_dir)
+    print_claim(args, "C7", "fig8_lengths")
     plt = sweep.pyplot()
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for i, a in enumerate(arms):
@@ -527,7 +566,7 @@ def run_lengths(args):
     ax.axvline(6, color="gray", ls=":", lw=1)
     ax.set(xlabel="test sequence length (training: 6)", ylabel="test accuracy", ylim=(0, 1.02))
     ax.legend()
-    sweep.save_figure(fig, os.path.join(args.results_dir, "fig8_lengths.png"),
+    sweep.save_figure(fig, out_path(args, "fig8_lengths", "png"),
                       f"Figure 8 (right): length generalization, p = {args.p}, lambda {args.lam:g}, seeds {args.seeds}")
 
 
@@ -557,11 +596,11 @@ def run_dims(args):
     median = lambda gs: analysis.fmt_median([g for g in gs if g != "missing"], args.epochs)   # "> budget": censored
     for a in arms:
         print(f"{a[1:]:>7s} {fmt(struct[a]):>28s} {median(struct[a]):>7s} {fmt(grok[a]):>28s} {median(grok[a]):>7s}")
-    store.write_json(os.path.join(args.results_dir, "fig9_dims.json"),
+    store.write_json(out_path(args, "fig9_dims", "json"),
                      {"struct": struct, "struct_median": struct_med, "grok": grok, "grok_median": grok_med,
                       "budget": args.epochs, "regime": args.regime, "seeds": args.seeds})
-    report.print_claim("C8", args.results_dir)
-    plot_arms(results, grok, args, arms, os.path.join(args.results_dir, "fig9_dims.png"),
+    print_claim(args, "C8", "fig9_dims")
+    plot_arms(results, grok, args, arms, out_path(args, "fig9_dims", "png"),
               f"Figure 9 (left): d_model, p = {args.p}, distractors {args.regime}, seeds {args.seeds}", name=name)
 
 
@@ -602,9 +641,9 @@ def run_heads(args):
                            "final_info_mass_heads": final_heads, "final_info_mass": h["info_mass"][-1]}
         print(f"{s:4d} {str(summ['grok_epoch']):>6s} {str(summ['struct_epoch']):>20s} "
               f"{str(summary[str(s)]['first_distributed']):>26s} {' '.join(f'{m:.2f}' for m in final_heads):>30s}")
-    store.write_json(os.path.join(args.results_dir, "fig9_heads.json"),
+    store.write_json(out_path(args, "fig9_heads", "json"),
                      {"seeds": summary, "n_heads": args.n_heads, "budget": args.epochs, "regime": args.regime})
-    report.print_claim("C8", args.results_dir)
+    print_claim(args, "C8", "fig9_heads")
     plt = sweep.pyplot()
     seeds = [s for s in args.seeds if name(None, s) in results]
     if not seeds:
@@ -619,7 +658,7 @@ def run_heads(args):
         ax.plot(h["epoch"], h["test_acc"], "k:", lw=1, label="test accuracy")
         ax.set(xlabel="epoch", ylabel="informative mass (test)", title=f"seed {s}")
         ax.legend(fontsize=7)
-    sweep.save_figure(fig, os.path.join(args.results_dir, "fig9_heads.png"),
+    sweep.save_figure(fig, out_path(args, "fig9_heads", "png"),
                       f"Figure 9 (right): {args.n_heads} heads, p = {args.p}, distractors {args.regime}")
 
 

@@ -82,6 +82,15 @@ class SeqTask:
         m = m.float()
         return m / m.sum(-1, keepdim=True)
 
+    def uniform_for(self, split):
+        """Uniform on every key the query attends to (N, T): a KL target with a live gradient
+        and no information about which positions matter (the priors study's control)."""
+        n = len(self.train_x if split == "train" else self.test_x)
+        if self.qpos is None:
+            return torch.full((n, self.seq_len), 1.0 / self.seq_len)
+        m = (torch.arange(self.seq_len)[None, :] <= self.qpos[split][:, None]).float()   # causal: keys up to the query
+        return m / m.sum(-1, keepdim=True)
+
     def oracle(self, n):
         """q* (n, T): 1/k on each informative position (the oracle of Def. 4.1)."""
         q = torch.zeros(self.seq_len)

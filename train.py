@@ -32,7 +32,7 @@ from model import Transformer
 from optim import OPTIMIZERS, build_optimizer
 from tasks import TASKS, make_task, query_slot_ids
 
-PRIORS = ("oracle", "adversarial", "teacher")       # the target q of the KL prior
+PRIORS = ("oracle", "adversarial", "uniform", "teacher")       # the target q of the KL prior
 PRIOR_KINDS = ("kl", "entropy", "sparsity")          # directed (KL) and undirected penalties
 DISTRACTOR_DRAWS = ("fixed", "fresh", "refresh")        # --distractors: once, every epoch, with prob. rho
 # Flags that change how a run is executed or reported, never what it computes.
@@ -80,7 +80,8 @@ def get_parser():
     # structural prior (Eq. 6): loss = CE + lam(t) * mean penalty(a), penalty = KL(q || a) by default
     a("--lam", type=float, default=0.0, help="prior strength lambda")
     a("--prior", default="oracle",
-      help="KL target q: oracle | adversarial (uniform on distractors) | teacher (a trained model's attention)")
+      help="KL target q: oracle | adversarial (uniform on distractors) | uniform (on every key: no "
+           "information, a live gradient) | teacher (a trained model's attention)")
     a("--teacher", default=None, help="state dict (.pt) of the teacher for --prior teacher (same architecture)")
     a("--prior-kind", default="kl",
       help="kl: KL(q || a) | entropy: H(a) | sparsity: 1 - ||a||_2^2 (both undirected: no target)")
@@ -298,7 +299,8 @@ def task_data(task, cfg, device, tau):
         x_te=task.test_x.to(device), y_te=task.test_y.to(device),
         oracle_tr=oracle_tr, oracle_te=oracle_te, tau=tau,
         target=(oracle_tr if cfg.prior == "oracle" else
-                task.adversarial_for("train").to(device) if cfg.prior == "adversarial" else None),
+                task.adversarial_for("train").to(device) if cfg.prior == "adversarial" else
+                task.uniform_for("train").to(device) if cfg.prior == "uniform" else None),
         pos_ids=None if cfg.pos_slots is None else query_slot_ids(task.seq_len, cfg.pos_slots),
         qpos_tr=task.qpos["train"].to(device) if has_q else None,
         qpos_te=task.qpos["test"].to(device) if has_q else None,

@@ -111,7 +111,8 @@ def test_appendix_priors_and_teacher_stage(tmp_path, capsys):
     assert os.path.exists(summary["config"]["teacher"])                 # the baseline's weights, kept in the store
     assert store.run_key(base) in store.run_key(teacher)                # and named in the teacher's key
     res = json.loads((tmp_path / "res" / "fig6_priors.json").read_text())
-    assert set(res["grok"]) == {"baseline", "kl", "entropy", "teacher"}
+    assert set(res["grok"]) == {"baseline", "kl", "entropy", "teacher", "kl@0.1", "entropy@0.1"}
+    assert "entropy@0.1 faster than baseline" in out and res["low_lam"] == 0.1
 
 
 def test_appendix_optimizers_predicted_rates(tmp_path):

@@ -94,3 +94,14 @@ def test_prior_flag_errors():
                 dict(prior_anneal=0), dict(prior_start=-1)):
         with pytest.raises(ValueError):
             train.validate(train.make_config(**bad))
+
+
+def test_each_kl_target_reaches_the_run():
+    """--prior picks the KL target q the loss sees: oracle, adversarial or uniform."""
+    task = make_task("add", p=11, n_distractors=2)
+    want = {"oracle": task.oracle_for("train"), "adversarial": task.adversarial_for("train"),
+            "uniform": task.uniform_for("train")}
+    for prior, q in want.items():
+        data = train.task_data(task, train.make_config(p=11, lam=1.0, prior=prior), torch.device("cpu"), 0.25)
+        assert torch.equal(data.target, q), prior
+    assert len({tuple(q[0].tolist()) for q in want.values()}) == 3

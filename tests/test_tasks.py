@@ -161,3 +161,16 @@ def test_adversarial_target_of_causal_rows_excludes_the_real_query():
     assert (adv[rows, qpos] == 0).all() and (adv[info] == 0).all()
     assert (adv * (torch.arange(t.seq_len)[None] > qpos[:, None])).sum() == 0     # no future key
     assert torch.allclose(adv.sum(1), torch.ones(len(adv)))
+
+
+def test_uniform_target_spreads_over_every_key_the_query_attends():
+    """The priors study's control: no information (the same weight on every attended key,
+    informative or not), so KL toward it has a live gradient a - q and no direction."""
+    t = make_task("add", p=11, n_distractors=2)
+    u = t.uniform_for("train")
+    assert u.shape == t.train_x.shape and torch.allclose(u, torch.full_like(u, 1 / 5))
+    t = make_task("arparity", n_bits=6, parity_k=2, n_outputs=3, frac=0.5, seed=1)
+    u, qpos = t.uniform_for("train"), t.qpos["train"]
+    keys = torch.arange(t.seq_len)[None] <= qpos[:, None]            # causal: up to the query itself
+    assert (u[~keys] == 0).all() and torch.allclose(u[keys], (1 / (qpos + 1).float())[:, None].expand_as(u)[keys])
+    assert torch.allclose(u.sum(1), torch.ones(len(u)))
