@@ -39,7 +39,7 @@ def test_cli_writes_summary_and_history(tmp_path):
 
 @pytest.mark.parametrize("args,msg", [(["--task", "sub"], "unknown task"), (["--p", "2"], "--p"),
                                       (["--frac", "1.5"], "--frac"), (["--lam", "-1"], "--lam"),
-                                      (["--prior", "uniform"], "unknown prior"),
+                                      (["--prior", "flat"], "unknown prior"),
                                       (["--distractors", "refresh"], "--refresh")])
 def test_bad_input_is_one_line_error(args, msg):
     r = run_cli(*TINY, *args)
