@@ -77,9 +77,12 @@ def phase_ratios(history):
     return {k: float(np.median(ratio[w])) if w.any() else None for k, w in windows.items()}
 
 
+def bound_runs(args):
+    return [sweep.kl_run(l, s, args) for l in args.lam for s in args.seeds]
+
+
 def run_bound(args):
-    apply_quick(args, BOUND_QUICK)
-    runs = [sweep.kl_run(l, s, args) for l in args.lam for s in args.seeds]
+    runs = bound_runs(args)
     results = sweep.run_sweep(runs, args)
     print("\nClaim C5 (paper): the measured gradient stays below the Lemma 5.1 bound, far below "
           "it after memorization.")
@@ -126,14 +129,6 @@ def study_parser(sub, name, help, quick):
     sweep.add_scale_args(p, quick)
     sweep.add_sweep_args(p)
     return p
-
-
-def apply_quick(args, quick):
-    if args.quick:
-        for k, v in quick.items():
-            setattr(args, k, v)
-        args.results_dir = os.path.join(args.results_dir, "quick")
-    os.makedirs(args.results_dir, exist_ok=True)
 
 
 def out_path(args, base, ext):
@@ -250,20 +245,36 @@ def priors_parser(sub):
     return p
 
 
-def run_priors(args):
-    apply_quick(args, PRIORS_QUICK)
+def prior_arms(args):
     arms = [a for a in PRIOR_ARMS if a in args.arms]
-    arms += [f"{a}@{args.low_lam:g}" for a in LOW_LAM_ARMS if a in arms and args.low_lam not in (0, args.lam)]
-    trained = [a for a in arms if a != "teacher"] + (["baseline"] if "teacher" in arms and "baseline" not in arms else [])
-    runs = [(run_name(a, s, args), prior_arm_config(a, s, args)) for a in trained for s in args.seeds]
+    return arms + [f"{a}@{args.low_lam:g}" for a in LOW_LAM_ARMS if a in arms and args.low_lam not in (0, args.lam)]
+
+
+def teacher_config(seed, args):
+    """The teacher arm: KL toward the attention of the same seed's baseline (its stored weights)."""
+    final = store.weights_path(sweep.store_dir(args), prior_arm_config("baseline", seed, args))
+    return sweep.study_config(args, seed, lam=args.lam, prior="teacher", teacher=final)
+
+
+def priors_runs(args):
+    """Stage 1 (every arm but the teacher, and the baseline the teacher needs), then stage 2."""
+    arms = prior_arms(args)
+    first = [a for a in arms if a != "teacher"] + (["baseline"] if "teacher" in arms and "baseline" not in arms else [])
+    return [(run_name(a, s, args), prior_arm_config(a, s, args)) for a in first for s in args.seeds] + \
+        [(run_name("teacher", s, args), teacher_config(s, args)) for s in args.seeds if "teacher" in arms]
+
+
+def run_priors(args):
+    arms = prior_arms(args)
+    runs = [(label, cfg) for label, cfg in priors_runs(args) if cfg.prior != "teacher"]
     teachers = [run_name("baseline", s, args) for s in args.seeds] if "teacher" in arms else []
     results = sweep.run_sweep(runs, args, weights=teachers)
     if "teacher" in arms:           # stage 2: the teacher is the same seed's grokked baseline
         teacher_runs = []
         for s in args.seeds:
             base = run_name("baseline", s, args)
-            final = store.weights_path(sweep.store_dir(args), prior_arm_config("baseline", s, args))
-            cfg = sweep.study_config(args, s, lam=args.lam, prior="teacher", teacher=final)
+            cfg = teacher_config(s, args)
+            final = cfg.teacher
             if sweep.is_stored(args, cfg) or (
                     base in results and results[base][0]["grok_epoch"] is not None and os.path.exists(final)):
                 teacher_runs.append((run_name("teacher", s, args), cfg))
@@ -312,11 +323,13 @@ def frozen_parser(sub):
     return p
 
 
+def frozen_runs(args):
+    return [(run_name(a, s, args), prior_arm_config(a, s, args)) for a in ("baseline", "kl") for s in args.seeds] + \
+        [(run_name("frozen", s, args), sweep.study_config(args, s, frozen_attn="oracle")) for s in args.seeds]
+
+
 def run_frozen(args):
-    apply_quick(args, PRIORS_QUICK)
-    runs = [(run_name(a, s, args), prior_arm_config(a, s, args)) for a in ("baseline", "kl") for s in args.seeds]
-    runs += [(run_name("frozen", s, args), sweep.study_config(args, s, frozen_attn="oracle")) for s in args.seeds]
-    results = sweep.run_sweep(runs, args)
+    results = sweep.run_sweep(frozen_runs(args), args)
     grok, med = grok_table(results, args, FROZEN_ARMS)
     print("\nClaim C10 (paper, App. F.4): with attention frozen at the oracle the MLP alone "
           "generalizes quickly. Grokking epochs:")
@@ -367,11 +380,13 @@ def predicted_contraction(cfg, n_train):
     return steps * -math.log(1 - optim.decay_per_step(cfg.optimizer, cfg.lr, cfg.wd))
 
 
+def optimizers_runs(args):
+    return [(run_name(k, s, args), sweep.study_config(args, s, **SETTINGS[k])) for k in args.settings for s in args.seeds]
+
+
 def run_optimizers(args):
-    apply_quick(args, OPTIMIZERS_QUICK)
     cfgs = {k: sweep.study_config(args, 0, **SETTINGS[k]) for k in args.settings}
-    runs = [(run_name(k, s, args), sweep.study_config(args, s, **SETTINGS[k])) for k in args.settings for s in args.seeds]
-    results = sweep.run_sweep(runs, args)
+    results = sweep.run_sweep(optimizers_runs(args), args)
     n_train = len(make_task("add", args.p, cfgs[args.settings[0]].frac, 2, 0).train_x)
     grok, med = grok_table(results, args, args.settings)
     print("\nClaim C10 (paper, App. B, F.4): rates and floors change with the optimizer, but the "
@@ -420,21 +435,30 @@ def tasks_parser(sub, name="tasks", help="Fig. 10: baseline vs KL and gradient s
     return p
 
 
+def tasks_runs(args, task_names=None):
+    """The runs of the tasks trained by this call (--tasks; the autoregressive study: arparity),
+    both arms."""
+    task_names = task_names or getattr(args, "tasks", ["arparity"])
+    return [(f"{t}/{a}/seed{s}", task_config(t, a, s, args)) for t in task_names for a in ("baseline", "kl")
+            for s in args.seeds]
+
+
 def run_tasks(args):
-    apply_quick(args, TASK_STUDY_QUICK if hasattr(args, "tasks") else TASKS_QUICK)
     trained = getattr(args, "tasks", ["arparity"])
     # the summary covers every task of the study: --tasks chooses what is trained, the other
     # tasks' rows come from their stored runs (the same configs), never from an older summary
     task_names = trained if not hasattr(args, "tasks") else list(TASK_GRID)
     arms = [(t, a) for t in task_names for a in ("baseline", "kl")]
     name = lambda ta, s: f"{ta[0]}/{ta[1]}/seed{s}"
-    runs = [(name(ta, s), task_config(ta[0], ta[1], s, args)) for ta in arms for s in args.seeds]
-    results = sweep.run_sweep([r for r in runs if r[0].split("/")[0] in trained], args)
-    others = {n: store.read(sweep.store_dir(args), cfg) for n, cfg in runs if n.split("/")[0] not in trained}
+    results = sweep.run_sweep(tasks_runs(args), args)
+    others = {n: store.read(sweep.store_dir(args), cfg)
+              for n, cfg in tasks_runs(args, [t for t in task_names if t not in trained])}
     results.update({n: got for n, got in others.items() if got is not None})
     if any(got is None for got in others.values()):
-        print(f"note: {sum(got is None for got in others.values())} runs of the other tasks are not stored")
-        sweep.write_partial(args)
+        print(f"note: {sum(got is None for got in others.values())} runs of the other tasks are not stored; "
+              "their rows are left out")
+        if args.plot_only:
+            sweep.write_partial(args)
     arms = [ta for ta in arms if any(name(ta, s) in results for s in args.seeds)]
     claim = ("C9 (paper, App. F.4): on every task the attention gradient stays below the Lemma 5.1 bound "
              "and collapses after memorization; KL speeds grokking where routing is the bottleneck")
@@ -484,13 +508,15 @@ def routing_parser(sub):
     return p
 
 
+def routing_runs(args):
+    return [(run_name(f"route-{a}", s, args), sweep.study_config(args, s, task="route", lam=args.lam if a == "kl" else 0.0))
+            for a in ("baseline", "kl") for s in args.seeds]
+
+
 def run_routing(args):
-    apply_quick(args, TASKS_QUICK)
     arms = ("baseline", "kl")
     name = lambda a, s: run_name(f"route-{a}", s, args)
-    runs = [(name(a, s), sweep.study_config(args, s, task="route", lam=args.lam if a == "kl" else 0.0))
-            for a in arms for s in args.seeds]
-    results = sweep.run_sweep(runs, args)
+    results = sweep.run_sweep(routing_runs(args), args)
     grok, med = grok_table(results, args, arms, name)
     print("\nClaim C7 (paper, App. F.3): when the informative positions vary per sequence, a "
           "per-sequence oracle restores the KL bypass. Grokking epochs:")
@@ -529,13 +555,20 @@ def length_accuracy(weights, cfg, lengths):
     return acc
 
 
+def length_config(arm, seed, args):
+    return sweep.study_config(args, seed, n_distractors=3, pos_slots=max(args.lengths),
+                              lam=args.lam if arm == "kl" else 0.0)
+
+
+def lengths_runs(args):
+    return [(run_name(f"len6-{a}", s, args), length_config(a, s, args)) for a in ("baseline", "kl") for s in args.seeds]
+
+
 def run_lengths(args):
-    apply_quick(args, TASKS_QUICK)
     arms = ("baseline", "kl")
     name = lambda a, s: run_name(f"len6-{a}", s, args)
-    cfg = lambda a, s: sweep.study_config(args, s, n_distractors=3, pos_slots=max(args.lengths),
-                                          lam=args.lam if a == "kl" else 0.0)
-    runs = [(name(a, s), cfg(a, s)) for a in arms for s in args.seeds]
+    cfg = lambda a, s: length_config(a, s, args)
+    runs = lengths_runs(args)
     results = sweep.run_sweep(runs, args, weights=[n for n, _ in runs])
     # accuracy at longer lengths from each run's final weights in the store: a clone recomputes it
     acc = {a: {} for a in arms}
@@ -582,12 +615,14 @@ def dims_parser(sub):
     return p
 
 
+def dims_runs(args):
+    return [(run_name(f"d{d}", s, args), sweep.study_config(args, s, d_model=d)) for d in args.dims for s in args.seeds]
+
+
 def run_dims(args):
-    apply_quick(args, TASKS_QUICK)
     arms = [f"d{d}" for d in args.dims]
     name = lambda a, s: run_name(a, s, args)      # d = 64 is the shared baseline (same config, same run)
-    runs = [(name(a, s), sweep.study_config(args, s, d_model=d)) for a, d in zip(arms, args.dims) for s in args.seeds]
-    results = sweep.run_sweep(runs, args)
+    results = sweep.run_sweep(dims_runs(args), args)
     grok, grok_med = grok_table(results, args, arms, name)
     struct, struct_med = grok_table(results, args, arms, name, key="struct_epoch")
     print("\nClaim C8 (paper, App. E.2, F.3): larger d learns the structural solution faster.")
@@ -619,11 +654,14 @@ def distributed_epochs(history):
     return ep[(agg >= 0.99) & (best_head < 0.99)]
 
 
+def heads_runs(args):
+    return [(run_name(f"heads{args.n_heads}", s, args), sweep.study_config(args, s, n_heads=args.n_heads))
+            for s in args.seeds]
+
+
 def run_heads(args):
-    apply_quick(args, TASKS_QUICK)
     name = lambda a, s: run_name(f"heads{args.n_heads}", s, args)
-    runs = [(name(None, s), sweep.study_config(args, s, n_heads=args.n_heads)) for s in args.seeds]
-    results = sweep.run_sweep(runs, args)
+    results = sweep.run_sweep(heads_runs(args), args)
     print(f"\nClaim C8 (paper, Conjecture E.2): with {args.n_heads} heads the aggregate informative mass "
           "can meet the structural condition where no single head does.")
     print(f"{'seed':>4s} {'grok':>6s} {'aggregate B_tau from':>20s} {'first epoch no head alone':>26s} "
@@ -662,17 +700,44 @@ def run_heads(args):
                       f"Figure 9 (right): {args.n_heads} heads, p = {args.p}, distractors {args.regime}")
 
 
-def main(argv=None):
+STUDIES = {  # subcommand: (parser, run, planned runs, --quick preset)
+    "bound": (bound_parser, run_bound, bound_runs, BOUND_QUICK),
+    "priors": (priors_parser, run_priors, priors_runs, PRIORS_QUICK),
+    "frozen": (frozen_parser, run_frozen, frozen_runs, PRIORS_QUICK),
+    "optimizers": (optimizers_parser, run_optimizers, optimizers_runs, OPTIMIZERS_QUICK),
+    "tasks": (tasks_parser, run_tasks, tasks_runs, TASK_STUDY_QUICK),
+    "autoregressive": (autoregressive_parser, run_tasks, tasks_runs, TASKS_QUICK),
+    "routing": (routing_parser, run_routing, routing_runs, TASKS_QUICK),
+    "lengths": (lengths_parser, run_lengths, lengths_runs, TASKS_QUICK),
+    "dims": (dims_parser, run_dims, dims_runs, TASKS_QUICK),
+    "heads": (heads_parser, run_heads, heads_runs, TASKS_QUICK),
+}
+
+
+def parse(argv=None):
+    """The subcommand's flags, with its --quick preset applied."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="study", required=True)
-    for make in (bound_parser, priors_parser, frozen_parser, optimizers_parser, tasks_parser,
-                 autoregressive_parser, routing_parser, lengths_parser, dims_parser, heads_parser):
+    for make, *_ in STUDIES.values():
         make(sub)
     args = parser.parse_args(argv)
+    if args.quick:
+        for k, v in STUDIES[args.study][3].items():
+            setattr(args, k, v)
+        args.results_dir = os.path.join(args.results_dir, "quick")
+    return args
+
+
+def planned_runs(args):
+    """Every (label, config) this call needs (reproduce.py --dry-run counts them)."""
+    return STUDIES[args.study][2](args)
+
+
+def main(argv=None):
+    args = parse(argv)
+    os.makedirs(args.results_dir, exist_ok=True)
     try:
-        {"bound": run_bound, "priors": run_priors, "frozen": run_frozen, "optimizers": run_optimizers,
-         "tasks": run_tasks, "autoregressive": run_tasks, "routing": run_routing, "lengths": run_lengths,
-         "dims": run_dims, "heads": run_heads}[args.study](args)
+        STUDIES[args.study][1](args)
     except ValueError as e:
         raise SystemExit(f"error: {e}")
 

@@ -101,18 +101,29 @@ def plot(results, names, title, path, args):
                       f"{args.stop_after} epochs after grokking holds its last value")
 
 
-def main(argv=None):
+def parse(argv=None):
+    """The flags, with the --quick preset applied."""
     args = get_parser().parse_args(argv)
     if args.quick:
         args.p, args.epochs, args.seeds = QUICK["p"], QUICK["epochs"], QUICK["seeds"]
         args.results_dir = os.path.join(args.results_dir, "quick")
+    return args
+
+
+def planned_runs(args):
+    """Every (label, config) this call needs (reproduce.py --dry-run counts them)."""
+    regimes, lams = (list(sweep.DISTRACTOR_REGIMES), [0.0]) if args.regime_study else ([args.regime], [args.lam])
+    return [(run_name(r, lam, s, args), run_config(r, lam, s, args)) for r in regimes for lam in lams for s in args.seeds]
+
+
+def main(argv=None):
+    args = parse(argv)
     os.makedirs(args.results_dir, exist_ok=True)
     if args.regime_study:
         regimes, lams = list(sweep.DISTRACTOR_REGIMES), [0.0]
     else:
         regimes, lams = [args.regime], [args.lam]
-    runs = [(run_name(r, lam, s, args), run_config(r, lam, s, args))
-            for r in regimes for lam in lams for s in args.seeds]
+    runs = planned_runs(args)
     try:
         results = sweep.run_sweep(runs, args)
     except ValueError as e:

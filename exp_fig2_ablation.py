@@ -86,7 +86,8 @@ def verdict(accs, chance):
     return "full" if m >= 0.99 else ("chance" if m < 3 * chance else "partial")
 
 
-def main(argv=None):
+def parse(argv=None):
+    """The flags, with the --quick preset applied."""
     args = get_parser().parse_args(argv)
     if args.quick:
         args.p, args.epochs, args.seeds = QUICK["p"], QUICK["epochs"], QUICK["seeds"]
@@ -95,9 +96,20 @@ def main(argv=None):
     bad = [c for c in args.capacity if c not in CAPACITY]
     if bad:
         raise SystemExit(f"error: unknown capacity rows {bad}; choose from {list(CAPACITY)}")
+    return args
+
+
+def planned_runs(args):
+    """Every (label, config) this call needs (reproduce.py --dry-run counts them)."""
+    return [(run_name(c, s, seed, args), run_config(c, s, seed, args))
+            for c in args.capacity for s in STRUCTURE for seed in args.seeds]
+
+
+def main(argv=None):
+    args = parse(argv)
     os.makedirs(args.results_dir, exist_ok=True)
     cells = [(c, s) for c in args.capacity for s in STRUCTURE]
-    runs = [(run_name(c, s, seed, args), run_config(c, s, seed, args)) for c, s in cells for seed in args.seeds]
+    runs = planned_runs(args)
     try:
         results = sweep.run_sweep(runs, args)
     except ValueError as e:

@@ -54,7 +54,8 @@ def run_config(lam, seed, args):
     return sweep.kl_run(lam, seed, args)[1]
 
 
-def main(argv=None):
+def parse(argv=None):
+    """The flags, with the --quick preset and the default regime applied."""
     args = get_parser().parse_args(argv)
     if args.quick:
         args.p, args.epochs, args.seeds = QUICK["p"], QUICK["epochs"], QUICK["seeds"]
@@ -65,9 +66,19 @@ def main(argv=None):
     args.regime = args.regime or "fresh"
     if any(l < 0 for l in args.lam):
         raise SystemExit("error: --lam values must be >= 0")
+    return args
+
+
+def planned_runs(args):
+    """Every (label, config) this call needs (reproduce.py --dry-run counts them)."""
+    return [(run_name(l, s, args), run_config(l, s, args)) for l in sorted(set(args.lam)) for s in args.seeds]
+
+
+def main(argv=None):
+    args = parse(argv)
     os.makedirs(args.results_dir, exist_ok=True)
     lams = sorted(set(args.lam))
-    runs = [(run_name(l, s, args), run_config(l, s, args)) for l in lams for s in args.seeds]
+    runs = planned_runs(args)
     try:
         results = sweep.run_sweep(runs, args)
     except ValueError as e:

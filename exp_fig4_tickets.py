@@ -71,47 +71,77 @@ def get_parser():
     return p
 
 
-def main(argv=None):
+def parse(argv=None):
+    """The flags, with the --quick preset applied."""
     args = get_parser().parse_args(argv)
     if args.quick:
         args.p, args.epochs, args.seeds = QUICK["p"], QUICK["epochs"], QUICK["seeds"]
         args.results_dir = os.path.join(args.results_dir, "quick")
     if not 0 < args.keep_frac <= 1:
         raise SystemExit(f"error: --keep-frac must lie in (0, 1], got {args.keep_frac}")
+    return args
+
+
+def run_label(arm, s, args):
+    return f"p{args.p}_{args.regime}_{arm}_seed{s}"
+
+
+def dense_config(s, args):
+    """The dense run of seed s, full budget: the source of every ticket."""
+    return sweep.study_config(args, s, stop_after=None)
+
+
+def mask_path(s, kind, args):
+    """Where seed s's mask is cut to (derived from the stored dense weights, not stored)."""
+    return os.path.join(args.runs_dir, "masks", f"{store.run_key(dense_config(s, args))}.mask_{kind}_keep{args.keep_frac:g}.pt")
+
+
+def ticket_runs(s, args):
+    """The four arms of seed s that are not the dense run: (label, config)."""
+    init = store.weights_path(sweep.store_dir(args), dense_config(s, args), "init")
+    ticket = lambda kind, **kw: sweep.study_config(args, s, init_from=init, mask=mask_path(s, kind, args),
+                                                  wd=args.retrain_wd, **kw)
+    return [(run_label("lottery", s, args), ticket("lottery")), (run_label("both", s, args), ticket("lottery", lam=args.lam)),
+            (run_label("random", s, args), ticket("random")),
+            (run_label("bayes", s, args), sweep.study_config(args, s, init_seed=s + 1000, lam=args.lam))]
+
+
+def planned_runs(args):
+    """Every (label, config) this call needs (reproduce.py --dry-run counts them)."""
+    return [(run_label("dense", s, args), dense_config(s, args)) for s in args.seeds] + \
+        [r for s in args.seeds for r in ticket_runs(s, args)]
+
+
+def main(argv=None):
+    args = parse(argv)
     os.makedirs(args.results_dir, exist_ok=True)
-    name = lambda arm, s: f"p{args.p}_{args.regime}_{arm}_seed{s}"
     try:
-        # 1. the dense runs, full budget: the source of every ticket; the store keeps their
-        # initial and final weights, so a clone trains the ticket arms without retraining them
-        dense = {s: sweep.study_config(args, s, stop_after=None) for s in args.seeds}
-        results = sweep.run_sweep([(name("dense", s), cfg) for s, cfg in dense.items()], args,
-                                  weights=[name("dense", s) for s in args.seeds])
-        # 2. masks from each dense run's final weights (run folders: derived, not stored), then
-        # the four other arms
+        # 1. the dense runs; the store keeps their initial and final weights, so a clone trains
+        # the ticket arms without retraining them
+        dense = [(run_label("dense", s, args), dense_config(s, args)) for s in args.seeds]
+        results = sweep.run_sweep(dense, args, weights=[label for label, _ in dense])
+        # 2. masks from each dense run's final weights, then the four other arms
         runs, folder = [], sweep.store_dir(args)
         for s in args.seeds:
-            init, final = (store.weights_path(folder, dense[s], kind) for kind in ("init", "final"))
+            final = store.weights_path(folder, dense_config(s, args), "final")
             have_weights = os.path.exists(final)
             for kind in ("lottery", "random"):
-                path = os.path.join(args.runs_dir, "masks",
-                                    f"{store.run_key(dense[s])}.mask_{kind}_keep{args.keep_frac:g}.pt")
+                path = mask_path(s, kind, args)
                 if have_weights and not os.path.exists(path):
                     weights = torch.load(final)
                     store.atomic_write(path, lambda f: torch.save(
                         magnitude_masks(weights, args.keep_frac) if kind == "lottery"
                         else random_masks(weights, args.keep_frac, seed=s), f), mode="wb")
-                arms = [(kind, {})] + ([("both", dict(lam=args.lam))] if kind == "lottery" else [])
-                for arm, kw in arms:
-                    cfg = sweep.study_config(args, s, init_from=init, mask=path, wd=args.retrain_wd, **kw)
-                    if have_weights or args.plot_only or sweep.is_stored(args, cfg):
-                        runs.append((name(arm, s), cfg))
-                    else:
-                        print(f"note: seed {s}: no dense weights in {folder}, so the {arm} arm cannot be trained here")
-            runs.append((name("bayes", s), sweep.study_config(args, s, init_seed=s + 1000, lam=args.lam)))
+            for label, cfg in ticket_runs(s, args):
+                if cfg.mask is None or have_weights or args.plot_only or sweep.is_stored(args, cfg):
+                    runs.append((label, cfg))
+                else:
+                    print(f"note: seed {s}: no dense weights in {folder}, so {label} cannot be trained here")
         results.update(sweep.run_sweep(runs, args))
     except ValueError as e:
         raise SystemExit(f"error: {e}")
 
+    name = lambda arm, s: run_label(arm, s, args)
     grok = {arm: {s: (results[name(arm, s)][0]["grok_epoch"] if name(arm, s) in results else "missing")
                   for s in args.seeds} for arm in ARMS}
     print(f"\nClaim C4 (paper): the Bayesian ticket (fresh init + KL, lambda = {args.lam:g}) matches or "
@@ -119,15 +149,16 @@ def main(argv=None):
     print(f"{'seed':>4s} " + " ".join(f"{a:>9s}" for a in ARMS))
     for s in args.seeds:
         print(f"{s:4d} " + " ".join(f"{str(grok[a][s] if grok[a][s] is not None else 'never'):>9s}" for a in ARMS))
-    store.write_json(os.path.join(args.results_dir, "fig4_tickets.json"),
+    stem = "fig4_tickets" + sweep.seeds_tag(args.seeds)
+    store.write_json(os.path.join(args.results_dir, stem + ".json"),
                      {"grok": {a: {str(s): g for s, g in v.items()} for a, v in grok.items()},
                       "keep_frac": args.keep_frac, "lam": args.lam, "retrain_wd": args.retrain_wd,
                       "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds})
     report.print_claim("C4", args.results_dir)
-    plot(results, grok, name, args)
+    plot(results, grok, name, args, os.path.join(args.results_dir, stem + ".png"))
 
 
-def plot(results, grok, name, args):
+def plot(results, grok, name, args, path):
     plt = sweep.pyplot()
     fig, (a0, a1) = plt.subplots(1, 2, figsize=(12, 4.5))
     for i, arm in enumerate(ARMS):
@@ -145,7 +176,7 @@ def plot(results, grok, name, args):
     a1.axhline(args.epochs, color="gray", ls=":", lw=1)
     a1.set_xticks(range(len(ARMS)), ARMS)
     a1.set(ylabel="grokking epoch (triangle: never, at the budget)", title="grokking epoch per seed")
-    sweep.save_figure(fig, os.path.join(args.results_dir, "fig4_tickets.png"),
+    sweep.save_figure(fig, path,
                       f"Figure 4: p = {args.p}, distractors {args.regime}, keep {args.keep_frac:g}, "
                       f"lambda {args.lam:g}, retrain wd {args.retrain_wd:g}")
 

@@ -418,15 +418,27 @@ def plot_c11(stats, c11, seeds, budget, model, path):
                       f"{seeds_text(seeds)}, {budget}-epoch budget)")
 
 
-def main(argv=None):
+def parse(argv=None):
+    """The flags, with the --quick preset applied (args.rhos: the refresh rates)."""
     args = get_parser().parse_args(argv)
-    rhos = RHOS
+    args.rhos = RHOS
     if args.quick:
-        rhos, args.p, args.seeds, args.epochs, args.part = (QUICK[k] for k in ("rhos", "p", "seeds", "epochs", "part"))
+        args.rhos, args.p, args.seeds, args.epochs, args.part = (QUICK[k] for k in ("rhos", "p", "seeds", "epochs", "part"))
         args.results_dir = os.path.join(args.results_dir, "quick")
+    return args
+
+
+def planned_runs(args):
+    """Every (label, config) this call needs (reproduce.py --dry-run counts them)."""
+    return [(run_name(*c, s), run_config(*c, s, args)) for c in grid_cells(args.part, args.rhos) for s in args.seeds]
+
+
+def main(argv=None):
+    args = parse(argv)
+    rhos = args.rhos
     os.makedirs(args.results_dir, exist_ok=True)
     cells = grid_cells(args.part, rhos)
-    runs = [(run_name(*c, s), run_config(*c, s, args)) for c in cells for s in args.seeds]
+    runs = planned_runs(args)
     try:
         results = sweep.run_sweep(runs, args)
     except ValueError as e:

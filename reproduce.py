@@ -1,108 +1,161 @@
-"""Run every figure and appendix study, then write results/REPORT.md: each claim C1-C11 of
-the paper (numbered as in the README) with the measured numbers beside the paper's statement and a verdict, generated
-from the runs' own summaries (the JSON files the scripts write).
+"""Run every study of the registry (studies.py), then write results/REPORT.md: each claim of
+the paper with the measured numbers beside the paper's statement and a verdict, generated
+from the studies' summaries by the rules in analysis.py.
 
+    python reproduce.py --dry-run             # the plan: runs stored, runs missing, core-hours
+    python reproduce.py --jobs 2              # paper scale: every study, resuming from the store
+    python reproduce.py --plot-only           # redraw every figure and REPORT.md from the store
     python reproduce.py --quick --jobs 2      # every study at its --quick preset
-    python reproduce.py --jobs 2              # paper scale (hours on a laptop CPU)
-    python reproduce.py --report-only         # rewrite REPORT.md from what is in results/
-    python reproduce.py --dry-run             # print the plan and the time estimate
+    python reproduce.py --report-only         # rewrite REPORT.md from the summaries in results/
+    python reproduce.py --only C3 fig4        # some claims or studies
 
-Every study caches its runs (runs/<study>/), so an interrupted reproduction resumes where it
-stopped. The time estimate is a rough upper bound: it assumes every run trains its whole
-budget, while runs that grok stop --stop-after epochs later and cached runs cost nothing.
+The plan counts each study's runs from its own script (`planned_runs`), and a run that several
+studies share once. The estimate is, per missing run, the epochs that stored runs of the same
+setting (other seeds) ran, or the whole budget when none is stored, times the ms/epoch that
+stored runs of the same model and task took with one thread (timed here when none is stored).
 """
 import argparse
-import json
+import importlib
 import os
 import subprocess
 import sys
 import time
 
+import numpy as np
+
 import report
+import store
+import studies
+import train
 
-# (claim, script and subcommand, runs at paper scale, runs at --quick, cost of one epoch
-#  relative to the paper config, epochs per run at paper scale / quick)
-QUICK_EPOCH_COST = 0.3    # sweep.QUICK_MODEL's epoch against the paper config's (22 vs 75 ms here)
-STUDIES = [
-    ("C1", ["exp_fig1_phases.py"], 5, 2, 1.0, 10000, 3000),
-    ("C2", ["exp_fig2_ablation.py"], 60, 6, 1.0, 10000, 1500),
-    ("C3", ["exp_fig3_kl.py"], 40, 3, 1.0, 10000, 3000),
-    ("C4", ["exp_fig4_tickets.py"], 25, 5, 1.0, 10000, 1500),
-    ("C5", ["exp_appendix.py", "bound"], 10, 2, 1.0, 10000, 2000),
-    ("C6", ["exp_appendix.py", "priors"], 35, 7, 1.0, 10000, 1200),
-    ("C7", ["exp_appendix.py", "routing"], 10, 2, 1.5, 10000, 1500),
-    ("C7", ["exp_appendix.py", "lengths"], 10, 2, 1.4, 10000, 1500),
-    ("C8", ["exp_appendix.py", "dims"], 25, 5, 2.5, 10000, 1500),
-    ("C8", ["exp_appendix.py", "heads"], 5, 1, 2.0, 10000, 1500),
-    ("C9", ["exp_appendix.py", "tasks"], 30, 4, 1.0, 10000, 1500),
-    ("C9", ["exp_appendix.py", "autoregressive"], 10, 2, 1.0, 10000, 1500),
-    ("C10", ["exp_appendix.py", "frozen"], 15, 3, 1.0, 10000, 1200),
-    ("C10", ["exp_appendix.py", "optimizers"], 40, 4, 2.0, 10000, 1500),
-    ("C11", ["exp_regime_map.py"], 180, 2, 1.0, 10000, 3000),
-    # the held-out confirmation in the cell the map selects (its commands are in regime_map.json)
-    ("C3b", None, 45, 0, 1.0, 10000, 0),
-]
+# what sets a run's cost per epoch: the model, the task's size, the batch
+SHAPE = ("task", "p", "frac", "n_distractors", "n_bits", "parity_k", "n_outputs", "perm_n", "pos_slots",
+         "d_model", "n_heads", "d_mlp", "optimizer", "batch_size", "frozen_attn", "eval_every", "n_operands")
 
 
-def held_out_commands(results):
-    """The regime map's held-out confirmation commands, [] before a cell is selected."""
-    path = os.path.join(results, "regime_map.json")
-    selection = json.load(open(path)).get("selection") if os.path.exists(path) else None
-    return selection["commands"] if selection else []
+def selected(only):
+    """The registry's studies named in --only (claims or study names), in registry order."""
+    if not only:
+        return list(studies.STUDIES)
+    known = set(studies.STUDIES) | set(studies.CLAIMS)
+    bad = [o for o in only if o not in known]
+    if bad:
+        raise SystemExit(f"error: --only takes claims ({', '.join(studies.CLAIMS)}) or studies "
+                         f"({', '.join(studies.STUDIES)}); not {', '.join(bad)}")
+    return [n for n, s in studies.STUDIES.items() if n in only or s.claim in only]
+
+
+def study_command(name, args):
+    cmd = list(studies.STUDIES[name].command)
+    return cmd + (["--quick"] if args.quick else []) + ["--results-dir", args.results_dir]
+
+
+def study_args(name, args):
+    """The study's script (a module) and its parsed flags."""
+    cmd = study_command(name, args)
+    module = importlib.import_module(cmd[0][:-len(".py")])
+    return module, module.parse(cmd[1:])
 
 
 # ---------------------------------------------------------------------------------------
-# Running the studies
+# The plan and its estimate
 
-def ms_per_epoch(threads):
-    """Two short runs of the paper config (the difference removes set-up costs), with the
-    threads each of --jobs workers gets: the clock the estimate uses."""
-    import train
-    wall = lambda n: train.train(train.make_config(epochs=n, quiet=True, threads=threads))[0]["wall_s"]
-    return 1000 * max(wall(40) - wall(20), 1e-3) / 20
+def _shape(cfg):
+    return tuple(str(cfg.get(k) if isinstance(cfg, dict) else getattr(cfg, k)) for k in SHAPE)
 
+
+def _cell(cfg):
+    """A run's setting without its seed: runs of one cell ran about as long."""
+    sem = train.semantic_config(cfg) if not isinstance(cfg, dict) else dict(cfg)
+    return tuple(sorted((k, str(v)) for k, v in sem.items() if k not in ("seed", "init_seed")))
+
+
+def stored_costs(folder):
+    """From every stored run: ms/epoch per shape (one-thread runs), epochs run per cell."""
+    ms, epochs = {}, {}
+    if not os.path.isdir(folder):
+        return ms, epochs
+    for f in os.listdir(folder):
+        if f.endswith(".json.gz"):
+            s, _ = store.read_file(os.path.join(folder, f))
+            if s.get("threads") == 1 and s.get("ms_per_epoch"):
+                ms.setdefault(_shape(s["config"]), []).append(s["ms_per_epoch"])
+            epochs.setdefault(_cell(s["config"]), []).append(s["epochs_run"])
+    return {k: float(np.median(v)) for k, v in ms.items()}, {k: float(np.median(v)) for k, v in epochs.items()}
+
+
+def timed_ms_per_epoch(cfg):
+    """One thread, two short runs of this shape (the difference removes set-up costs)."""
+    def wall(n):
+        c = train.make_config(**{**train.semantic_config(cfg), "epochs": n, "stop_after": None})
+        c.quiet, c.threads, c.device = True, 1, "cpu"
+        return train.train(c)[0]["wall_s"]
+    return 1000 * max(wall(30) - wall(15), 1e-3) / 15
+
+
+def plan(names, args, log=print):
+    """Print, per study, its runs, how many are stored, and the estimated cost of the rest;
+    returns the total estimated core-hours of the missing runs (each counted once)."""
+    folder = args.store or os.path.join(args.results_dir, "quick" if args.quick else "", "store")
+    ms, epochs = stored_costs(folder)
+    seen, total = set(), 0.0
+    log(f"{'study':22s} {'claim':5s} {'runs':>5s} {'stored':>6s} {'missing':>7s} {'new':>5s} {'core-h':>7s}  command")
+    for name in names:
+        module, sargs = study_args(name, args)
+        runs = module.planned_runs(sargs)
+        keys = {store.run_key(cfg): cfg for _, cfg in runs}
+        missing = {k: c for k, c in keys.items() if not os.path.exists(os.path.join(folder, k + ".json.gz"))}
+        new = {k: c for k, c in missing.items() if k not in seen}      # shared with an earlier study: counted there
+        hours = 0.0
+        for k, cfg in new.items():
+            shape = _shape(cfg)
+            if shape not in ms:
+                ms[shape] = timed_ms_per_epoch(cfg)
+            hours += epochs.get(_cell(cfg), cfg.epochs) * ms[shape] / 3.6e6
+        seen |= set(missing)
+        total += hours
+        log(f"{name:22s} {studies.STUDIES[name].claim:5s} {len(keys):5d} {len(keys) - len(missing):6d} "
+            f"{len(missing):7d} {len(new):5d} {hours:7.1f}  {' '.join(study_command(name, args)[:-2])}")
+    log(f"total: {len(seen)} runs to train, about {total:.1f} core-hours "
+        f"({total / max(1, args.jobs):.1f} h of wall time with --jobs {args.jobs} --threads 1)")
+    return total
+
+
+# ---------------------------------------------------------------------------------------
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="every study at its --quick preset")
     p.add_argument("--jobs", type=int, default=1, help="runs trained in parallel by each study")
-    p.add_argument("--only", nargs="+", default=None, help="claims to run, e.g. C1 C3")
+    p.add_argument("--only", nargs="+", default=None, help="claims or studies to run, e.g. C1 fig4")
+    p.add_argument("--plot-only", action="store_true", help="train nothing; redraw from the store")
     p.add_argument("--report-only", action="store_true", help="only rewrite REPORT.md")
     p.add_argument("--dry-run", action="store_true", help="print the plan and the estimate, run nothing")
     p.add_argument("--results-dir", default="results")
+    p.add_argument("--store", default=None, help="run store (default: <results-dir>/store)")
     args = p.parse_args(argv)
     results = os.path.join(args.results_dir, "quick") if args.quick else args.results_dir
-    if args.only and not set(args.only) <= set(report.PAPER):
-        raise SystemExit(f"error: --only takes claims among {', '.join(report.PAPER)}")
-    steps = [s for s in STUDIES if not args.only or s[0] in args.only]
+    names = selected(args.only)
+    if args.dry_run:
+        plan(names, args)
+        return
     if not args.report_only:
-        ms = ms_per_epoch(max(1, (os.cpu_count() or 1) // max(1, args.jobs)))
-        total = sum(runs * cost * (QUICK_EPOCH_COST * q_ep if args.quick else ep) for _, _, n, q, cost, ep, q_ep in steps
-                    for runs in [q if args.quick else n]) * ms / 1000 / max(1, args.jobs)
-        print(f"{len(steps)} studies; the paper config trains at {ms:.0f} ms/epoch here; estimated at most "
-              f"{total / 3600:.1f} h with --jobs {args.jobs} (runs that grok stop early; cached runs are free)")
-        for claim, cmd, *_ in steps:
-            cmds = [cmd] if cmd is not None else held_out_commands(results)
-            if not cmds:
-                print(f"[{claim}] skipped: the regime map has selected no cell yet (it waits for five seeds in every lambda = 0 cell)")
-            for cmd in cmds:
-                line = [sys.executable] + cmd + (["--quick"] if args.quick else []) + \
-                    ["--jobs", str(args.jobs), "--results-dir", args.results_dir]
-                print(f"[{claim}] {' '.join(line[1:])}", flush=True)
-                if not args.dry_run:
-                    t0 = time.time()
-                    rc = subprocess.call(line)
-                    print(f"[{claim}] {'done' if rc == 0 else f'FAILED (exit {rc})'} in {time.time() - t0:.0f}s", flush=True)
-    if not args.dry_run:
-        os.makedirs(results, exist_ok=True)
-        path = os.path.join(results, "REPORT.md")
-        with open(path, "w") as f:
-            f.write(report.make_report(results))
-        print(f"wrote {path}")
-        if not args.quick and os.path.abspath(results) == os.path.abspath("results") and report.update_readme(results):
-            print("updated the verdict table in README.md")
-        for claim, (verdict, _) in report.verdicts(results).items():
-            print(f"  {claim:4s} {verdict}")
+        for name in names:
+            line = [sys.executable] + study_command(name, args) + ["--jobs", str(args.jobs)] + \
+                (["--plot-only"] if args.plot_only else []) + (["--store", args.store] if args.store else [])
+            print(f"[{name}] {' '.join(line[1:])}", flush=True)
+            t0 = time.time()
+            rc = subprocess.call(line, stdout=subprocess.DEVNULL if args.plot_only else None)
+            print(f"[{name}] {'done' if rc == 0 else f'FAILED (exit {rc})'} in {time.time() - t0:.0f}s", flush=True)
+    os.makedirs(results, exist_ok=True)
+    path = os.path.join(results, "REPORT.md")
+    with open(path, "w") as f:
+        f.write(report.make_report(results))
+    print(f"wrote {path}")
+    if not args.quick and os.path.abspath(results) == os.path.abspath("results") and report.update_readme(results):
+        print("updated the verdict table in README.md")
+    for claim, (verdict, _) in report.verdicts(results).items():
+        print(f"  {claim:4s} {verdict}")
 
 
 if __name__ == "__main__":

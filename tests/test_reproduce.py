@@ -81,7 +81,6 @@ def test_c3b_is_judged_on_the_held_out_seeds_of_the_selected_cell(tmp_path):
     write(tmp_path, "regime_map.json", {"selection": sel, "cells": {}})
     text, line = verdict_lines(tmp_path)
     assert line["C3b"] == "not decided" and "exp_fig3_kl.py --regime refresh0.003" in text
-    assert reproduce.held_out_commands(str(tmp_path)) == sel["commands"]
     held_out = fig3([0.01, 0.03, 0.1, 0.3, 1.0], lambda l, s: round(20 / l * (1 + 0.01 * s)), "refresh0.003")
     held_out["seeds"] = [5, 6, 7, 8, 9]
     write(tmp_path, sel["fig3_file"], held_out)
@@ -121,8 +120,28 @@ def test_a_bug_in_a_claim_function_raises_under_the_tests(tmp_path, monkeypatch)
     assert report.verdicts(str(tmp_path))["C4"][0] == "not decided"
 
 
-def test_dry_run_prints_the_plan(capsys, tmp_path):
-    reproduce.main(["--quick", "--dry-run", "--only", "C1", "C5", "--results-dir", str(tmp_path)])
+def test_dry_run_prints_the_plan_from_the_registry(capsys, tmp_path):
+    reproduce.main(["--quick", "--dry-run", "--only", "C1", "bound", "--results-dir", str(tmp_path)])
     out = capsys.readouterr().out
-    assert "estimated at most" in out and "exp_fig1_phases.py --quick" in out and "bound --quick" in out
-    assert "exp_fig3_kl.py" not in out
+    assert "exp_fig1_phases.py --quick" in out and "bound --quick" in out and "exp_fig3_kl.py" not in out
+    # fig1 --quick: 2 seeds; bound --quick: lambda 0 and 0.1 on one seed; nothing stored
+    assert [l.split()[2:5] for l in out.splitlines() if l.startswith(("fig1 ", "bound "))] == \
+        [["2", "0", "2"], ["2", "0", "2"]]
+    assert "total: 4 runs to train" in out
+
+
+def test_every_registered_study_plans_its_runs():
+    """Each registry entry names a script whose parse / planned_runs give a non-empty plan."""
+    import argparse
+    args = argparse.Namespace(quick=False, results_dir="results")
+    for name in reproduce.studies.STUDIES:
+        module, sargs = reproduce.study_args(name, args)
+        assert module.planned_runs(sargs), name
+
+
+def test_only_takes_claims_or_studies():
+    import pytest
+    assert reproduce.selected(["C4"]) == ["fig4", "fig4_seeds0-9"]
+    assert reproduce.selected(["fig2", "C1"]) == ["fig1", "fig2"]
+    with pytest.raises(SystemExit, match="--only"):
+        reproduce.selected(["C99"])
