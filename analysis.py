@@ -51,8 +51,8 @@ def phase_marks(history, rise_acc=0.5, k=2):
     marks["acc_at_struct"] = at("test_acc", marks["t_struct"])
     marks["mlp_norm_at_mem"] = at("mlp_norm", t_mem)
     marks["mlp_norm_at_grok"] = at("mlp_norm", marks["t_grok"])
-    g = np.asarray(history["grad_W_norm"])
-    if t_mem is not None:
+    g = np.asarray(history.get("grad_W_norm", []))      # absent with frozen attention: no gradient to W
+    if t_mem is not None and len(g):
         end = first_not_none(marks["t_struct"], marks["t_grok"], int(ep[-1]))
         plateau = g[(ep >= t_mem) & (ep <= max(end, t_mem))]
         marks["grad_collapse"] = float(plateau.min() / g[ep <= t_mem].max())
@@ -139,6 +139,16 @@ def paper_regime_checks(m, budget):
 MIN_SEEDS = 5
 N_BOOT = 10000
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_DECIDED = "reproduced", "not reproduced", "inconclusive", "not decided"
+
+
+def eq5_bound(marks, cfg):
+    """Eq. 5's least plateau length in epochs (one step per epoch at full batch): eroding the
+    MLP from its norm at memorization to the Goldilocks shell r* (its norm at grokking) under
+    the per-step contraction 1 - lr * wd takes log(||theta_mem|| / r*) / -log(1 - lr * wd)."""
+    if marks["t_grok"] is None or marks["mlp_norm_at_mem"] is None or not cfg["wd"]:
+        return None
+    shrink = marks["mlp_norm_at_mem"] / marks["mlp_norm_at_grok"]
+    return max(0.0, math.log(shrink)) / -math.log(1 - cfg["lr"] * cfg["wd"])
 
 
 def censor(t, budget):

@@ -75,16 +75,6 @@ def get_parser():
 # ---------------------------------------------------------------------------------------
 # Analysis: per cell, the baseline criterion (README), the KL speed-up, and C11
 
-def eq5_bound(marks, cfg):
-    """Eq. 5's least plateau length in epochs (one step per epoch at full batch): eroding the
-    MLP from its norm at memorization to the Goldilocks shell r* (its norm at grokking) under
-    the per-step contraction 1 - lr * wd takes log(||theta_mem|| / r*) / -log(1 - lr * wd)."""
-    if marks["t_grok"] is None or marks["mlp_norm_at_mem"] is None or not cfg["wd"]:
-        return None
-    shrink = marks["mlp_norm_at_mem"] / marks["mlp_norm_at_grok"]
-    return max(0.0, math.log(shrink)) / -math.log(1 - cfg["lr"] * cfg["wd"])
-
-
 def analyse(results, cells, seeds, budget):
     """{cell key: statistics} for every (rho, wd, lam) cell with runs, and the C11 parts."""
     out = {}
@@ -115,7 +105,7 @@ def analyse(results, cells, seeds, budget):
             cell["pairs_met"] = sum(cell["conditions_met"].values())     # (seed, condition) pairs: the selection's second key
             cell["shows_regime"] = len(checks) >= 5 and cell["seeds_meeting"] >= analysis.MIN_SEEDS_MEETING
             cell["eq5"] = {s: {"plateau": None if m["t_grok"] is None or m["t_mem"] is None else m["t_grok"] - m["t_mem"],
-                               "bound": eq5_bound(m, runs[s][0]["config"])} for s, m in marks.items()}
+                               "bound": analysis.eq5_bound(m, runs[s][0]["config"])} for s, m in marks.items()}
         out[cell_key(rho, wd, lam)] = cell
     for key, cell in out.items():                  # the KL speed-up against the same (rho, wd) baseline
         base = out.get(cell_key(cell["rho"], cell["wd"], 0.0))

@@ -37,10 +37,10 @@ def selected(only):
     """The registry's studies named in --only (claims or study names), in registry order."""
     if not only:
         return list(studies.STUDIES)
-    known = set(studies.STUDIES) | set(studies.CLAIMS)
+    known = set(studies.STUDIES) | {s.claim for s in studies.STUDIES.values()}
     bad = [o for o in only if o not in known]
     if bad:
-        raise SystemExit(f"error: --only takes claims ({', '.join(studies.CLAIMS)}) or studies "
+        raise SystemExit(f"error: --only takes claims ({', '.join(studies.CLAIMS)}, beyond) or studies "
                          f"({', '.join(studies.STUDIES)}); not {', '.join(bad)}")
     return [n for n, s in studies.STUDIES.items() if n in only or s.claim in only]
 

@@ -88,6 +88,8 @@ STUDIES = {
     "frozen": Study("C10", ["exp_appendix.py", "frozen"], "appendix_frozen.json", "appendix_frozen.png"),
     "optimizers": Study("C10", ["exp_appendix.py", "optimizers"], "fig11_optimizers.json", "fig11_optimizers.png"),
     "regime_map": Study("C11", ["exp_regime_map.py"], "regime_map.json", "regime_map.png"),
+    # beyond the paper (README, "The two clocks"): its own block of REPORT.md, not a claim row
+    "two_clocks": Study("beyond", ["exp_two_clocks.py"], "two_clocks.json", "two_clocks.png"),
 }
 
 

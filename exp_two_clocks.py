@@ -1,0 +1,283 @@
+"""Beyond the paper: does the grokking delay split into a routing clock (1/lambda) and a norm
+clock (1/wd)? The study pre-registered in the README ("The two clocks"), hypotheses H1-H5.
+
+    python exp_two_clocks.py --jobs 2            # every run (most shared with Figure 3 in fixed)
+    python exp_two_clocks.py --part h1 h2        # the runs of some hypotheses only
+    python exp_two_clocks.py --plot-only         # redraw from the store
+    python exp_two_clocks.py --quick             # the small model, a few cells, ~2 minutes
+
+H1 routing clock: under `fixed` with the KL prior, t_struct ~ 1/lambda (rule 6 on t_struct).
+H2 norm clock: attention frozen at the oracle, t_grok ~ 1/wd (rule 6), and the plateau
+   t_grok - t_mem against Eq. 5's bound per seed (rule 3).
+H3 composition: R(lambda) fitted on H1's lambda 0.03, 0.1, 0.3; N(wd) on H2's four wd; one
+   constant c; t_grok predicted as max(R, N) + c on 13 held-out cells, tolerance [0.7, 1.3]x,
+   holds if at least 80% of them are within it.
+H4 the lambda = 0 baseline under `fixed` for 50,000 epochs: the count that grokked.
+H5 KL to the uniform distribution against KL to the oracle at lambda 0.1 and 1 (rule 2).
+Every number, cell and tolerance here is the README's; none is tuned.
+"""
+import argparse
+import math
+import os
+
+import numpy as np
+
+import analysis as A
+import store
+import sweep
+
+GRID_LAMS = (0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 1.0)     # Figure 3 in fixed (C3f), 20k epochs
+FIT_LAMS = (0.03, 0.1, 0.3)
+WDS = (0.5, 1.0, 2.0, 4.0)
+FIXED_BUDGET, FROZEN_BUDGET, LONG_BUDGET = 20000, 10000, 50000
+TOLERANCE, HOLD_FRACTION = (0.7, 1.3), 0.8
+PARTS = ("h1", "h2", "h3", "h4", "h5")
+QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], grid_lams=(0.1, 0.3, 1.0), fit_lams=(0.1, 0.3, 1.0),
+             wds=(1.0, 2.0), fixed_budget=3000, frozen_budget=1500, long_budget=3000, part=["h1", "h2", "h5"])
+
+
+def get_parser():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--part", nargs="+", default=list(PARTS), choices=PARTS, help="hypotheses whose runs to ask for")
+    sweep.add_scale_args(p, QUICK)
+    sweep.add_sweep_args(p)
+    p.set_defaults(regime="fixed", partial_ok=True)        # drawn from whatever part is stored, like the map
+    return p
+
+
+def parse(argv=None):
+    """The flags, with the --quick preset applied (args.grid_lams etc.: the study's axes)."""
+    args = get_parser().parse_args(argv)
+    args.grid_lams, args.fit_lams, args.wds = GRID_LAMS, FIT_LAMS, WDS
+    args.fixed_budget, args.frozen_budget, args.long_budget = FIXED_BUDGET, FROZEN_BUDGET, LONG_BUDGET
+    args.held_out_seeds = [s + 5 for s in args.seeds]
+    if args.quick:
+        for k, v in QUICK.items():
+            setattr(args, k, v)
+        args.held_out_seeds = [s + 5 for s in args.seeds]
+        args.results_dir = os.path.join(args.results_dir, "quick")
+    return args
+
+
+# ---------------------------------------------------------------------------------------
+# The cells: (label, config) per seed
+
+def kl(lam, seed, args, wd=1.0, regime="fixed", prior="oracle", budget=None):
+    """A KL run (lambda = 0: the baseline) in a regime; `fixed` cells run the 20k budget."""
+    budget = budget or (args.fixed_budget if regime == "fixed" else args.epochs)
+    kw = dict(lam=lam, wd=wd, epochs=budget) | (dict(prior=prior) if lam and prior != "oracle" else {})
+    return f"{regime}_{prior if lam else 'baseline'}_lam{lam:g}_wd{wd:g}_seed{seed}", \
+        sweep.study_config(args, seed, regime=regime, **kw)
+
+
+def frozen(wd, seed, args):
+    return f"frozen_wd{wd:g}_seed{seed}", sweep.study_config(args, seed, regime="fixed", frozen_attn="oracle",
+                                                             wd=wd, epochs=args.frozen_budget)
+
+
+def held_out_cells(args):
+    """H3's held-out cells: {name: [(label, cfg) per seed]} (README: 13 cells)."""
+    cells = {f"fixed lam {l:g} wd 1": [kl(l, s, args) for s in args.seeds] for l in (0.01, 1.0)}
+    for wd in (0.5, 2.0):
+        for l in (0.03, 0.3):
+            cells[f"fixed lam {l:g} wd {wd:g}"] = [kl(l, s, args, wd=wd) for s in args.seeds]
+    for regime in ("refresh0.003", "fresh"):
+        for l in (0.03, 0.3):
+            cells[f"{regime} lam {l:g} wd 1"] = [kl(l, s, args, regime=regime) for s in args.seeds]
+    for l in args.fit_lams:
+        cells[f"fixed lam {l:g} wd 1, seeds {args.held_out_seeds[0]}-{args.held_out_seeds[-1]}"] = \
+            [kl(l, s, args) for s in args.held_out_seeds]
+    return cells
+
+
+def cells(args):
+    """{hypothesis: {cell name: [(label, cfg) per seed]}} for the parts asked for."""
+    out = {"h1": {f"lam {l:g}": [kl(l, s, args) for s in args.seeds] for l in args.grid_lams},
+           "h2": {f"wd {wd:g}": [frozen(wd, s, args) for s in args.seeds] for wd in args.wds},
+           "h3": held_out_cells(args),
+           "h4": {"fixed lam 0, 50k": [kl(0.0, s, args, budget=args.long_budget) for s in args.seeds]},
+           "h5": {f"{prior} lam {l:g}": [kl(l, s, args, prior=prior) for s in args.seeds]
+                  for prior in ("oracle", "uniform") for l in (0.1, 1.0)}}
+    out["h5"]["baseline"] = [kl(0.0, s, args) for s in args.seeds]
+    return {h: c for h, c in out.items() if h in args.part}
+
+
+def planned_runs(args):
+    """Every (label, config) this call needs (a run two hypotheses share is listed once)."""
+    runs = {label: cfg for part in cells(args).values() for cell in part.values() for label, cfg in cell}
+    return list(runs.items())
+
+
+# ---------------------------------------------------------------------------------------
+# Analysis
+
+def per_seed(cell, results, key="grok_epoch"):
+    """{seed: the summary's key (None: never)} over the cell's stored runs."""
+    return {cfg.seed: results[label][0][key] for label, cfg in cell if label in results}
+
+
+def loglaw(xs, ts):
+    """Least squares of log t on log x over medians: (log-intercept, slope); None if < 2 points."""
+    pts = [(math.log(x), math.log(t)) for x, t in zip(xs, ts) if t is not None]
+    if len(pts) < 2:
+        return None
+    lx, lt = np.array(pts).T
+    slope, icpt = np.polyfit(lx, lt, 1)
+    return float(icpt), float(slope)
+
+
+def median_time(times, budget):
+    """The censored median over seeds, None if it sits at the budget (never reached)."""
+    med, censored = A.censored_median(list(times.values()), budget)
+    return None if censored else med
+
+
+def analyse(results, args):
+    c, out = cells(args), {}
+    if "h1" in c:
+        times = {1 / float(k.split()[1]): per_seed(v, results, "struct_epoch") for k, v in c["h1"].items()}
+        out["H1: t_struct ~ 1/lambda (fixed, KL)"] = A.scaling_verdict(
+            {x: t for x, t in times.items() if t}, args.fixed_budget, "1/lambda")
+    if "h2" in c:
+        times = {1 / float(k.split()[1]): per_seed(v, results) for k, v in c["h2"].items()}
+        out["H2: t_grok ~ 1/wd (frozen oracle attention)"] = A.scaling_verdict(
+            {x: t for x, t in times.items() if t}, args.frozen_budget, "1/wd")
+        met = []
+        for cell in c["h2"].values():
+            for label, cfg in cell:
+                if label in results:
+                    m = A.phase_marks(results[label][1])
+                    bound = A.eq5_bound(m, results[label][0]["config"])
+                    if bound is not None and m["t_mem"] is not None:
+                        met.append((cfg.seed, m["t_grok"] - m["t_mem"] >= bound))
+        seeds = sorted({s for s, _ in met})
+        out["H2 (reported): plateau >= Eq. 5's bound"] = A.property_verdict(
+            [all(ok for s2, ok in met if s2 == s) for s in seeds], "seeds all of whose frozen runs had a plateau at least the bound")
+    if "h1" in c and "h2" in c and "h3" in c:
+        out["H3: max(R, N) + c predicts held-out t_grok"] = composition(c, results, args)
+    if "h4" in c:
+        groks = per_seed(c["h4"]["fixed lam 0, 50k"], results)
+        k = sum(g is not None for g in groks.values())
+        out["H4 (reported): baselines that grokked within 50k epochs"] = {
+            "verdict": A.NOT_DECIDED if not groks else "reported", "n": len(groks),
+            "text": f"{k}/{len(groks)} grokked: {sorted(g for g in groks.values() if g is not None)}",
+            "ci": list(A.clopper_pearson_one_sided(k, len(groks), alpha=(1 - A.LEVEL) / 2)) if groks else None,
+            "reason": "five seeds cannot decide a property (rule 3); the count is the result"}
+    if "h5" in c:
+        b = args.fixed_budget
+        g = {k: per_seed(v, results) for k, v in c["h5"].items()}
+        for l in ("0.1", "1"):
+            out[f"H5 lambda {l}: oracle faster than uniform"] = A.speedup_verdict(g[f"uniform lam {l}"], g[f"oracle lam {l}"], b)
+            out[f"H5 lambda {l}: uniform faster than the baseline"] = A.speedup_verdict(g["baseline"], g[f"uniform lam {l}"], b)
+    return out
+
+
+def composition(c, results, args):
+    """H3 as pre-registered: fit R and N once, predict every held-out cell."""
+    struct = {l: median_time(per_seed(c["h1"][f"lam {l:g}"], results, "struct_epoch"), args.fixed_budget)
+              for l in args.fit_lams}
+    norm = {wd: median_time(per_seed(c["h2"][f"wd {wd:g}"], results), args.frozen_budget) for wd in args.wds}
+    R, N = loglaw([1 / l for l in struct], list(struct.values())), loglaw([1 / w for w in norm], list(norm.values()))
+    if R is None or N is None:
+        return {"verdict": A.NOT_DECIDED, "n": 0, "reason": "the routing or the norm law has fewer than two "
+                "uncensored medians to fit"}
+    clock = lambda icpt, slope, x: math.exp(icpt + slope * math.log(x))
+    pred0 = lambda lam, wd: max(clock(*R, 1 / lam), clock(*N, 1 / wd))
+    fit_groks = [(l, g) for l in args.fit_lams for g in per_seed(c["h1"][f"lam {l:g}"], results).values()]
+    const = float(np.median([A.censor(g, args.fixed_budget) - pred0(l, 1.0) for l, g in fit_groks]))
+    rows, hits = {}, 0
+    for name, cell in c["h3"].items():
+        lam, wd = float(name.split()[2]), float(name.split()[4].rstrip(","))
+        budget = cell[0][1].epochs
+        groks = per_seed(cell, results)
+        if len(groks) < len(cell):
+            rows[name] = {"stored": len(groks)}
+            continue
+        med, censored = A.censored_median(list(groks.values()), budget)
+        pred = pred0(lam, wd) + const
+        ok = (1.3 * pred >= budget) if censored else TOLERANCE[0] * pred <= med <= TOLERANCE[1] * pred
+        hits += ok
+        rows[name] = {"predicted": pred, "median": med, "censored": censored, "within": bool(ok)}
+    judged = [r for r in rows.values() if "within" in r]
+    out = {"n": len(judged), "routing_law": R, "norm_law": N, "constant": const, "cells": rows,
+           "text": f"{hits}/{len(judged)} held-out cells within [{TOLERANCE[0]}, {TOLERANCE[1]}] x the prediction"}
+    if len(judged) < len(rows):
+        return {**out, "verdict": A.NOT_DECIDED, "reason": f"{len(rows) - len(judged)} held-out cells not stored yet"}
+    return {**out, "verdict": A.REPRODUCED if hits >= HOLD_FRACTION * len(rows) else A.NOT_REPRODUCED,
+            "reason": f"holds if at least {HOLD_FRACTION:.0%} of the {len(rows)} cells are within the tolerance"}
+
+
+# ---------------------------------------------------------------------------------------
+# The figure
+
+def plot(results, verdicts, args, path):
+    plt = sweep.pyplot()
+    c = cells(args)
+    fig, ax = plt.subplots(1, 4, figsize=(22, 4.8))
+    scatter = lambda a, x, t, budget, color: a.scatter(x, budget if t is None else t, color=color, s=14,
+                                                       marker="^" if t is None else "o",
+                                                       facecolors="none" if t is None else color)
+    for a, part, key, budget, xlabel in ((ax[0], "h1", "struct_epoch", args.fixed_budget, "1 / lambda"),
+                                          (ax[1], "h2", "grok_epoch", args.frozen_budget, "1 / wd")):
+        for name, cell in c.get(part, {}).items():
+            x = 1 / float(name.split()[1])
+            for t in per_seed(cell, results, key).values():
+                scatter(a, x, t, budget, "C0")
+        a.axhline(budget, color="gray", lw=0.5, ls=":")
+        a.set(xscale="log", yscale="log", xlabel=xlabel)
+    ax[0].set(ylabel="t_struct (epochs)", title="H1 routing clock: t_struct against 1/lambda (fixed, KL)")
+    ax[1].set(ylabel="t_grok (epochs)", title="H2 norm clock: t_grok against 1/wd (frozen oracle attention)")
+    h3 = next((v for k, v in verdicts.items() if k.startswith("H3")), {})
+    for i, (name, row) in enumerate(h3.get("cells", {}).items()):
+        if "predicted" in row:
+            ax[2].scatter(row["predicted"], row["median"], color=f"C{i % 10}", label=name,
+                          marker="^" if row["censored"] else "o")
+    lim = [300, 3 * args.fixed_budget]
+    ax[2].plot(lim, lim, "k--", lw=0.8)
+    ax[2].fill_between(lim, [TOLERANCE[0] * v for v in lim], [TOLERANCE[1] * v for v in lim], color="gray", alpha=0.2)
+    ax[2].set(xscale="log", yscale="log", xlabel="predicted t_grok = max(R, N) + c", ylabel="measured median t_grok",
+              title="H3: held-out cells (band: the tolerance)")
+    if any("predicted" in r for r in h3.get("cells", {}).values()):
+        ax[2].legend(fontsize=6)
+    else:
+        ax[2].text(0.5, 0.5, "not decided: " + h3.get("reason", "H3's runs not asked for"), transform=ax[2].transAxes,
+                   ha="center", fontsize=8, wrap=True)
+    for label, cfg in c.get("h4", {}).get("fixed lam 0, 50k", []):
+        if label in results:
+            h = results[label][1]
+            ax[3].plot(h["epoch"], h["info_mass"], lw=1, label=f"seed {cfg.seed}: informative mass")
+            ax[3].plot(h["epoch"], np.asarray(h["mlp_norm"]) / max(h["mlp_norm"]), lw=1, ls=":",
+                       label=f"seed {cfg.seed}: MLP norm / its max")
+    ax[3].set(xlabel="epoch", title="H4: the fixed baseline over 50k epochs")
+    if ax[3].lines:
+        ax[3].legend(fontsize=6)
+    else:
+        ax[3].text(0.5, 0.5, "no H4 run stored", transform=ax[3].transAxes, ha="center", fontsize=8)
+    sweep.save_figure(fig, path, "The two clocks (pre-registered, README): " +
+                      "; ".join(f"{k.split(':')[0]} {v['verdict']}" for k, v in verdicts.items()))
+
+
+def main(argv=None):
+    args = parse(argv)
+    os.makedirs(args.results_dir, exist_ok=True)
+    try:
+        results = sweep.run_sweep(planned_runs(args), args)
+    except ValueError as e:
+        raise SystemExit(f"error: {e}")
+    verdicts = analyse(results, args)
+    print("\nThe two clocks (README, pre-registered before any run):")
+    for k, v in verdicts.items():
+        print(f"  {k}: " + A.describe(v).replace("**", ""))
+        for name, row in v.get("cells", {}).items():
+            print(f"      {name}: " + (f"predicted {row['predicted']:.0f}, median {row['median']:.0f}"
+                                       f"{' (censored)' if row['censored'] else ''}, "
+                                       f"{'within' if row['within'] else 'MISS'}" if "predicted" in row
+                                       else f"{row['stored']} of its runs stored"))
+    store.write_json(os.path.join(args.results_dir, "two_clocks.json"),
+                     {"verdicts": verdicts, "seeds": args.seeds, "parts": args.part})
+    plot(results, verdicts, args, os.path.join(args.results_dir, "two_clocks.png"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""The two-clocks study (README, pre-registered): its cells and its H3 prediction rule on
+synthetic runs with a known law, and the script end to end on a tiny config."""
+import json
+
+import pytest
+
+import exp_two_clocks as tc
+import store
+import train
+
+
+def synthetic(args, law, miss=()):
+    """{label: (summary, history)} for every planned run: t_struct = 30 / lambda, and t_grok
+    from `law(lam, wd, frozen)`; cells named in `miss` grok at twice the law."""
+    results = {}
+    for part in tc.cells(args).values():
+        for name, cell in part.items():
+            for label, cfg in cell:
+                t = law(cfg.lam, cfg.wd, cfg.frozen_attn is not None)
+                t = None if t is None else (2 * t if name in miss else t)
+                results[label] = ({"grok_epoch": None if t is None or t >= cfg.epochs else round(t),
+                                   "struct_epoch": round(30 / cfg.lam) if cfg.lam else None, "config": {}}, {})
+    return results
+
+
+def two_clocks(lam, wd, frozen):
+    """max of the routing clock 30/lambda and the norm clock 3000/wd (c = 0)."""
+    if frozen:
+        return 3000 / wd
+    return None if lam == 0 else max(30 / lam, 3000 / wd)
+
+
+def test_the_thirteen_held_out_cells_are_the_registered_ones():
+    args = tc.parse([])
+    held = tc.held_out_cells(args)
+    assert len(held) == 13 and all(len(c) == 5 for c in held.values())
+    fit = {(cfg.lam, cfg.wd, cfg.distractors, cfg.seed) for c in tc.cells(args)["h1"].values() for _, cfg in c
+           if cfg.lam in tc.FIT_LAMS}
+    for cell in held.values():                      # never a cell the fit saw
+        assert not {(cfg.lam, cfg.wd, cfg.distractors, cfg.seed) for _, cfg in cell} & fit
+    budgets = {cfg.epochs for c in held.values() for _, cfg in c if cfg.distractors == "fixed"}
+    assert budgets == {20000}
+    # the map's cells are the stored regime-map runs (same configs, same keys)
+    name, cfg = held["refresh0.003 lam 0.3 wd 1"][0]
+    assert store.run_key(cfg) == "add_p113_refresh0.003_lam=0.3_seed0_e10000_stop200"
+
+
+def test_composition_recovers_a_two_clock_law_and_fails_when_cells_miss():
+    args = tc.parse([])
+    c = tc.cells(args)
+    v = tc.composition(c, synthetic(args, two_clocks), args)
+    assert v["verdict"] == "reproduced" and v["text"].startswith("13/13")
+    assert v["routing_law"][1] == pytest.approx(1.0, abs=1e-9) and v["norm_law"][1] == pytest.approx(1.0, abs=1e-9)
+    assert v["constant"] == pytest.approx(0, abs=1)
+    misses = ["fixed lam 0.01 wd 1", "fixed lam 0.3 wd 2", "fresh lam 0.03 wd 1"]
+    v = tc.composition(c, synthetic(args, two_clocks, misses), args)
+    assert v["verdict"] == "not reproduced" and v["text"].startswith("10/13")       # 10 < 80% of 13
+    assert {n for n, r in v["cells"].items() if not r["within"]} == set(misses)
+    # a sequential account R + N: where the routing clock is short (30/lambda against 3000/wd)
+    # the max rule cannot tell the two apart (the constant absorbs it), where it is long it can
+    v = tc.composition(c, synthetic(args, lambda l, w, f: 3000 / w if f else None if l == 0 else 30 / l + 3000 / w), args)
+    assert v["verdict"] == "reproduced"
+    v = tc.composition(c, synthetic(args, lambda l, w, f: 3000 / w if f else None if l == 0 else 300 / l + 3000 / w), args)
+    assert v["verdict"] == "not reproduced"
+
+
+def test_not_decided_until_every_held_out_cell_is_stored():
+    args = tc.parse([])
+    results = synthetic(args, two_clocks)
+    for label, _ in tc.held_out_cells(args)["fresh lam 0.3 wd 1"]:
+        del results[label]
+    assert tc.composition(tc.cells(args), results, args)["verdict"] == "not decided"
+
+
+def test_script_end_to_end_on_a_tiny_config(tmp_path):
+    tiny = ["--p", "7", "--seeds", "0", "--part", "h1", "h2", "h5", "--runs-dir", str(tmp_path / "runs"),
+            "--results-dir", str(tmp_path / "res")]
+    args = tc.parse(tiny)
+    args.grid_lams, args.fit_lams, args.wds = (0.3, 1.0), (0.3, 1.0), (1.0, 2.0)
+    args.fixed_budget = args.frozen_budget = 30
+    runs = tc.planned_runs(args)
+    # h1: 2 lambdas; h2: 2 wd; h5: uniform at 0.1 and 1, oracle at 0.1 (at 1 it is h1's run), the baseline
+    assert len(runs) == len({store.run_key(cfg) for _, cfg in runs}) == 2 + 2 + 2 + 1 + 1
+    import sweep
+    results = sweep.run_sweep(runs, args, log=lambda s: None)
+    verdicts = tc.analyse(results, args)
+    assert set(verdicts) >= {"H1: t_struct ~ 1/lambda (fixed, KL)", "H2: t_grok ~ 1/wd (frozen oracle attention)",
+                             "H5 lambda 1: oracle faster than uniform"}
+    tc.plot(results, verdicts, args, str(tmp_path / "two_clocks.png"))
+    assert (tmp_path / "two_clocks.png").exists()
