@@ -21,11 +21,11 @@ is written whole and atomically, and the same run gives the same bytes (gzip mti
 import gzip
 import json
 import os
-import tempfile
 
 import torch
 
 import train
+from train import atomic_write, config_differences   # one writer of whole files; one test of sameness
 
 STORE = os.path.join("results", "store")
 WEIGHT_KINDS = ("init", "final")
@@ -56,32 +56,8 @@ def run_key(cfg):
     return "_".join(parts)
 
 
-def config_differences(stored, cfg):
-    """Keys in which a stored run's config differs from cfg ([] = the same run). A flag added
-    after the run was stored matches if cfg uses that flag's default."""
-    defaults = train.semantic_config(train.make_config())
-    want = json.loads(json.dumps(train.semantic_config(cfg)))
-    have = dict(stored)
-    for k, v in want.items():
-        if k not in have and v == defaults.get(k):
-            have[k] = v
-    return sorted(k for k in set(have) | set(want) if have.get(k) != want.get(k))
-
-
 # ---------------------------------------------------------------------------------------
 # Files: whole or not at all
-
-def atomic_write(path, write, mode="w"):
-    """write(f) into a temporary file beside `path`, then rename it to `path`: a reader never
-    sees half a file, a crash never leaves one. Readable by all, like any other result."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    with os.fdopen(fd, mode) as f:
-        write(f)
-    os.chmod(tmp, 0o644)               # mkstemp makes it private (0600)
-    os.replace(tmp, path)
-
 
 def write_json(path, obj):
     atomic_write(path, lambda f: json.dump(obj, f))
@@ -158,43 +134,22 @@ def write_weights(folder, cfg, state, kind="final"):
 
 
 # ---------------------------------------------------------------------------------------
-# A run folder (the machine that trained it): summary.json, history.json, init.pt, final.pt
-
-def cached_summary(out, cfg):
-    """The summary in run folder `out` for this same config, None if the run is not there yet.
-    Raises ValueError if `out` holds a run of another config (never silently reused)."""
-    file = os.path.join(out, "summary.json")
-    if not os.path.exists(file):
-        return None
-    stored = read_json(file)
-    changed = config_differences(stored.get("config", {}), cfg)
-    if changed:
-        raise ValueError(f"{out} holds a run with another config (differs in: {', '.join(changed)}); "
-                         "choose another --out or delete it")
-    return stored
-
+# A run folder (the machine that trained it): summary.json, history.json, init.pt, final.pt,
+# written by train.save_run
 
 def from_folder(out, cfg):
     """(summary, history) of a finished run folder, None if unfinished or absent."""
-    if cached_summary(out, cfg) is None:     # raises if the folder holds another config
+    if train.folder_summary(out, cfg) is None:     # raises if the folder holds another config
         return None
     return read_json(os.path.join(out, "summary.json")), read_json(os.path.join(out, "history.json"))
 
 
-def save_run(out, summary, history, weights):
-    """A run folder: init.pt / final.pt, history, summary (last: it marks the run complete)."""
-    for kind, state in weights.items():
-        atomic_write(os.path.join(out, f"{kind}.pt"), lambda f: torch.save(state, f), mode="wb")
-    write_json(os.path.join(out, "history.json"), history)
-    write_json(os.path.join(out, "summary.json"), summary)
-
-
 def run_to_folder(cfg, log=print):
     """Train into cfg.out unless the same run is already there; returns the summary."""
-    cached = cached_summary(cfg.out, cfg)
+    cached = train.folder_summary(cfg.out, cfg)
     if cached is not None:
         return cached
     weights = {}
     summary, history = train.train(cfg, log=log, weights=weights)
-    save_run(cfg.out, summary, history, weights)
+    train.save_run(cfg.out, summary, history, weights)
     return summary

@@ -12,21 +12,21 @@ The file reads top to bottom: 1. the configuration (every flag; paper App. G def
 Eq. 6: KL to a target, or the undirected entropy / sparsity penalties), 3. the capacity and
 ticket hooks, 4. the loop (`train`), 5. the command line. What the loop logs every
 --eval-every epochs (D(t), informative mass, the task gradient to the attention interaction
-matrix, the Lemma 5.1 bound) is defined in diagnostics.py; run folders (--out) and the cache
-that reuses them are in sweep.py.
+matrix, the Lemma 5.1 bound) is defined in diagnostics.py. Sweeps and the run store
+(sweep.py, store.py) build on this file; it imports neither.
 """
 import argparse
 import json
 import math
 import os
 import sys
+import tempfile
 import time
 from types import SimpleNamespace
 
 import torch
 import torch.nn.functional as F
 
-from analysis import first_epoch
 from diagnostics import evaluation, kl_to_target
 from model import Transformer
 from optim import OPTIMIZERS, build_optimizer
@@ -35,7 +35,9 @@ from tasks import TASKS, make_task, query_slot_ids
 PRIORS = ("oracle", "adversarial", "uniform", "teacher")       # the target q of the KL prior
 PRIOR_KINDS = ("kl", "entropy", "sparsity")          # directed (KL) and undirected penalties
 DISTRACTOR_DRAWS = ("fixed", "fresh", "refresh")        # --distractors: once, every epoch, with prob. rho
-# Flags that change how a run is executed or reported, never what it computes.
+# Flags that change how a run is executed or reported, not the computation it asks for. (The
+# thread count can change float rounding, and through it the grokking epoch: README,
+# Determinism. It is recorded in each summary, not part of a run's identity.)
 NON_SEMANTIC = ("out", "quiet", "print_every", "threads", "device")
 AMP = ("off", "bf16")
 
@@ -466,18 +468,73 @@ def summarize(cfg, history, grok, epoch, wall, device):
     }
 
 
+def first_epoch(history, key, threshold):
+    """First logged epoch with history[key] >= threshold, None if never. (analysis.py has the
+    same line, for reading stored runs without torch.)"""
+    return next((e for e, v in zip(history["epoch"], history[key]) if v >= threshold), None)
+
+
 # ---------------------------------------------------------------------------------------
-# 5. The command line
+# 5. A run folder (--out) and the command line
+
+def atomic_write(path, write, mode="w"):
+    """write(f) into a temporary file beside `path`, then rename it to `path`: a reader never
+    sees half a file, a crash never leaves one. Readable by all, like any other result."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    with os.fdopen(fd, mode) as f:
+        write(f)
+    os.chmod(tmp, 0o644)               # mkstemp makes it private (0600)
+    os.replace(tmp, path)
+
+
+def config_differences(stored, cfg):
+    """Keys in which a stored run's config differs from cfg ([] = the same run). A flag added
+    after the run was stored matches if cfg uses that flag's default."""
+    defaults = semantic_config(make_config())
+    want = json.loads(json.dumps(semantic_config(cfg)))
+    have = dict(stored)
+    for k, v in want.items():
+        if k not in have and v == defaults.get(k):
+            have[k] = v
+    return sorted(k for k in set(have) | set(want) if have.get(k) != want.get(k))
+
+
+def folder_summary(out, cfg):
+    """The summary in run folder `out` if it holds this same config, None if it holds no run.
+    Raises ValueError if it holds a run of another config (never silently reused)."""
+    path = os.path.join(out, "summary.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        stored = json.load(f)
+    changed = config_differences(stored.get("config", {}), cfg)
+    if changed:
+        raise ValueError(f"{out} holds a run with another config (differs in: {', '.join(changed)}); "
+                         "choose another --out or delete it")
+    return stored
+
+
+def save_run(out, summary, history, weights):
+    """A run folder: init.pt / final.pt, history, summary (last: it marks the run complete)."""
+    for kind, state in weights.items():
+        atomic_write(os.path.join(out, f"{kind}.pt"), lambda f: torch.save(state, f), mode="wb")
+    for name, obj in (("history", history), ("summary", summary)):
+        atomic_write(os.path.join(out, f"{name}.json"), lambda f: json.dump(obj, f))
+
 
 def main(argv=None):
-    import store     # the run folder (--out) is what sweeps need too; store imports this file
     cfg = get_parser().parse_args(argv)
     try:
         validate(cfg)
-        if cfg.out and store.cached_summary(cfg.out, cfg) is not None:
+        if cfg.out and folder_summary(cfg.out, cfg) is not None:
             print(f"{cfg.out} already holds this run; summary.json left as it is")
             return
-        summary = store.run_to_folder(cfg) if cfg.out else train(cfg)[0]
+        weights = {}
+        summary, history = train(cfg, weights=weights)
+        if cfg.out:
+            save_run(cfg.out, summary, history, weights)
     except ValueError as e:
         sys.exit(f"error: {e}")
     keys = ("grok_epoch", "mem_epoch", "struct_epoch", "final_train_acc", "final_test_acc",

@@ -100,3 +100,16 @@ def test_readme_names_only_code_that_exists():
     assert files, "the README's file table was not found"
     missing += [f for f in files if not os.path.exists(os.path.join(ROOT, f))]
     assert not missing, f"README names code that does not exist: {missing}"
+
+
+def test_train_py_copies_with_only_the_files_it_trains(tmp_path):
+    """train.py with model, tasks, optim and diagnostics, and nothing else of the repository
+    (no analysis, sweep or store), trains and writes its run folder."""
+    import shutil
+    for f in ("train.py", "model.py", "tasks.py", "optim.py", "diagnostics.py"):
+        shutil.copy(os.path.join(ROOT, f), tmp_path / f)
+    r = subprocess.run([sys.executable, "train.py", *TINY, "--out", "run", "--print-every", "0"],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["epochs_run"] == 20
+    assert (tmp_path / "run" / "final.pt").exists()
