@@ -145,8 +145,14 @@ def main(argv=None):
                 (["--plot-only"] if args.plot_only else []) + (["--store", args.store] if args.store else [])
             print(f"[{name}] {' '.join(line[1:])}", flush=True)
             t0 = time.time()
-            rc = subprocess.call(line, stdout=subprocess.DEVNULL if args.plot_only else None)
-            print(f"[{name}] {'done' if rc == 0 else f'FAILED (exit {rc})'} in {time.time() - t0:.0f}s", flush=True)
+            done = subprocess.run(line, stdout=subprocess.DEVNULL if args.plot_only else None,
+                                  stderr=subprocess.PIPE, text=True)
+            nothing = args.plot_only and "none of the" in done.stderr     # nothing stored yet: files kept
+            if done.returncode and not nothing:
+                sys.stderr.write(done.stderr)
+            status = "done" if done.returncode == 0 else "no run stored yet; its files kept" if nothing \
+                else f"FAILED (exit {done.returncode})"
+            print(f"[{name}] {status} in {time.time() - t0:.0f}s", flush=True)
     os.makedirs(results, exist_ok=True)
     path = os.path.join(results, "REPORT.md")
     with open(path, "w") as f:
