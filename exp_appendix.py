@@ -2,21 +2,30 @@
 defaults, --quick, a cached sweep, a figure + JSON summary, the claim printed beside the
 measurement).
 
-    python exp_appendix.py bound        # Fig. 5: task gradient to the attention logits vs Lemma 5.1
-    python exp_appendix.py priors       # Figs. 6-7: oracle KL vs undirected / teacher / scheduled priors
-    python exp_appendix.py frozen       # App. F.4: attention frozen at the oracle
-    python exp_appendix.py optimizers   # Fig. 11: MLP-norm contraction under AdamW / SGD / Lion / Muon
+    python exp_appendix.py bound          # Fig. 5: task gradient to the attention logits vs Lemma 5.1
+    python exp_appendix.py priors         # Figs. 6-7: oracle KL vs undirected / uniform / teacher / scheduled
+    python exp_appendix.py frozen         # App. F.4: attention frozen at the oracle
+    python exp_appendix.py optimizers     # Fig. 11: MLP-norm contraction under AdamW / SGD / Lion / Muon
+    python exp_appendix.py tasks          # Fig. 10: baseline vs KL on addition, sparse parity, S_5
+    python exp_appendix.py autoregressive # Fig. 10: next-token sparse parity, causal
+    python exp_appendix.py routing        # Fig. 8 left: operand positions drawn per sequence
+    python exp_appendix.py lengths        # Fig. 8 right: accuracy at longer test sequences
+    python exp_appendix.py dims           # Fig. 9 left: d_model
+    python exp_appendix.py heads          # Fig. 9 right: four heads, per-head vs aggregate mass
+Every subcommand takes --regime (default fresh), --quick, --plot-only, --jobs; its summary and
+figure carry the regime, a non-default lambda and held-out seeds in their names (out_path).
 
 bound (claim C5, Lemma 5.1, App. D.1): the measured per-example gradient |dl/ds_i| against
 L_f sqrt(2 l) a_i ||u_i|| over training, for the baseline and a KL run (seeds 0-4). The runs
-are the Figure 3 runs of the same config (same run folders, so nothing is trained twice).
+are the Figure 3 runs of the same config (the same stored runs: nothing is trained twice).
 Prints the ratio measured/bound before memorization, on the plateau and after grokking,
 and the number of logged points where the bound is violated (must be 0: a violation would
 be a bug, not a result).
 
 priors (claim C6, App. F.2): every prior at the same lambda (--lam), seeds 0-4:
-  baseline  lambda = 0 (weight decay alone), trained the full budget: it is also the teacher
+  baseline  lambda = 0 (weight decay alone), the shared baseline: it is also the teacher
   kl        KL(oracle || a), constant
+  uniform   KL(uniform || a): a live gradient with no information (a control)
   entropy   H(a), undirected
   sparsity  1 - ||a||_2^2, undirected (minimal at any one-hot a)
   teacher   KL(teacher attention || a): the grokked baseline of the same seed (same data
@@ -25,12 +34,16 @@ priors (claim C6, App. F.2): every prior at the same lambda (--lam), seeds 0-4:
   late      KL(oracle || a) switched on at --late-start (after memorization)
 
 frozen (claim C10, App. F.4): the attention replaced by the oracle; only the rest learns.
-Compared with the baseline and the KL run of the priors study (shared run folders).
+Compared with the baseline and the KL run of the priors study (the same stored runs).
 
 optimizers (claim C10, App. B, F.4): the MLP norm on the plateau under each optimizer,
 batch size and Adam beta setting (lambda = 0). The per-epoch contraction rate of ||theta_mlp||
 is fitted on the plateau (memorization -> structure) and printed beside the rate weight
 decay alone implies, steps/epoch * -log(1 - lr_eff * wd_eff) (optim.decay_per_step).
+
+tasks / autoregressive (claim C9), routing / lengths (C7), dims / heads (C8): baseline
+against the KL prior, or the model's size, as the one-line help of each says; lengths and
+the teacher read final weights the store keeps (store.weights_path).
 """
 import argparse
 import math

@@ -13,20 +13,22 @@ weight-decay clock of Eq. 5 is shared: lr_eff * wd_eff = lr * wd per step.
   adamw  lr,        wd
   sgd    lr * 100,  wd / 1000     (plain SGD needs a larger step; momentum 0.9 amplifies the
                                    coupled decay 10x in steady state: 0.1 * 1e-3 / 0.1 = 1e-3)
-  lion   lr / 10,   wd * 10       (Lion's authors: 3-10x smaller lr, larger wd)
+  lion   lr / 10,   wd * 10       (Lion's authors: 3-10x smaller lr, larger wd; its own
+                                   beta2 0.99, so train.py refuses --beta2 with lion)
   muon   lr,        wd            (torch's "match_rms_adamw" scaling reuses AdamW's lr and wd)
 """
 import torch
 
 OPTIMIZERS = ("adamw", "sgd", "lion", "muon")
 SGD_MOMENTUM = 0.9
+SGD_LR_SCALE, SGD_WD_SCALE = 100, 1000     # the module docstring's table, row sgd
 
 
 def decay_per_step(name, lr, wd):
     """The steady-state per-step shrink 1 - factor of every weight under a zero task
     gradient, for the AdamW-equivalent (lr, wd) given to build_optimizer."""
     if name == "sgd":
-        return (lr * 100) * (wd / 1000) / (1 - SGD_MOMENTUM)
+        return (lr * SGD_LR_SCALE) * (wd / SGD_WD_SCALE) / (1 - SGD_MOMENTUM)
     return lr * wd
 
 
@@ -86,7 +88,8 @@ def build_optimizer(model, name="adamw", lr=1e-3, wd=1.0, betas=(0.9, 0.999)):
     if name == "adamw":
         return torch.optim.AdamW(model.parameters(), lr=lr, betas=betas, weight_decay=wd, foreach=True)
     if name == "sgd":
-        return torch.optim.SGD(model.parameters(), lr=lr * 100, momentum=SGD_MOMENTUM, weight_decay=wd / 1000)
+        return torch.optim.SGD(model.parameters(), lr=lr * SGD_LR_SCALE, momentum=SGD_MOMENTUM,
+                               weight_decay=wd / SGD_WD_SCALE)
     if name == "lion":
         return Lion(model.parameters(), lr=lr / 10, betas=(betas[0], 0.99), weight_decay=wd * 10)
     if name == "muon":

@@ -34,10 +34,9 @@ import store
 import train
 
 
-# The distractor regimes of the regime study (README, "The distractor regime"), by name:
-# (--distractors, --refresh). Any `refresh<rho>` with 0 < rho < 1 is a regime too.
-DISTRACTOR_REGIMES = {"fixed": ("fixed", 0.0), "fresh": ("fresh", 0.0), "refresh0.01": ("refresh", 0.01),
-                      "refresh0.003": ("refresh", 0.003), "refresh0.001": ("refresh", 0.001)}
+# The regimes of the distractor-regime study (README, "The distractor regime"); any
+# `refresh<rho>` with 0 < rho < 1 is a regime too (distractor_regime reads the name).
+DISTRACTOR_REGIMES = ("fixed", "fresh", "refresh0.01", "refresh0.003", "refresh0.001")
 
 
 def distractor_regime(name):
@@ -126,9 +125,6 @@ def add_sweep_args(parser):
     a("--results-dir", default="results", help="where the figure and summary go")
     a("--store", default=None, help="run store folder (default: <results-dir>/store; --quick: results/quick/store)")
     a("--device", default="auto", help="auto | cpu | cuda")
-    # batched.py (seed batching) was removed (README, Speed); the flag still parses, so old
-    # command lines run: each run trains in its own process, with the same results.
-    a("--batch-seeds", action="store_true", help=argparse.SUPPRESS)
 
 
 # Every study stops a run this many epochs after grokking, so that a baseline one study trained
@@ -218,8 +214,6 @@ def run_sweep(runs, args, log=print, weights=()):
         if got is None or need_weights:
             todo.append((label, cfg))
     mine = shard_runs(todo, args.shard) if not args.plot_only else []
-    if mine and getattr(args, "batch_seeds", False):
-        log("note: --batch-seeds is gone (README, Speed); each run trains in its own process")
     if mine:
         log(f"training {len(mine)} of {len(runs)} runs ({len(runs) - len(todo)} stored) "
             f"with {jobs} job(s) x {threads} thread(s) -> {folder}")

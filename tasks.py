@@ -1,9 +1,12 @@
-"""Sequence tasks with a fixed query position and distractors (paper App. A.1).
+"""Sequence tasks with a query position and distractors (paper App. A.1).
 
-Every task is a `SeqTask`: token sequences `x` (B, T) whose last token is the query `=`,
-labels `y` (B,), the set of informative positions, and the oracle attention q* (mass 1/k on
-each informative position, 0 elsewhere). Value tokens are 0..n_values-1 and `=` is the token
-n_values, so the vocabulary has n_values + 1 tokens.
+Every task is a `SeqTask`: token sequences `x` (B, T), labels `y` (B,), the informative
+positions, and the oracle attention q* (mass 1/k on each informative position, 0 elsewhere).
+In all but two tasks the query is the last token, `=`, the informative positions are the same
+in every row, value tokens are 0..n_values-1 and `=` is the token n_values (a vocabulary of
+n_values + 1). The two exceptions say so below: `route` draws its operand positions per row
+and adds a noise vocabulary (2p + 1 tokens), and `arparity` has a query position per row
+with causal attention and the vocabulary {0, 1}.
 
 Distractors are drawn uniformly from the same value tokens as the operands, so only the
 position tells an operand from a distractor. How often they are redrawn is the experiment's

@@ -40,7 +40,8 @@ def test_cli_writes_summary_and_history(tmp_path):
 @pytest.mark.parametrize("args,msg", [(["--task", "sub"], "unknown task"), (["--p", "2"], "--p"),
                                       (["--frac", "1.5"], "--frac"), (["--lam", "-1"], "--lam"),
                                       (["--prior", "flat"], "unknown prior"),
-                                      (["--distractors", "refresh"], "--refresh")])
+                                      (["--distractors", "refresh"], "--refresh"),
+                                      (["--optimizer", "lion", "--beta2", "0.98"], "--beta2")])
 def test_bad_input_is_one_line_error(args, msg):
     r = run_cli(*TINY, *args)
     assert r.returncode != 0

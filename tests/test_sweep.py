@@ -130,16 +130,6 @@ def test_quick_and_paper_budgets_never_collide(tmp_path):
     assert len(os.listdir(tmp_path / "res" / "store")) == 2
 
 
-def test_old_batch_seeds_flag_still_runs(tmp_path):
-    """--batch-seeds (seed batching, removed) still parses in every figure script, and a sweep
-    given it trains each run as usual and says so in one line."""
-    assert exp_fig3_kl.get_parser().parse_args(["--batch-seeds"]).batch_seeds
-    logs = []
-    res = sweep.run_sweep(tiny_runs(), sweep_args(tmp_path, batch_seeds=True), log=logs.append)
-    assert set(res) == {"lam0", "lam0.5"}
-    assert sum("--batch-seeds is gone" in line for line in logs) == 1
-
-
 def test_shards_on_two_machines_merge_by_copying_the_store(tmp_path):
     runs = tiny_runs((0.0, 0.1, 0.2))
     for i, machine in enumerate(("a", "b")):
@@ -245,8 +235,8 @@ def test_distractor_regime_names():
     for bad in ("refresh", "refresh1", "refresh0", "refreshx", "sometimes"):
         with pytest.raises(ValueError, match="distractor regime"):
             sweep.distractor_regime(bad)
-    for name, (distractors, rho) in sweep.DISTRACTOR_REGIMES.items():
-        assert sweep.distractor_regime(name) == (distractors, rho)
+    assert [sweep.distractor_regime(n) for n in sweep.DISTRACTOR_REGIMES] == \
+        [("fixed", 0.0), ("fresh", 0.0), ("refresh", 0.01), ("refresh", 0.003), ("refresh", 0.001)]
 
 
 def test_the_store_is_committed_and_run_folders_are_not():
