@@ -1,6 +1,7 @@
 """report.py and reproduce.py: the report's verdicts come from the summaries by the rules, never crash on a
 clean or empty fit, and the plan runs."""
 import json
+import os
 
 import report
 import reproduce
@@ -145,3 +146,24 @@ def test_only_takes_claims_or_studies():
     assert reproduce.selected(["fig2", "C1"]) == ["fig1", "fig2"]
     with pytest.raises(SystemExit, match="--only"):
         reproduce.selected(["C99"])
+
+
+def test_plot_only_redraws_from_a_fixture_store_with_no_training(tmp_path, capsys):
+    """What a fresh clone does: `reproduce.py --plot-only` redraws each study whose runs are
+    stored and REPORT.md, trains nothing. The fixture store holds Figure 3's 40 paper-scale
+    configs, each with the history of one tiny real run (the scripts only read histories)."""
+    import argparse
+    import train
+    import store
+    summary, history = train.train(train.make_config(p=7, epochs=30, quiet=True))
+    args = argparse.Namespace(quick=False, results_dir=str(tmp_path))
+    module, sargs = reproduce.study_args("fig3", args)
+    folder = str(tmp_path / "store")
+    for _, cfg in module.planned_runs(sargs):
+        store.write(folder, dict(summary, config=train.semantic_config(cfg)), history, cfg)
+    reproduce.main(["--plot-only", "--only", "C1", "C3", "--results-dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "[fig1] done" in out and "[fig3] done" in out and "training" not in out
+    for f in ("fig3_kl.json", "fig3_kl.png", "fig1_fresh_lam0.json", "fig1_fresh_lam0.png", "REPORT.md"):
+        assert (tmp_path / f).exists(), f
+    assert len(os.listdir(folder)) == 40 and not os.path.exists(tmp_path / "runs")
