@@ -14,7 +14,7 @@ The file reads top to bottom:
                    per-position transformer in bench.py, README "Speed")
   4. run_rows      the same for causal attention with a query position per row
 Both fast paths are tested equal to `definition`, forward and gradients, with 1 and 4
-heads, in tests/test_model.py.
+heads, in tests/test_model.py. `model(x)` is the definition; training calls `run` by name.
 """
 import math
 
@@ -165,9 +165,11 @@ class Transformer(nn.Module):
         return (h @ self.W_V.T).view(B, T, self.n_heads, self.d_head)
 
     def forward(self, x, attn=None, pos_ids=None, qpos=None):
-        """Logits (B, C) and attention weights at the query position (B, H, T)."""
-        out = self.run(x, attn, pos_ids, qpos)
-        return out["logits"], out["attn"]
+        """model(x): the definition, (logits (B, C), attention at the query (B, H, T)). The
+        table path `run`, which training calls, is exact only for this one-layer model with a
+        small vocabulary (it tabulates scores over token pairs); a copy that adds a layer
+        keeps model(x) right and must drop or redo `run`."""
+        return self.definition(x, attn, pos_ids, qpos)
 
 
 def override_attention(attn, B, H, T, dtype):

@@ -138,3 +138,18 @@ def test_position_slots_keep_the_query_embedding():
     torch.testing.assert_close(h_q6, m.embed[x6[:, -1]] + m.pos[15])
     ids = query_slot_ids(12, 16)
     torch.testing.assert_close(m.run(x12, pos_ids=ids)["logits"], m.definition(x12, pos_ids=ids)[0])
+
+
+def test_calling_the_model_is_the_definition():
+    """model(x) runs the plain definition (what a reader extending the model relies on), and
+    the table path training calls agrees with it."""
+    import torch
+    from model import Transformer
+    torch.manual_seed(0)
+    m = Transformer(12, 11, 5, d_model=16, n_heads=2, d_mlp=32).double()
+    x = torch.randint(0, 12, (7, 5))
+    logits, attn = m(x)
+    ref = m.definition(x)
+    assert torch.equal(logits, ref[0]) and torch.equal(attn, ref[1])
+    fast = m.run(x)
+    torch.testing.assert_close(fast["logits"], logits, rtol=1e-10, atol=1e-12)
