@@ -19,7 +19,6 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import train
-from tasks import make_task
 
 
 class ConventionalTransformer(nn.Module):
@@ -102,7 +101,7 @@ def epoch_time(cfg, epochs, repeats=1):
 
 
 def bench(name, cfg, epochs, peak, repeats):
-    task = make_task(cfg.task, cfg.p, cfg.frac, cfg.n_distractors, cfg.seed)
+    task = train.task_of(cfg)
     cfg.quiet = True
     ours = epoch_time(cfg, epochs, repeats=repeats)
     conv = statistics.median(time_conventional(task, cfg, epochs))

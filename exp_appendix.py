@@ -58,9 +58,10 @@ import optim
 import report
 import store
 import sweep
+import train
 
 from model import Transformer
-from tasks import longer_inputs, make_task, query_slot_ids
+from tasks import longer_inputs, query_slot_ids
 
 
 BOUND_QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=2000, seeds=[0])
@@ -400,7 +401,7 @@ def optimizers_runs(args):
 def run_optimizers(args):
     cfgs = {k: sweep.study_config(args, 0, **SETTINGS[k]) for k in args.settings}
     results = sweep.run_sweep(optimizers_runs(args), args)
-    n_train = len(make_task("add", args.p, cfgs[args.settings[0]].frac, 2, 0).train_x)
+    n_train = len(train.task_of(cfgs[args.settings[0]]).train_x)
     grok, med = grok_table(results, args, args.settings)
     print("\nClaim C10 (paper, App. B, F.4): rates and floors change with the optimizer, but the "
           "norm-contractive decay of the MLP during the plateau persists.")
@@ -556,7 +557,7 @@ def lengths_parser(sub):
 def length_accuracy(weights, cfg, lengths):
     """Test accuracy of a run's final weights at each sequence length (extra distractors
     inserted before the query; the query keeps its training position slot)."""
-    task = make_task(cfg.task, cfg.p, cfg.frac, cfg.n_distractors, cfg.seed)
+    task = train.task_of(cfg)
     model = Transformer(task.vocab_size, task.n_classes, cfg.pos_slots, cfg.d_model, cfg.n_heads, cfg.d_mlp)
     model.load_state_dict(torch.load(weights))
     acc = {}

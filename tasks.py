@@ -136,7 +136,7 @@ class SeqTask:
             self.train_x[rows[:, None], torch.tensor(self.distractor_pos)] = new
 
 
-def make_task(name="add", p=113, frac=0.3, n_distractors=2, seed=0, n_operands=2,
+def make_task(name="add", *, p=113, frac=0.3, n_distractors=2, seed=0, n_operands=2,
               n_bits=10, parity_k=3, perm_n=5, n_outputs=3):
     """Build a task; the inputs are split once (seeded) into train and test.
 

@@ -311,11 +311,17 @@ def task_data(task, cfg, device, tau):
         frozen_attention=oracle_tr if cfg.frozen_attn else None)   # App. F.4: the oracle in place of attention
 
 
+def task_of(cfg):
+    """The task a config names, split and seeded as the run sees it."""
+    return make_task(cfg.task, p=cfg.p, frac=cfg.frac, n_distractors=cfg.n_distractors, seed=cfg.seed,
+                     n_operands=cfg.n_operands, n_bits=cfg.n_bits, parity_k=cfg.parity_k, perm_n=cfg.perm_n,
+                     n_outputs=cfg.n_outputs)
+
+
 def build_run(cfg, device):
     """A run's task and freshly initialised model, in this order: the seed fixes the data
     split and the distractors first, then the initialisation (unless --init-seed)."""
-    task = make_task(cfg.task, cfg.p, cfg.frac, cfg.n_distractors, cfg.seed, cfg.n_operands,
-                     cfg.n_bits, cfg.parity_k, cfg.perm_n, cfg.n_outputs)
+    task = task_of(cfg)
     torch.manual_seed(cfg.seed if cfg.init_seed is None else cfg.init_seed)
     model = Transformer(task.vocab_size, task.n_classes, cfg.pos_slots or task.seq_len,
                         cfg.d_model, cfg.n_heads, cfg.d_mlp).to(device)

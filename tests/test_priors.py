@@ -60,7 +60,7 @@ def test_schedule_reaches_the_loss():
 
 
 def test_teacher_target_is_the_teachers_attention_without_gradient():
-    task = make_task("add", 11, 0.5, 2, 0)
+    task = make_task("add", p=11, frac=0.5, n_distractors=2, seed=0)
     torch.manual_seed(1)
     teacher = Transformer(task.vocab_size, task.n_classes, task.seq_len, 16, 2, 32).requires_grad_(False)
     torch.manual_seed(2)
