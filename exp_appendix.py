@@ -55,6 +55,7 @@ import torch
 
 import analysis
 import optim
+import plots
 import report
 import store
 import sweep
@@ -117,19 +118,19 @@ def run_bound(args):
     store.write_json(os.path.join(args.results_dir, "fig5_bound.json"),
                      {"runs": summary, "total_violations": total_violations})
     report.print_claim("C5", args.results_dir)
-    plt = sweep.pyplot()
+    plt = plots.pyplot()
     fig, axes = plt.subplots(1, len(args.lam), figsize=(6 * len(args.lam), 4.5), squeeze=False)
     for ax, lam in zip(axes[0], args.lam):
         hists = [results[n][1] for n in (sweep.kl_run(lam, s, args)[0] for s in args.seeds) if n in results]
         if not hists:
             continue
-        grid, g = sweep.curves(hists, "lemma_grad", args.epochs)
-        sweep.band(ax, grid, g, "measured mean |dl/ds_i|", "C0", log=True)
-        grid, b = sweep.curves(hists, "lemma_bound", args.epochs)
-        sweep.band(ax, grid, b, r"bound $L_f\sqrt{2\ell}\,a_i\|u_i\|$ (mean)", "C3", log=True)
+        grid, g = plots.curves(hists, "lemma_grad", args.epochs)
+        plots.band(ax, grid, g, "measured mean |dl/ds_i|", "C0", log=True)
+        grid, b = plots.curves(hists, "lemma_bound", args.epochs)
+        plots.band(ax, grid, b, r"bound $L_f\sqrt{2\ell}\,a_i\|u_i\|$ (mean)", "C3", log=True)
         ax.set(xlabel="epoch", title=f"lambda = {lam:g}" + (" (baseline)" if lam == 0 else ""))
         ax.legend(fontsize=8)
-    sweep.save_figure(fig, os.path.join(args.results_dir, "fig5_bound.png"),
+    plots.save_figure(fig, os.path.join(args.results_dir, "fig5_bound.png"),
                       f"Figure 5: Lemma 5.1 on the training set, p = {args.p}, distractors {args.regime}, "
                       f"seeds {args.seeds}")
 
@@ -190,17 +191,17 @@ def print_grok_table(grok, med, args):
 def plot_arms(results, grok, args, arms, path, title, norm=False, name=None):
     """Test accuracy (and optionally the MLP norm) per arm, and the grokking epochs per seed."""
     name = name or (lambda a, s: run_name(a, s, args))
-    plt = sweep.pyplot()
+    plt = plots.pyplot()
     panels = 3 if norm else 2
     fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 4.5))
     for i, arm in enumerate(arms):
         hists = [results[name(arm, s)][1] for s in args.seeds if name(arm, s) in results]
         if hists:
-            grid, acc = sweep.curves(hists, "test_acc", args.epochs)
-            sweep.band(axes[0], grid, acc, arm, f"C{i % 10}")
+            grid, acc = plots.curves(hists, "test_acc", args.epochs)
+            plots.band(axes[0], grid, acc, arm, f"C{i % 10}")
             if norm:
-                grid, mlp = sweep.curves(hists, "mlp_norm", args.epochs)
-                sweep.band(axes[2], grid, mlp, arm, f"C{i % 10}", log=True)
+                grid, mlp = plots.curves(hists, "mlp_norm", args.epochs)
+                plots.band(axes[2], grid, mlp, arm, f"C{i % 10}", log=True)
         ys = [g for g in grok[arm] if g != "missing"]
         xs = i + np.linspace(-0.15, 0.15, max(1, len(ys)))
         for x, g in zip(xs, ys):
@@ -214,7 +215,7 @@ def plot_arms(results, grok, args, arms, path, title, norm=False, name=None):
     if norm:
         axes[2].set(xlabel="epoch", ylabel="||theta_mlp||_F", title="MLP norm (median, min-max)")
         axes[2].legend(fontsize=8)
-    sweep.save_figure(fig, path, title)
+    plots.save_figure(fig, path, title)
 
 
 # ---------------------------------------------------------------------------------------
@@ -603,7 +604,7 @@ def run_lengths(args):
                       "median": med, "lam": args.lam, "budget": args.epochs,
                       "regime": args.regime, "seeds": args.seeds})
     print_claim(args, "C7", "fig8_lengths")
-    plt = sweep.pyplot()
+    plt = plots.pyplot()
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for i, a in enumerate(arms):
         for s, d in acc[a].items():
@@ -613,7 +614,7 @@ def run_lengths(args):
     ax.axvline(6, color="gray", ls=":", lw=1)
     ax.set(xlabel="test sequence length (training: 6)", ylabel="test accuracy", ylim=(0, 1.02))
     ax.legend()
-    sweep.save_figure(fig, out_path(args, "fig8_lengths", "png"),
+    plots.save_figure(fig, out_path(args, "fig8_lengths", "png"),
                       f"Figure 8 (right): length generalization, p = {args.p}, lambda {args.lam:g}, seeds {args.seeds}")
 
 
@@ -696,7 +697,7 @@ def run_heads(args):
     store.write_json(out_path(args, "fig9_heads", "json"),
                      {"seeds": summary, "n_heads": args.n_heads, "budget": args.epochs, "regime": args.regime})
     print_claim(args, "C8", "fig9_heads")
-    plt = sweep.pyplot()
+    plt = plots.pyplot()
     seeds = [s for s in args.seeds if name(None, s) in results]
     if not seeds:
         return
@@ -710,7 +711,7 @@ def run_heads(args):
         ax.plot(h["epoch"], h["test_acc"], "k:", lw=1, label="test accuracy")
         ax.set(xlabel="epoch", ylabel="informative mass (test)", title=f"seed {s}")
         ax.legend(fontsize=7)
-    sweep.save_figure(fig, out_path(args, "fig9_heads", "png"),
+    plots.save_figure(fig, out_path(args, "fig9_heads", "png"),
                       f"Figure 9 (right): {args.n_heads} heads, p = {args.p}, distractors {args.regime}")
 
 

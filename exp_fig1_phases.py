@@ -18,6 +18,7 @@ import os
 
 import numpy as np
 
+import plots
 import report
 import store
 import sweep
@@ -65,26 +66,26 @@ def print_marks(rows, budget):
 
 
 def plot(results, names, title, path, args):
-    plt = sweep.pyplot()
+    plt = plots.pyplot()
     hists = [results[n][1] for n in names if n in results]
     marks = [phase_marks(h, args.rise_acc) for h in hists]
     fig, ax = plt.subplots(2, 2, figsize=(11, 7.5), sharex=True)
     E = args.epochs
-    grid, acc = sweep.curves(hists, "test_acc", E)
-    sweep.band(ax[0, 0], grid, acc, "test accuracy", "C0")
-    sweep.band(ax[0, 0], grid, sweep.curves(hists, "train_acc", E)[1], "train accuracy", "C7")
+    grid, acc = plots.curves(hists, "test_acc", E)
+    plots.band(ax[0, 0], grid, acc, "test accuracy", "C0")
+    plots.band(ax[0, 0], grid, plots.curves(hists, "train_acc", E)[1], "train accuracy", "C7")
     ax[0, 0].set_ylabel("accuracy")
     twin = ax[0, 0].twinx()
-    sweep.band(twin, grid, sweep.curves(hists, "struct_div", E)[1], "D(t) = KL(q*||a)", "C3")
+    plots.band(twin, grid, plots.curves(hists, "struct_div", E)[1], "D(t) = KL(q*||a)", "C3")
     twin.set_ylabel("structural divergence D(t)", color="C3")
     ax[0, 0].legend(loc="center right", fontsize=8)
     ax[0, 0].set_title("test accuracy and structural divergence")
-    sweep.band(ax[0, 1], grid, sweep.curves(hists, "grad_W_norm", E)[1], None, "C2", log=True)
+    plots.band(ax[0, 1], grid, plots.curves(hists, "grad_W_norm", E)[1], None, "C2", log=True)
     ax[0, 1].set_title(r"task gradient $\|\partial L_{task}/\partial W\|_F$, $W=W_Q^TW_K$")
-    sweep.band(ax[1, 0], grid, sweep.curves(hists, "mlp_norm", E)[1], None, "C4")
+    plots.band(ax[1, 0], grid, plots.curves(hists, "mlp_norm", E)[1], None, "C4")
     ax[1, 0].set_title(r"MLP norm $\|\theta_{mlp}\|_F$")
-    sweep.band(ax[1, 1], grid, sweep.curves(hists, "info_mass", E)[1], r"informative mass $\min_{i\in S} a_i$", "C1")
-    sweep.band(ax[1, 1], grid, sweep.curves(hists, "frac_struct", E)[1], r"fraction with $B_\tau$", "C5")
+    plots.band(ax[1, 1], grid, plots.curves(hists, "info_mass", E)[1], r"informative mass $\min_{i\in S} a_i$", "C1")
+    plots.band(ax[1, 1], grid, plots.curves(hists, "frac_struct", E)[1], r"fraction with $B_\tau$", "C5")
     ax[1, 1].axhline(0.5, color="k", lw=0.5, ls=":")
     ax[1, 1].legend(fontsize=8)
     ax[1, 1].set_title("attention on the informative positions (test set)")
@@ -96,7 +97,7 @@ def plot(results, names, title, path, args):
                 a.axvline(np.median(vals), color=c, ls=ls, lw=1, label=None)
     for a in ax[1]:
         a.set_xlabel("epoch")
-    sweep.save_figure(fig, path, f"{title}\nlines: median t_mem (black --), t_struct (orange -.), "
+    plots.save_figure(fig, path, f"{title}\nlines: median t_mem (black --), t_struct (orange -.), "
                       f"t_grok (blue :); median and min-max over {len(hists)} seeds; a run stopped "
                       f"{args.stop_after} epochs after grokking holds its last value")
 

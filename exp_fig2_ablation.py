@@ -24,6 +24,7 @@ import os
 
 import numpy as np
 
+import plots
 import report
 import store
 import sweep
@@ -146,7 +147,7 @@ def main(argv=None):
 
 
 def plot(results, cells, grid, args, path):
-    plt = sweep.pyplot()
+    plt = plots.pyplot()
     caps = list(dict.fromkeys(c for c, _ in cells))
     structs = list(STRUCTURE)
     fig = plt.figure(figsize=(15, 4.8))
@@ -171,14 +172,14 @@ def plot(results, cells, grid, args, path):
         hists = [results[n][1] for n in (run_name(c, s, seed, args) for seed in args.seeds) if n in results]
         if not hists:
             continue
-        grid_e, acc = sweep.curves(hists, "test_acc", args.epochs)
+        grid_e, acc = plots.curves(hists, "test_acc", args.epochs)
         ax1.plot(grid_e, np.median(acc, 0), ls=styles[c], color=colors[s], label=f"{c} / {s}")
-        grid_e, mn = sweep.curves(hists, "mlp_norm", args.epochs)
+        grid_e, mn = plots.curves(hists, "mlp_norm", args.epochs)
         ax2.plot(grid_e, np.median(mn, 0), ls=styles[c], color=colors[s])
     ax1.set(xlabel="epoch", ylabel="test accuracy (median over seeds)", title="test accuracy")
     ax1.legend(fontsize=6, ncol=2)
     ax2.set(xlabel="epoch", ylabel=r"$\|\theta_{mlp}\|_F$", yscale="log", title="MLP norm (line style = capacity)")
-    sweep.save_figure(fig, path, f"Figure 2: p = {args.p}, distractors {args.regime}, prior lambda = "
+    plots.save_figure(fig, path, f"Figure 2: p = {args.p}, distractors {args.regime}, prior lambda = "
                       f"{args.lam:g}, R = {args.radius:g}, seeds {args.seeds}")
 
 

@@ -23,6 +23,7 @@ import os
 import numpy as np
 
 import analysis
+import plots
 import store
 import sweep
 
@@ -136,7 +137,7 @@ def divergence_rate(history, drop=0.01):
 
 
 def plot(results, lams, table, verdict, rates, args, path):
-    plt = sweep.pyplot()
+    plt = plots.pyplot()
     fig, ax = plt.subplots(2, 2, figsize=(12, 8.5))
     cmap = plt.get_cmap("viridis")
     colors = {l: cmap(i / max(1, len(lams) - 1)) for i, l in enumerate(lams)}
@@ -144,10 +145,10 @@ def plot(results, lams, table, verdict, rates, args, path):
         hists = [results[run_name(l, s, args)][1] for s in args.seeds if run_name(l, s, args) in results]
         if not hists:
             continue
-        grid, acc = sweep.curves(hists, "test_acc", args.epochs)
-        sweep.band(ax[0, 0], grid, acc, f"lambda={l:g}", colors[l])
-        grid, D = sweep.curves(hists, "struct_div", args.epochs)
-        sweep.band(ax[1, 0], grid, np.maximum(D, 1e-8), f"lambda={l:g}", colors[l], log=True)
+        grid, acc = plots.curves(hists, "test_acc", args.epochs)
+        plots.band(ax[0, 0], grid, acc, f"lambda={l:g}", colors[l])
+        grid, D = plots.curves(hists, "struct_div", args.epochs)
+        plots.band(ax[1, 0], grid, np.maximum(D, 1e-8), f"lambda={l:g}", colors[l], log=True)
     ax[0, 0].set(xlabel="epoch", ylabel="test accuracy", title="test accuracy (median, min-max over seeds)")
     ax[0, 0].legend(fontsize=7)
     ax[1, 0].set(xlabel="epoch", ylabel="D(t) = KL(q*||a), test set", title="structural divergence")
@@ -186,7 +187,7 @@ def plot(results, lams, table, verdict, rates, args, path):
         b.scatter([l] * len(rates[l]), rates[l], color=colors[l])
     b.set(xscale="log", yscale="log", xlabel="lambda", ylabel="rate of -log D(t) per epoch",
           title="decay rate of D(t) (Thm. 5.2: proportional to lambda)")
-    sweep.save_figure(fig, path, f"Figure 3: p = {args.p}, distractors {args.regime}, seeds {args.seeds}")
+    plots.save_figure(fig, path, f"Figure 3: p = {args.p}, distractors {args.regime}, seeds {args.seeds}")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import os
 import numpy as np
 import torch
 
+import plots
 import report
 import store
 import store
@@ -159,13 +160,13 @@ def main(argv=None):
 
 
 def plot(results, grok, name, args, path):
-    plt = sweep.pyplot()
+    plt = plots.pyplot()
     fig, (a0, a1) = plt.subplots(1, 2, figsize=(12, 4.5))
     for i, arm in enumerate(ARMS):
         hists = [results[name(arm, s)][1] for s in args.seeds if name(arm, s) in results]
         if hists:
-            grid, acc = sweep.curves(hists, "test_acc", args.epochs)
-            sweep.band(a0, grid, acc, arm, f"C{i}")
+            grid, acc = plots.curves(hists, "test_acc", args.epochs)
+            plots.band(a0, grid, acc, arm, f"C{i}")
         ys = [g for g in grok[arm].values() if g != "missing"]
         xs = i + np.linspace(-0.15, 0.15, max(1, len(ys)))
         for x, g in zip(xs, ys):
@@ -176,7 +177,7 @@ def plot(results, grok, name, args, path):
     a1.axhline(args.epochs, color="gray", ls=":", lw=1)
     a1.set_xticks(range(len(ARMS)), ARMS)
     a1.set(ylabel="grokking epoch (triangle: never, at the budget)", title="grokking epoch per seed")
-    sweep.save_figure(fig, path,
+    plots.save_figure(fig, path,
                       f"Figure 4: p = {args.p}, distractors {args.regime}, keep {args.keep_frac:g}, "
                       f"lambda {args.lam:g}, retrain wd {args.retrain_wd:g}")
 

@@ -20,6 +20,7 @@ import os
 import numpy as np
 
 import analysis
+import plots
 import store
 import sweep
 
@@ -248,7 +249,7 @@ def heat(ax, M, rows, cols, title, fmt, cmap="viridis", log=False, ratio=False):
 
 
 def plot(stats, seeds, budget, model, path):
-    plt = sweep.pyplot()
+    plt = plots.pyplot()
     rhos = RHOS
     rlabel = [rho_label(r) for r in rhos]
     get = lambda rho, wd, lam: stats.get(cell_key(rho, wd, lam))
@@ -322,7 +323,7 @@ def plot(stats, seeds, budget, model, path):
          lambda i, j: "" if np.isnan(M[i, j]) else f"{M[i, j]:.0f} ({P[i, j]:.0f}/25)"
          + (f"\n{G[i, j]:.0e}" if np.isfinite(G[i, j]) else ""), cmap="magma")
     ax[1, 2].set(xlabel="weight decay")
-    sweep.save_figure(fig, path, f"Where the paper's story holds: {model}, seeds {seeds_text(seeds)}, "
+    plots.save_figure(fig, path, f"Where the paper's story holds: {model}, seeds {seeds_text(seeds)}, "
                       f"{budget}-epoch budget (censored medians shown as >budget; blank = outside the grid or not run yet)")
 
 
@@ -335,7 +336,7 @@ def plot_baselines(results, seeds, budget, model, path):
     """The lambda = 0, wd = 1 baseline of every refresh rate on one time axis: what each
     condition of the criterion reads (median over seeds, min-max band; a run that stopped
     after grokking holds its last value)."""
-    plt = sweep.pyplot()
+    plt = plots.pyplot()
     fig, ax = plt.subplots(1, 4, figsize=(18, 4.2))
     panels = (("train_acc", "train accuracy (memorization)", False),
               ("info_mass", f"informative mass (uniform 0.2; 'found' > {analysis.FOUND_MASS})", False),
@@ -347,12 +348,12 @@ def plot_baselines(results, seeds, budget, model, path):
             continue
         label = f"{sweep.regime_name(rho)} (n={len(hists)})"
         for a, (key, title, log) in zip(ax, panels):
-            grid, values = sweep.curves(hists, key, budget)
-            sweep.band(a, grid, values, label=label, color=color, log=log)
+            grid, values = plots.curves(hists, key, budget)
+            plots.band(a, grid, values, label=label, color=color, log=log)
             a.set(title=title, xlabel="epoch")
     ax[1].axhline(analysis.FOUND_MASS, color="k", ls=":", lw=1)
     ax[0].legend(fontsize=8, title="distractor refresh", title_fontsize=8)
-    sweep.save_figure(fig, path, f"The lambda = 0 baseline across distractor regimes ({model}, wd 1, "
+    plots.save_figure(fig, path, f"The lambda = 0 baseline across distractor regimes ({model}, wd 1, "
                       f"seeds {seeds_text(seeds)}, {budget}-epoch budget; median and min-max over seeds; a run "
                       "stopped after grokking holds its last value)")
 
@@ -362,7 +363,7 @@ def plot_c11(stats, c11, seeds, budget, model, path):
     regime (a run that never grokked drawn at the budget, hollow: a lower bound), with the
     law's slope 1 through the wd 1 median for comparison; and each grokked run's plateau
     t_grok - t_mem against Eq. 5's least plateau from its own norms."""
-    plt = sweep.pyplot()
+    plt = plots.pyplot()
     fig, ax = plt.subplots(1, 2, figsize=(13, 5))
     colors = plt.cm.viridis(np.linspace(0, 0.9, len(WD_RHOS)))
     bound_pts = []
@@ -404,7 +405,7 @@ def plot_c11(stats, c11, seeds, budget, model, path):
               ylabel="measured plateau t_grok - t_mem, epochs")
     ax[1].set_title("plateau against Eq. 5's bound, grokked runs (colours as left);\n"
                     "above the dashed line y = x the bound holds", fontsize=9)
-    sweep.save_figure(fig, path, f"Claim C11: the baseline's delay against weight decay ({model}, lambda 0, seeds "
+    plots.save_figure(fig, path, f"Claim C11: the baseline's delay against weight decay ({model}, lambda 0, seeds "
                       f"{seeds_text(seeds)}, {budget}-epoch budget)")
 
 

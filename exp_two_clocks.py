@@ -23,6 +23,7 @@ import os
 import numpy as np
 
 import analysis as A
+import plots
 import store
 import sweep
 
@@ -212,7 +213,7 @@ def composition(c, results, args):
 # The figure
 
 def plot(results, verdicts, args, path):
-    plt = sweep.pyplot()
+    plt = plots.pyplot()
     c = cells(args)
     fig, ax = plt.subplots(1, 4, figsize=(22, 4.8))
     scatter = lambda a, x, t, budget, color: a.scatter(x, budget if t is None else t, color=color, s=14,
@@ -254,7 +255,7 @@ def plot(results, verdicts, args, path):
         ax[3].legend(fontsize=6)
     else:
         ax[3].text(0.5, 0.5, "no H4 run stored", transform=ax[3].transAxes, ha="center", fontsize=8)
-    sweep.save_figure(fig, path, "The two clocks (pre-registered, README): " +
+    plots.save_figure(fig, path, "The two clocks (pre-registered, README): " +
                       "; ".join(f"{k.split(':')[0]} {v['verdict']}" for k, v in verdicts.items()))
 
 

@@ -18,16 +18,14 @@ under a key computed from its config (store.py), in one store that every study s
 --quick writes under results/quick/ (not committed), so its store is separate too.
 
 The file: the distractor regimes, a study's run config (the paper config, or under --quick
-the small model of QUICK_MODEL) and the run configs the studies share, the sweep flags,
-`run_sweep`, and the figure helpers.
+the small model of QUICK_MODEL) and the run configs the studies share, the sweep flags, and
+`run_sweep`. The store is store.py; the figure helpers are plots.py.
 """
 import argparse
 import multiprocessing as mp
 import os
-import textwrap
 import time
 
-import numpy as np
 import torch
 
 import store
@@ -267,50 +265,3 @@ def write_partial(args, log=print):
     args.results_dir = os.path.join(args.results_dir, "partial")
     os.makedirs(args.results_dir, exist_ok=True)
     log(f"  (runs missing: the figure and summary go to {args.results_dir})")
-
-
-# ---------------------------------------------------------------------------------------
-# Helpers the figure scripts share
-
-def pyplot():
-    """matplotlib.pyplot on the file-only Agg backend (no display needed), imported on first
-    use so that training never pays for matplotlib."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    return plt
-
-
-def curve(history, key, grid):
-    """history[key] on an epoch grid; a run that stopped early holds its last value."""
-    ep = np.asarray(history["epoch"])
-    val = np.asarray(history[key], dtype=float)
-    idx = np.clip(np.searchsorted(ep, grid, side="right") - 1, 0, len(ep) - 1)
-    return val[idx]
-
-
-def curves(histories, key, epochs, points=400):
-    """(grid, array (n_runs, len(grid))) for one logged quantity over several runs."""
-    grid = np.linspace(0, epochs, points)
-    return grid, np.stack([curve(h, key, grid) for h in histories])
-
-
-def save_figure(fig, path, title):
-    """The figure scripts' common ending: title, layout, PNG, close."""
-    import matplotlib.pyplot as plt
-    width = int(fig.get_figwidth() * 72 / 6)      # characters of 10-point text across the figure
-    fig.suptitle("\n".join(textwrap.fill(line, width) for line in title.split("\n")), fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    print(f"wrote {path}")
-
-
-def band(ax, grid, values, label=None, color=None, log=False):
-    """Plot the median with the min-max spread over runs."""
-    mid = np.median(values, 0)
-    line, = ax.plot(grid, mid, label=label, color=color)
-    ax.fill_between(grid, values.min(0), values.max(0), color=line.get_color(), alpha=0.2, lw=0)
-    if log:
-        ax.set_yscale("log")
-    return line
