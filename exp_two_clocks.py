@@ -4,7 +4,7 @@ clock (1/wd)? The study pre-registered in the README ("The two clocks"), hypothe
     python exp_two_clocks.py --jobs 2            # every run (most shared with Figure 3 in fixed)
     python exp_two_clocks.py --part h1 h2        # the runs of some hypotheses only
     python exp_two_clocks.py --plot-only         # redraw from the store
-    python exp_two_clocks.py --quick             # the small model, a few cells, ~2 minutes
+    python exp_two_clocks.py --quick             # the small model, one seed, eight runs
 
 H1 routing clock: under `fixed` with the KL prior, t_struct ~ 1/lambda (rule 6 on t_struct).
 H2 norm clock: attention frozen at the oracle, t_grok ~ 1/wd (rule 6), and the plateau
