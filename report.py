@@ -71,11 +71,14 @@ def _fig3_parts(d, label, R):
     return {f"{label}: t_grok ~ 1/lambda between floor and cap": R.scaling(times, d["budget"], "1/lambda", cap=cap)}
 
 
+def _fig3_claim(results, study, where, R):
+    """Rule 6 on one Figure 3 summary of the registry; where(d) names its setting."""
+    d = _load(results, studies.summary(study))
+    return None if d is None else _fig3_parts(d, where(d), R)
+
+
 def claim_c3(results, R=A.RULES["v2"]):
-    d = _load(results, studies.summary("fig3"))
-    if d is None:
-        return None
-    return _fig3_parts(d, f"distractors {d['regime']}", R)
+    return _fig3_claim(results, "fig3", lambda d: f"distractors {d['regime']}", R)
 
 
 def claim_c3_other_regimes(results, R=A.RULES["v2"]):
@@ -115,10 +118,8 @@ def claim_c3_paper_regime(results, R=A.RULES["v2"]):
 
 def claim_c3_fixed(results, R=A.RULES["v2"]):
     """C3 under fixed distractors on the dense lambda grid at seeds 0-9 (20k budget)."""
-    d = _load(results, studies.summary("fig3_fixed"))
-    if d is None:
-        return None
-    return _fig3_parts(d, f"distractors fixed, seeds {d['seeds']}, {d['budget']}-epoch budget", R)
+    return _fig3_claim(results, "fig3_fixed",
+                       lambda d: f"distractors fixed, seeds {d['seeds']}, {d['budget']}-epoch budget", R)
 
 
 def claim_c4(results, R=A.RULES["v2"]):
