@@ -193,17 +193,17 @@ def run_sweep(runs, args, log=print, weights=()):
     folder = store_dir(args)
     results, todo = {}, []
     for label, cfg in runs:
-        key = store.run_key(cfg)
-        cfg.out = os.path.join(args.runs_dir, key)
+        cfg.out = os.path.join(args.runs_dir, store.run_key(cfg))
         cfg.device = args.device
         cfg.quiet = True
         cfg.threads = cfg.threads or threads
         got = store.read(folder, cfg)
-        from_folder = store.from_folder(cfg.out, cfg)
+        need_weights = label in weights and not os.path.exists(store.weights_path(folder, cfg))
+        # a run folder is read only when the store lacks the run or its weights
+        from_folder = store.from_folder(cfg.out, cfg) if got is None or need_weights else None
         if got is None and from_folder is not None:          # finished before the store had it
             store.write(folder, *from_folder, cfg)
             got = store.read(folder, cfg)
-        need_weights = label in weights and not os.path.exists(store.weights_path(folder, cfg))
         if need_weights and from_folder is not None and os.path.exists(os.path.join(cfg.out, "final.pt")):
             _store_weights(folder, cfg)
             need_weights = False
