@@ -104,25 +104,27 @@ def task_gradient_stats(model, x, out, ce_each, pos_ids=None, qpos=None):
             "lemma_violations": int((measured > bound * (1 + max(1e-4, 4 * eps)) + 1e-12).sum())}
 
 
-def evaluation(model, cfg, forward_pass, data, out, ce_each, penalty, lam):
-    """Every logged quantity at one epoch (README, Choices: Logging): from the training
-    forward `out` (after backward, with out["attn"].retain_grad()) and one test forward
-    through `forward_pass`. `data` is train.task_data's namespace of the run's tensors."""
-    frozen = data.frozen_attention is not None       # then the attention has no gradient to measure
-    metrics = {} if frozen else task_gradient_stats(model, data.x_tr, out, ce_each, data.pos_ids, data.qpos_tr)
+def evaluation(model, train, test, out, test_out, tau):
+    """Every logged quantity at one epoch (README, Choices: Logging), from the training
+    forward-backward `out` (train.forward_backward with measure=True: the loss terms added,
+    the attention's gradient kept) and the test forward `test_out`. train and test are the
+    batch dicts of train.batches."""
+    frozen = train["attn"] is not None           # then the attention has no gradient to measure
+    metrics = {} if frozen else task_gradient_stats(model, train["x"], out, out["ce_each"], train["pos_ids"],
+                                                    train["qpos"])
     with torch.no_grad():
-        te = forward_pass(data.x_te, data.oracle_te if frozen else None, data.pos_ids, data.qpos_te)
-        te_loss = F.cross_entropy(te["logits"].double(), data.y_te).item()
-        te_acc = (te["logits"].argmax(-1) == data.y_te).double().mean().item()
-        tr_acc = (out["logits"].argmax(-1) == data.y_tr).double().mean().item()
-        test_struct = structural_stats(te["attn"], data.oracle_te, data.tau)
-        train_div = structural_stats(out["attn"].detach(), data.oracle_tr, data.tau)["struct_div"]
-        mass = te["attn"].double().mean(0)                          # (H, T)
-        if cfg.n_heads > 1:
-            metrics.update(head_stats(te["attn"], data.oracle_te, data.tau))
-    return dict(train_loss=ce_each.mean().item(), train_acc=tr_acc, test_loss=te_loss,
-                test_acc=te_acc, prior_loss=penalty.item() if penalty is not None else 0.0, prior_weight=lam,
-                train_struct_div=train_div, **test_struct,
-                attn_mass=mass.sum(0).div(cfg.n_heads).tolist(), attn_mass_heads=mass.tolist(),
+        te_loss = F.cross_entropy(test_out["logits"].double(), test["y"]).item()
+        te_acc = (test_out["logits"].argmax(-1) == test["y"]).double().mean().item()
+        tr_acc = (out["logits"].argmax(-1) == train["y"]).double().mean().item()
+        test_struct = structural_stats(test_out["attn"], test["oracle"], tau)
+        train_div = structural_stats(out["attn"].detach(), train["oracle"], tau)["struct_div"]
+        mass = test_out["attn"].double().mean(0)                    # (H, T)
+        if model.n_heads > 1:
+            metrics.update(head_stats(test_out["attn"], test["oracle"], tau))
+    penalty = out["penalty"]
+    return dict(train_loss=out["ce_each"].mean().item(), train_acc=tr_acc, test_loss=te_loss,
+                test_acc=te_acc, prior_loss=penalty.item() if penalty is not None else 0.0,
+                prior_weight=out["prior_weight"], train_struct_div=train_div, **test_struct,
+                attn_mass=mass.sum(0).div(model.n_heads).tolist(), attn_mass_heads=mass.tolist(),
                 mlp_norm=param_norm(model.group("mlp")), attn_norm=param_norm(model.group("attn")),
                 total_norm=param_norm(model.parameters()), **metrics)

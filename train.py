@@ -10,7 +10,8 @@ writes <out>/summary.json and <out>/history.json. From Python:
 The file reads top to bottom: 1. the configuration (every flag; paper App. G defaults),
 2. the loss (`training_loss`: float64 cross-entropy + lambda(t) times the structural prior,
 Eq. 6: KL to a target, or the undirected entropy / sparsity penalties), 3. the capacity and
-ticket hooks, 4. the loop (`train`), 5. the command line. What the loop logs every
+ticket hooks, 4. the loop (`train`: each epoch's data, forward, loss and backward in
+`forward_backward`, measure, step), 5. the command line. What the loop logs every
 --eval-every epochs (D(t), informative mass, the task gradient to the attention interaction
 matrix, the Lemma 5.1 bound) is defined in diagnostics.py. Sweeps and the run store
 (sweep.py, store.py) build on this file; it imports neither.
@@ -22,7 +23,6 @@ import os
 import sys
 import tempfile
 import time
-from types import SimpleNamespace
 
 import torch
 import torch.nn.functional as F
@@ -293,24 +293,6 @@ def pick_device(name):
     return torch.device(name)
 
 
-def task_data(task, cfg, device, tau):
-    """A run's tensors on the device: train/test inputs and labels, oracles, the prior's
-    target, and the position/query indices of the tasks that need them."""
-    oracle_tr, oracle_te = task.oracle_for("train").to(device), task.oracle_for("test").to(device)
-    has_q = task.qpos is not None
-    return SimpleNamespace(
-        x_tr=task.train_x.to(device), y_tr=task.train_y.to(device),
-        x_te=task.test_x.to(device), y_te=task.test_y.to(device),
-        oracle_tr=oracle_tr, oracle_te=oracle_te, tau=tau,
-        target=(oracle_tr if cfg.prior == "oracle" else
-                task.adversarial_for("train").to(device) if cfg.prior == "adversarial" else
-                task.uniform_for("train").to(device) if cfg.prior == "uniform" else None),
-        pos_ids=None if cfg.pos_slots is None else query_slot_ids(task.seq_len, cfg.pos_slots),
-        qpos_tr=task.qpos["train"].to(device) if has_q else None,
-        qpos_te=task.qpos["test"].to(device) if has_q else None,
-        frozen_attention=oracle_tr if cfg.frozen_attn else None)   # App. F.4: the oracle in place of attention
-
-
 def task_of(cfg):
     """The task a config names, split and seeded as the run sees it."""
     return make_task(cfg.task, p=cfg.p, frac=cfg.frac, n_distractors=cfg.n_distractors, seed=cfg.seed,
@@ -328,15 +310,74 @@ def build_run(cfg, device):
     return task, model
 
 
+def batches(task, cfg, device):
+    """The train and test sets as dicts of tensors, one row per example, as the model and the
+    diagnostics read them:
+      x, y      inputs and labels
+      oracle    the oracle attention (uniform on the informative positions S, Def. 4.1)
+      qpos      the query position of each row (autoregressive task), else None
+      attn      the attention put in place of the model's own (--frozen-attn, App. F.4), else None
+      target    the KL prior's target q (train only; the teacher's is set by the loop)
+      pos_ids   the position-table rows (length generalization), shared by every row"""
+    prior_target = {"oracle": task.oracle_for, "adversarial": task.adversarial_for,
+                    "uniform": task.uniform_for}.get(cfg.prior)
+    sets = {}
+    for split in ("train", "test"):
+        oracle = task.oracle_for(split).to(device)
+        sets[split] = {
+            "x": getattr(task, f"{split}_x").to(device), "y": getattr(task, f"{split}_y").to(device),
+            "oracle": oracle, "qpos": None if task.qpos is None else task.qpos[split].to(device),
+            "attn": oracle if cfg.frozen_attn else None,
+            "pos_ids": None if cfg.pos_slots is None else query_slot_ids(task.seq_len, cfg.pos_slots)}
+    sets["train"]["target"] = prior_target("train").to(device) if prior_target else None
+    return sets["train"], sets["test"]
+
+
+def minibatch(batch, idx):
+    """The rows idx of a batch (pos_ids is shared by every row)."""
+    return {k: v if k == "pos_ids" or v is None else v[idx] for k, v in batch.items()}
+
+
+def forward_fn(model, cfg, device):
+    """model.run on a batch dict, optionally compiled and autocast (the loss is float64 either
+    way). A compiled graph fuses the attention weights away, so no gradient reaches them: a
+    forward whose attention gradient the diagnostics read asks for uncompiled=True."""
+    compiled = model.run if cfg.compile is None else torch.compile(model.run, backend=cfg.compile)
+    amp_dtype = torch.bfloat16 if cfg.amp == "bf16" else None
+
+    def forward(batch, uncompiled=False):
+        with torch.autocast(device.type, dtype=amp_dtype, enabled=amp_dtype is not None):
+            return (model.run if uncompiled else compiled)(batch["x"], batch["attn"], batch["pos_ids"], batch["qpos"])
+    return forward
+
+
+def forward_backward(model, opt, forward, batch, cfg, lam, measure=False):
+    """Forward, loss (Eq. 6) and backward on one batch; the gradients wait in .grad for step.
+    Returns the forward's outputs with the loss terms added (ce_each, penalty, prior_weight).
+    measure=True keeps the gradient that reached the attention weights: it is what the
+    diagnostics read as the task gradient (diagnostics.task_gradient_stats)."""
+    out = forward(batch, uncompiled=measure)
+    loss, out["ce_each"], out["penalty"] = training_loss(model, out, batch["y"], batch["target"], cfg, lam)
+    out["prior_weight"] = lam
+    if measure and batch["attn"] is None:
+        out["attn"].retain_grad()
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    return out
+
+
+def step(model, opt, cfg, masks):
+    """Clip, step, then the hooks that hold after every step (norm matching, ticket masks)."""
+    if cfg.clip:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
+    opt.step()
+    apply_norm_matching(model, cfg)
+    apply_masks(model, masks)
+
+
 def warmup_factor(cfg, epoch):
     """The learning rate's linear warm-up, per epoch (App. G: 10 epochs)."""
     return min(1.0, (epoch + 1) / max(1, cfg.warmup))
-
-
-def redraw_distractors(task, data, rho, device):
-    """Each training example redraws its distractors with probability rho (the regime)."""
-    task.refresh_distractors(rho)
-    data.x_tr = task.train_x.to(device)   # the one copy the loop and the evaluation read
 
 
 def finished(cfg, epoch, grok):
@@ -362,85 +403,53 @@ def train(cfg, log=print, weights=None):
     opt = build_optimizer(model, cfg.optimizer, cfg.lr, cfg.wd, (cfg.beta1, cfg.beta2))
     base_lrs = [g["lr"] for g in opt.param_groups]
     apply_norm_matching(model, cfg)      # the constraint holds from the start
+    forward = forward_fn(model, cfg, device)
+    train_set, test_set = batches(task, cfg, device)
+    teacher = load_teacher(cfg, task, device) if cfg.prior == "teacher" else None
     rho = refresh_rate(cfg)
     tau = cfg.tau if cfg.tau is not None else 1 / (2 * task.k)
     batch_gen = torch.Generator().manual_seed(cfg.seed + 104729)   # minibatch order only
+    history, grok, epoch, t0 = {"epoch": []}, None, 0, time.time()
 
-    # The forward pass, optionally compiled and autocast; the loss is float64 either way.
-    forward = model.run if cfg.compile is None else torch.compile(model.run, backend=cfg.compile)
-    amp_dtype = torch.bfloat16 if cfg.amp == "bf16" else None
-
-    def forward_pass(*args, uncompiled=False):
-        # a compiled graph fuses the attention weights away, so no gradient reaches them:
-        # the forward whose attention gradient the diagnostics read runs uncompiled
-        with torch.autocast(device.type, dtype=amp_dtype, enabled=amp_dtype is not None):
-            return (model.run if uncompiled else forward)(*args)
-
-    data = task_data(task, cfg, device, tau)
-    y_tr, pos_ids, qpos_tr, frozen_attention = data.y_tr, data.pos_ids, data.qpos_tr, data.frozen_attention
-    teacher = load_teacher(cfg, task, device) if cfg.prior == "teacher" else None
-    target = None if teacher is not None else data.target
-
-    history = {"epoch": []}
-
-    def record(**metrics):
-        for k, v in metrics.items():
-            history.setdefault(k, []).append(v)
-
-    def step():
-        if cfg.clip:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
-        opt.step()
-        apply_norm_matching(model, cfg)
-        apply_masks(model, masks)
-
-    t0 = time.time()
-    grok = None
-    epoch = 0
     for epoch in range(cfg.epochs + 1):
+        # data: this epoch's distractors (each training example redraws them with prob. rho),
+        # the warm-up learning rate, lambda(t), and the teacher's attention on these inputs
         if epoch and rho:
-            redraw_distractors(task, data, rho, device)
+            task.refresh_distractors(rho)
+            train_set["x"] = task.train_x.to(device)
         for group, base in zip(opt.param_groups, base_lrs):
             group["lr"] = base * warmup_factor(cfg, epoch)
         lam = prior_weight(cfg, epoch)
-        if teacher is not None and cfg.lam and (epoch == 0 or rho):   # the teacher sees these inputs
-            target = teacher_attention(teacher, data.x_tr, pos_ids, qpos_tr)
-        is_last = epoch == cfg.epochs
-        is_eval_epoch = is_last or epoch % cfg.eval_every == 0
-        full_batch = cfg.batch_size is None
+        if teacher is not None and cfg.lam and (epoch == 0 or rho):
+            train_set["target"] = teacher_attention(teacher, train_set["x"], train_set["pos_ids"], train_set["qpos"])
+        measure = epoch == cfg.epochs or epoch % cfg.eval_every == 0
 
-        # Forward and backward on the whole training set. On an evaluation epoch this same
-        # backward is what the diagnostics read (the task gradient that reached the attention
-        # weights, kept by retain_grad), so every logged quantity is of the parameters before
-        # this epoch's step. A minibatch run does it only on evaluation epochs, to measure.
-        if full_batch or is_eval_epoch:
-            out = forward_pass(data.x_tr, frozen_attention, pos_ids, qpos_tr, uncompiled=is_eval_epoch)
-            loss, ce_each, penalty = training_loss(model, out, y_tr, target, cfg, lam)
-            if is_eval_epoch and frozen_attention is None:
-                out["attn"].retain_grad()
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
+        # forward, loss, backward on the whole training set. On a measured epoch this same
+        # backward is what the diagnostics read, so every logged quantity is of the
+        # parameters before this epoch's step. A minibatch run does it only to measure.
+        if cfg.batch_size is None or measure:
+            out = forward_backward(model, opt, forward, train_set, cfg, lam, measure)
 
-        if is_eval_epoch:
-            record(epoch=epoch, **evaluation(model, cfg, forward_pass, data, out, ce_each, penalty, lam))
+        # measure: losses, accuracies, attention, norms, the task gradient (diagnostics.py)
+        if measure:
+            with torch.no_grad():
+                test_out = forward(test_set)
+            for key, value in {"epoch": epoch, **evaluation(model, train_set, test_set, out, test_out, tau)}.items():
+                history.setdefault(key, []).append(value)
             if grok is None and history["test_acc"][-1] >= cfg.grok_acc:
                 grok = epoch
-            if not cfg.quiet and cfg.print_every and (epoch % cfg.print_every == 0 or is_last):
+            if not cfg.quiet and cfg.print_every and (epoch % cfg.print_every == 0 or epoch == cfg.epochs):
                 log(progress_line(history, cfg, epoch, time.time() - t0))
             if finished(cfg, epoch, grok):       # the last epoch is measured, not stepped
                 break
 
-        if full_batch:
-            step()
+        # step: once on the full batch, or once per minibatch after its own forward-backward
+        if cfg.batch_size is None:
+            step(model, opt, cfg, masks)
         else:
-            for idx in torch.randperm(len(data.x_tr), generator=batch_gen).to(device).split(cfg.batch_size):
-                out_b = forward_pass(data.x_tr[idx], None if frozen_attention is None else frozen_attention[idx],
-                                     pos_ids, None if qpos_tr is None else qpos_tr[idx])
-                loss_b = training_loss(model, out_b, y_tr[idx], None if target is None else target[idx],
-                                       cfg, lam)[0]
-                opt.zero_grad(set_to_none=True)
-                loss_b.backward()
-                step()
+            for idx in torch.randperm(len(train_set["x"]), generator=batch_gen).to(device).split(cfg.batch_size):
+                forward_backward(model, opt, forward, minibatch(train_set, idx), cfg, lam)
+                step(model, opt, cfg, masks)
 
     wall = time.time() - t0
     if weights is not None:

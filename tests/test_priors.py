@@ -102,6 +102,6 @@ def test_each_kl_target_reaches_the_run():
     want = {"oracle": task.oracle_for("train"), "adversarial": task.adversarial_for("train"),
             "uniform": task.uniform_for("train")}
     for prior, q in want.items():
-        data = train.task_data(task, train.make_config(p=11, lam=1.0, prior=prior), torch.device("cpu"), 0.25)
-        assert torch.equal(data.target, q), prior
+        train_set, _ = train.batches(task, train.make_config(p=11, lam=1.0, prior=prior), torch.device("cpu"))
+        assert torch.equal(train_set["target"], q), prior
     assert len({tuple(q[0].tolist()) for q in want.values()}) == 3
