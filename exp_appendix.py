@@ -736,11 +736,7 @@ def parse(argv=None):
     for make, *_ in STUDIES.values():
         make(sub)
     args = parser.parse_args(argv)
-    if args.quick:
-        for k, v in STUDIES[args.study][3].items():
-            setattr(args, k, v)
-        args.results_dir = os.path.join(args.results_dir, "quick")
-    return args
+    return sweep.apply_quick(args, STUDIES[args.study][3])
 
 
 def planned_runs(args):

@@ -24,6 +24,8 @@ import store
 import sweep
 from analysis import meets_regime_criterion, phase_marks
 
+# the regimes of --regime-study: the two ends and three redraw rates between them
+REGIME_STUDY = ("fixed", "fresh", "refresh0.01", "refresh0.003", "refresh0.001")
 # the quick look: the small model of sweep.QUICK_MODEL, two seeds, 3,000 epochs
 QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=3000, seeds=[0, 1])
 
@@ -104,16 +106,12 @@ def plot(results, names, title, path, args):
 
 def parse(argv=None):
     """The flags, with the --quick preset applied."""
-    args = get_parser().parse_args(argv)
-    if args.quick:
-        args.p, args.epochs, args.seeds = QUICK["p"], QUICK["epochs"], QUICK["seeds"]
-        args.results_dir = os.path.join(args.results_dir, "quick")
-    return args
+    return sweep.apply_quick(get_parser().parse_args(argv), QUICK)
 
 
 def planned_runs(args):
     """Every (label, config) this call needs (reproduce.py --dry-run counts them)."""
-    regimes, lams = (list(sweep.DISTRACTOR_REGIMES), [0.0]) if args.regime_study else ([args.regime], [args.lam])
+    regimes, lams = (list(REGIME_STUDY), [0.0]) if args.regime_study else ([args.regime], [args.lam])
     return [(run_name(r, lam, s, args), run_config(r, lam, s, args)) for r in regimes for lam in lams for s in args.seeds]
 
 
@@ -121,7 +119,7 @@ def main(argv=None):
     args = parse(argv)
     os.makedirs(args.results_dir, exist_ok=True)
     if args.regime_study:
-        regimes, lams = list(sweep.DISTRACTOR_REGIMES), [0.0]
+        regimes, lams = list(REGIME_STUDY), [0.0]
     else:
         regimes, lams = [args.regime], [args.lam]
     runs = planned_runs(args)

@@ -89,11 +89,7 @@ def verdict(accs, chance):
 
 def parse(argv=None):
     """The flags, with the --quick preset applied."""
-    args = get_parser().parse_args(argv)
-    if args.quick:
-        args.p, args.epochs, args.seeds = QUICK["p"], QUICK["epochs"], QUICK["seeds"]
-        args.capacity = QUICK["capacity"]
-        args.results_dir = os.path.join(args.results_dir, "quick")
+    args = sweep.apply_quick(get_parser().parse_args(argv), QUICK)
     bad = [c for c in args.capacity if c not in CAPACITY]
     if bad:
         raise SystemExit(f"error: unknown capacity rows {bad}; choose from {list(CAPACITY)}")

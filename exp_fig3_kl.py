@@ -32,7 +32,7 @@ LAMS = [0.0, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0]
 # minutes here; a small p at the paper's train fraction does not grok: p = 59 stalls at test
 # accuracy ~0.3) on `fixed` distractors, the regime where routing is the bottleneck and the
 # prior's effect shows (README, Figure 3).
-QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=3000, seeds=[0], lams=[0.0, 0.3, 3.0], regime="fixed")
+QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=3000, seeds=[0], lam=[0.0, 0.3, 3.0], regime="fixed")
 
 
 def get_parser():
@@ -57,13 +57,8 @@ def run_config(lam, seed, args):
 
 def parse(argv=None):
     """The flags, with the --quick preset and the default regime applied."""
-    args = get_parser().parse_args(argv)
-    if args.quick:
-        args.p, args.epochs, args.seeds = QUICK["p"], QUICK["epochs"], QUICK["seeds"]
-        if args.lam == LAMS:
-            args.lam = QUICK["lams"]
-        args.regime = args.regime or QUICK["regime"]
-        args.results_dir = os.path.join(args.results_dir, "quick")
+    parser = get_parser()
+    args = sweep.apply_quick(parser.parse_args(argv), QUICK, parser, keep_given=("lam", "regime"))
     args.regime = args.regime or "fresh"
     if any(l < 0 for l in args.lam):
         raise SystemExit("error: --lam values must be >= 0")

@@ -74,10 +74,7 @@ def get_parser():
 
 def parse(argv=None):
     """The flags, with the --quick preset applied."""
-    args = get_parser().parse_args(argv)
-    if args.quick:
-        args.p, args.epochs, args.seeds = QUICK["p"], QUICK["epochs"], QUICK["seeds"]
-        args.results_dir = os.path.join(args.results_dir, "quick")
+    args = sweep.apply_quick(get_parser().parse_args(argv), QUICK)
     if not 0 < args.keep_frac <= 1:
         raise SystemExit(f"error: --keep-frac must lie in (0, 1], got {args.keep_frac}")
     return args

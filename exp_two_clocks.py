@@ -52,10 +52,7 @@ def parse(argv=None):
     args = get_parser().parse_args(argv)
     args.grid_lams, args.fit_lams, args.wds = GRID_LAMS, FIT_LAMS, WDS
     args.fixed_budget, args.frozen_budget, args.long_budget = FIXED_BUDGET, FROZEN_BUDGET, LONG_BUDGET
-    if args.quick:
-        for k, v in QUICK.items():
-            setattr(args, k, v)
-        args.results_dir = os.path.join(args.results_dir, "quick")
+    sweep.apply_quick(args, QUICK)
     args.held_out_seeds = [s + 5 for s in args.seeds]      # H3: seeds 5-9 of the fitted cells
     return args
 

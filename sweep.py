@@ -17,9 +17,10 @@ under a key computed from its config (store.py), in one store that every study s
     and a last call with --plot-only draws the union.
 --quick writes under results/quick/ (not committed), so its store is separate too.
 
-The file: the distractor regimes, a study's run config (the paper config, or under --quick
-the small model of QUICK_MODEL) and the run configs the studies share, the sweep flags, and
-`run_sweep`. The store is store.py; the figure helpers are plots.py.
+The file, by concern: 1. run configs (the regime names, a study's run config -- the paper
+config, or under --quick the small model of QUICK_MODEL -- and the runs two studies share);
+2. the flags every script shares, and `apply_quick`, the one place a --quick preset is
+applied; 3. the runner, `run_sweep`. The store is store.py; the figure helpers are plots.py.
 """
 import argparse
 import multiprocessing as mp
@@ -32,13 +33,12 @@ import store
 import train
 
 
-# The regimes of the distractor-regime study (README, "The distractor regime"); any
-# `refresh<rho>` with 0 < rho < 1 is a regime too (distractor_regime reads the name).
-DISTRACTOR_REGIMES = ("fixed", "fresh", "refresh0.01", "refresh0.003", "refresh0.001")
-
+# ---------------------------------------------------------------------------------------
+# 1. Run configs
 
 def distractor_regime(name):
-    """(--distractors, --refresh) for a regime name: fixed, fresh or refresh<rho>."""
+    """(--distractors, --refresh) for a regime name: fixed, fresh or refresh<rho> for any
+    0 < rho < 1 (each training example redraws its distractors with probability rho per epoch)."""
     if name in ("fixed", "fresh"):
         return name, 0.0
     try:
@@ -112,6 +112,9 @@ def fig3_stem(regime, wd, seeds):
         + seeds_tag(seeds)
 
 
+# ---------------------------------------------------------------------------------------
+# 2. The flags every script shares, and the --quick presets
+
 def add_sweep_args(parser):
     a = parser.add_argument
     a("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
@@ -139,6 +142,23 @@ def add_scale_args(parser, quick):
       help="epochs kept after grokking (the same in every study, so that runs are shared)")
     a("--quick", action="store_true", help=f"preset {quick}")
 
+
+def apply_quick(args, preset, parser=None, keep_given=()):
+    """--quick: the preset's values replace the flags it names (the scale: p, epochs, seeds,
+    the study's axes), and the figures, summaries and store go under <results-dir>/quick/.
+    A flag in keep_given survives when the command line set it away from its default
+    (`exp_fig3_kl.py --quick --lam 0.3` keeps lambda 0.3). Returns args."""
+    if not args.quick:
+        return args
+    for key, value in preset.items():
+        if key not in keep_given or getattr(args, key) == parser.get_default(key):
+            setattr(args, key, value)
+    args.results_dir = os.path.join(args.results_dir, "quick")
+    return args
+
+
+# ---------------------------------------------------------------------------------------
+# 3. The runner
 
 def parse_shard(shard):
     if shard is None:

@@ -235,8 +235,9 @@ def test_distractor_regime_names():
     for bad in ("refresh", "refresh1", "refresh0", "refreshx", "sometimes"):
         with pytest.raises(ValueError, match="distractor regime"):
             sweep.distractor_regime(bad)
-    assert [sweep.distractor_regime(n) for n in sweep.DISTRACTOR_REGIMES] == \
-        [("fixed", 0.0), ("fresh", 0.0), ("refresh", 0.01), ("refresh", 0.003), ("refresh", 0.001)]
+    for rho in (0.0, 1.0, 0.01, 0.003):                       # regime_name inverts it
+        assert sweep.distractor_regime(sweep.regime_name(rho)) == \
+            (("fixed", 0.0) if rho == 0 else ("fresh", 0.0) if rho == 1 else ("refresh", rho))
 
 
 def test_the_store_is_committed_and_run_folders_are_not():
@@ -259,3 +260,15 @@ def test_seeds_tag_keeps_held_out_figures_apart():
     assert sweep.seeds_tag([0, 1, 2, 3, 4]) == sweep.seeds_tag([4, 3, 2, 1, 0]) == sweep.seeds_tag([0, 2]) == ""
     assert sweep.seeds_tag([5, 6, 7, 8, 9]) == "_seeds5-9"
     assert sweep.seeds_tag([0, 7]) == "_seeds0_7" and sweep.seeds_tag([5]) == "_seeds5"
+
+
+def test_apply_quick_replaces_the_scale_and_keeps_a_given_flag():
+    """One preset mechanism for every script: the preset sets the flags it names and moves
+    the outputs under results/quick/; a flag in keep_given survives if the user set it."""
+    a = exp_fig3_kl.parse(["--quick"])
+    assert (a.p, a.epochs, a.seeds, a.lam, a.regime) == (43, 3000, [0], [0.0, 0.3, 3.0], "fixed")
+    assert a.results_dir == os.path.join("results", "quick")
+    a = exp_fig3_kl.parse(["--quick", "--lam", "0.3", "--regime", "fresh", "--epochs", "99"])
+    assert (a.lam, a.regime, a.epochs) == ([0.3], "fresh", 3000)    # the scale is the preset's
+    a = exp_fig3_kl.parse(["--lam", "0.3"])
+    assert (a.p, a.epochs, a.regime, a.results_dir) == (113, 10000, "fresh", "results")
