@@ -222,7 +222,7 @@ def plot_arms(results, grok, args, arms, path, title, norm=False, name=None):
 # priors (Figs. 6-7)
 
 PRIOR_ARMS = ("baseline", "kl", "uniform", "entropy", "sparsity", "teacher", "anneal", "late")
-# also run at --low-lam (README, "Priors"): at lambda = 1 entropy and sparsity collapse attention
+# also run at --low-lam (docs/figures.md, "Figures 6–7"): at lambda = 1 entropy and sparsity collapse attention
 # before anything is memorized, so one lambda cannot say whether sparsity itself helps
 LOW_LAM_ARMS = ("kl", "uniform", "entropy", "sparsity")
 # the small model memorizes by epoch ~100 (the paper config by 300-640): late and anneal scale down
@@ -253,7 +253,7 @@ def priors_parser(sub):
     p.add_argument("--lam", type=float, default=1.0, help="the common prior strength (lambda-matched)")
     p.add_argument("--anneal", type=int, default=1000, help="epochs over which 'anneal' falls to 0")
     p.add_argument("--late-start", type=int, default=1000,
-                   help="epoch at which 'late' switches on (after memorization: t_mem 300-640, README)")
+                   help="epoch at which 'late' switches on (after memorization: t_mem 300-640, docs/choices.md)")
     p.add_argument("--arms", nargs="+", default=list(PRIOR_ARMS), choices=PRIOR_ARMS)
     p.add_argument("--low-lam", type=float, default=0.1,
                    help=f"also run {', '.join(LOW_LAM_ARMS)} at this lambda (0: not)")
@@ -305,13 +305,13 @@ def run_priors(args):
     if all(med.get(a) is not None for a in ("teacher", "kl", "baseline")) and med["baseline"] > med["kl"]:
         frac = (med["baseline"] - med["teacher"]) / (med["baseline"] - med["kl"])
         print(f"  (descriptive) the teacher recovers {frac:.2f} of the oracle KL's median gain")
-    # secondary comparisons, written down before their runs (README, "Priors"): the undirected
+    # secondary comparisons, written down before their runs (docs/figures.md, "Figures 6–7"): the undirected
     # penalties and the uniform control at the lower lambda, and does the oracle beat the control
     pairs = [(a, "baseline") for a in arms if "@" in a or a == "uniform"]
     pairs += [(kl, kl.replace("kl", "uniform")) for kl in arms if kl.split("@")[0] == "kl"
               and kl.replace("kl", "uniform") in arms]
     if pairs:
-        print("Secondary comparisons (README, 'Priors'; not part of C6's verdict), rule 2:")
+        print("Secondary comparisons (docs/figures.md, 'Figures 6-7'; not part of C6's verdict), rule 2:")
     summary = {"grok": grok, "seeds": args.seeds, "budget": args.epochs}
     for fast, slow in pairs:
         v = report._speedup(summary, slow, fast, report.A.RULES["v2"])

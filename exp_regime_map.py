@@ -1,5 +1,5 @@
 """Where the paper's story holds: a map over distractor refresh rho, weight decay and lambda
-(claims C1, C3 and C11; README "Where the paper's story holds").
+(claims C1, C3 and C11; docs/regime_map.md).
 
     python exp_regime_map.py --jobs 2            # the whole grid, seeds 0-4 (resumes from the store)
     python exp_regime_map.py --part baseline     # only lambda = 0 at wd = 1 over rho
@@ -74,7 +74,7 @@ def get_parser():
 
 
 # ---------------------------------------------------------------------------------------
-# Analysis: per cell, the baseline criterion (README), the KL speed-up, and C11
+# Analysis: per cell, the baseline criterion (docs/regime_map.md), the KL speed-up, and C11
 
 def analyse(results, cells, seeds, budget):
     """{cell key: statistics} for every (rho, wd, lam) cell with runs, and the C11 parts."""
@@ -126,7 +126,7 @@ def cell_key(rho, wd, lam):
 
 
 def select_cell(stats, cells):
-    """README's pre-registered selection among the lambda = 0 cells of `cells` (the grid),
+    """The pre-registered selection (docs/regime_map.md) among the lambda = 0 cells of `cells` (the grid),
     made only once every one of them has its five seeds: the cells that show the paper's
     regime (wd 1 first, then most seeds meeting, then the lowest median mass at t_mem); if
     none does, the closest (most seeds meeting, then most (seed, condition) pairs met, then
@@ -194,7 +194,7 @@ def c11_parts(stats, budget, rules=analysis.RULES["v2"]):
 
 
 def print_tables(stats, budget):
-    print("\nBaseline (lambda = 0) per cell: seeds meeting each pre-registered condition (README) of 5")
+    print("\nBaseline (lambda = 0) per cell: seeds meeting each pre-registered condition (docs/regime_map.md) of 5")
     conds = ("memorizes", "diffuse_at_mem", "starved_plateau", "condenses_first", "groks")
     print(f"{'cell':24s} " + " ".join(f"{c[:12]:>12s}" for c in conds) + f" {'all five':>9s} {'mass@mem':>9s} "
           f"{'median t_grok':>14s} {'t_found':>8s} {'t_mem':>6s} {'found first':>11s}")
@@ -349,12 +349,14 @@ def plot_headline(stats, seeds, budget, model, path):
             if bound:
                 ax.annotate("", (x, est * 1.35), (x, est), arrowprops=dict(arrowstyle="->", color=color))
     ax.axhline(1, color="k", lw=0.8, ls="--")
+
     def tick(rho):
         base = stats.get(cell_key(rho, 1.0, 0.0))
         if base is None:
             return rho_label(rho)
         t = f">{budget}" if base["median_censored"] else f"{base['median_grok']:.0f}"
-        return f"{rho_label(rho)}\nt_grok {t}\nmass {base['mass_at_mem']:.2f}"
+        mass = "never memorized" if base["mass_at_mem"] is None else f"mass {base['mass_at_mem']:.2f}"
+        return f"{rho_label(rho)}\nt_grok {t}\n{mass}"
     ax.set_xticks(range(len(RHOS)), [tick(r) for r in RHOS], fontsize=8)
     ax.set_yscale("log")
     ax.set_yticks([0.3, 0.5, 1, 2, 3, 5])
@@ -478,7 +480,7 @@ def main(argv=None):
     print_tables(stats, args.epochs)
     selection = select_cell(stats, grid_cells(["baseline", "wd"], rhos))
     c11 = c11_parts(stats, args.epochs)
-    print("\nSelection for the held-out confirmation (README, pre-registered): "
+    print("\nSelection for the held-out confirmation (docs/regime_map.md, pre-registered): "
           + ("not decided (made once every lambda = 0 cell, baseline and weight-decay parts, has its five seeds)"
              if selection is None else
              f"{selection['cell']}" + ("" if selection["shows_regime"] else

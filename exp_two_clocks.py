@@ -1,5 +1,6 @@
 """Beyond the paper: does the grokking delay split into a routing clock (1/lambda) and a norm
-clock (1/wd)? The study pre-registered in the README ("The two clocks"), hypotheses H1-H5.
+clock (1/wd)? The study pre-registered in docs/two_clocks.md (first committed to the README,
+0e4f1b5), hypotheses H1-H5.
 
     python exp_two_clocks.py --jobs 2            # every run (most shared with Figure 3 in fixed)
     python exp_two_clocks.py --part h1 h2        # the runs of some hypotheses only
@@ -14,7 +15,7 @@ H3 composition: R(lambda) fitted on H1's lambda 0.03, 0.1, 0.3; N(wd) on H2's fo
    holds if at least 80% of them are within it.
 H4 the lambda = 0 baseline under `fixed` for 50,000 epochs: the count that grokked.
 H5 KL to the uniform distribution against KL to the oracle at lambda 0.1 and 1 (rule 2).
-Every number, cell and tolerance here is the README's; none is tuned.
+Every number, cell and tolerance here is the pre-registration's; none is tuned.
 """
 import argparse
 import math
@@ -74,7 +75,7 @@ def frozen(wd, seed, args):
 
 
 def held_out_cells(args):
-    """H3's held-out cells: {name: [(label, cfg) per seed]} (README: 13 cells)."""
+    """H3's held-out cells: {name: [(label, cfg) per seed]} (docs/two_clocks.md: 13 cells)."""
     cells = {f"fixed lam {l:g} wd 1": [kl(l, s, args) for s in args.seeds] for l in (0.01, 1.0)}
     for wd in (0.5, 2.0):
         for l in (0.03, 0.3):
@@ -251,7 +252,7 @@ def plot(results, verdicts, args, path):
         ax[3].legend(fontsize=6)
     else:
         ax[3].text(0.5, 0.5, "no H4 run stored", transform=ax[3].transAxes, ha="center", fontsize=8)
-    plots.save_figure(fig, path, "The two clocks (pre-registered, README): " +
+    plots.save_figure(fig, path, "The two clocks (pre-registered, docs/two_clocks.md): " +
                       "; ".join(f"{k.split(':')[0]} {v['verdict']}" for k, v in verdicts.items()))
 
 
@@ -263,7 +264,7 @@ def main(argv=None):
     except ValueError as e:
         raise SystemExit(f"error: {e}")
     verdicts = analyse(results, args)
-    print("\nThe two clocks (README, pre-registered before any run):")
+    print("\nThe two clocks (docs/two_clocks.md, pre-registered before any run):")
     for k, v in verdicts.items():
         print(f"  {k}: " + A.describe(v).replace("**", ""))
         for name, row in v.get("cells", {}).items():

@@ -93,32 +93,74 @@ def timed_ms_per_epoch(cfg):
     return 1000 * max(wall(30) - wall(15), 1e-3) / 15
 
 
+def timings_path(args):
+    """Where the dry run keeps the ms/epoch it timed for shapes with no stored run, so that the
+    README's table is priced without training anything."""
+    return os.path.join(args.results_dir, "quick" if args.quick else "", "timings.json")
+
+
+def study_plans(names, args, time_missing=True):
+    """Per study: {name: (runs, stored, missing, new, hours of the new runs, hours of all its
+    runs)}. `new` are the missing runs no earlier study shares (each run is counted once, in
+    the first study that asks for it); `all` prices the study alone, trained from scratch.
+    A shape with no stored one-thread run is timed (time_missing) or priced from the timings
+    the last dry run saved; with neither, its hours are nan."""
+    folder = args.store or os.path.join(args.results_dir, "quick" if args.quick else "", "store")
+    ms, epochs = stored_costs(folder)
+    saved = store.read_json(timings_path(args)) if os.path.exists(timings_path(args)) else {}
+    timed = {}
+
+    def hours(cfg):
+        shape = _shape(cfg)
+        if shape not in ms:
+            if time_missing:
+                ms[shape] = timed[" ".join(shape)] = timed_ms_per_epoch(cfg)
+            else:
+                ms[shape] = saved.get(" ".join(shape), float("nan"))
+        return epochs.get(_cell(cfg), cfg.epochs) * ms[shape] / 3.6e6
+
+    seen, out = set(), {}
+    for name in names:
+        module, sargs = study_args(name, args)
+        keys = {store.run_key(cfg): cfg for _, cfg in module.planned_runs(sargs)}
+        missing = {k: c for k, c in keys.items() if not os.path.exists(os.path.join(folder, k + ".json.gz"))}
+        new = {k: c for k, c in missing.items() if k not in seen}      # shared with an earlier study: counted there
+        seen |= set(missing)
+        out[name] = (len(keys), len(keys) - len(missing), len(missing), len(new),
+                     sum(hours(c) for c in new.values()), sum(hours(c) for c in keys.values()))
+    if timed:
+        store.write_json(timings_path(args), {**saved, **timed})
+    return out
+
+
 def plan(names, args, log=print):
     """Print, per study, its runs, how many are stored, and the estimated cost of the rest;
     returns the total estimated core-hours of the missing runs (each counted once)."""
-    folder = args.store or os.path.join(args.results_dir, "quick" if args.quick else "", "store")
-    ms, epochs = stored_costs(folder)
-    seen, total = set(), 0.0
     log(f"{'study':22s} {'claim':5s} {'runs':>5s} {'stored':>6s} {'missing':>7s} {'new':>5s} {'core-h':>7s}  command")
-    for name in names:
-        module, sargs = study_args(name, args)
-        runs = module.planned_runs(sargs)
-        keys = {store.run_key(cfg): cfg for _, cfg in runs}
-        missing = {k: c for k, c in keys.items() if not os.path.exists(os.path.join(folder, k + ".json.gz"))}
-        new = {k: c for k, c in missing.items() if k not in seen}      # shared with an earlier study: counted there
-        hours = 0.0
-        for k, cfg in new.items():
-            shape = _shape(cfg)
-            if shape not in ms:
-                ms[shape] = timed_ms_per_epoch(cfg)
-            hours += epochs.get(_cell(cfg), cfg.epochs) * ms[shape] / 3.6e6
-        seen |= set(missing)
-        total += hours
-        log(f"{name:22s} {studies.STUDIES[name].claim:5s} {len(keys):5d} {len(keys) - len(missing):6d} "
-            f"{len(missing):7d} {len(new):5d} {hours:7.1f}  {' '.join(study_command(name, args)[:-2])}")
-    log(f"total: {len(seen)} runs to train, about {total:.1f} core-hours "
+    plans = study_plans(names, args)
+    for name, (n, stored, missing, new, hours, _) in plans.items():
+        log(f"{name:22s} {studies.STUDIES[name].claim:5s} {n:5d} {stored:6d} {missing:7d} {new:5d} {hours:7.1f}  "
+            f"{' '.join(study_command(name, args)[:-2])}")
+    total = sum(p[4] for p in plans.values())
+    log(f"total: {sum(p[3] for p in plans.values())} runs to train, about {total:.1f} core-hours "
         f"({total / max(1, args.jobs):.1f} h of wall time with --jobs {args.jobs} --threads 1)")
     return total
+
+
+def redraw_table(args):
+    """The README's "Redraw or rerun" table: per study, its command, how many of its runs the
+    store holds (all of them: `--plot-only` redraws it with no training), and what training
+    it from scratch would cost (the dry run's estimate, one thread per run)."""
+    rows = ["| study | command (add `--plot-only` to redraw, `--jobs 2` to train) | runs stored | "
+            "retrain, core-hours |", "|---|---|---|---|"]
+    for name, (n, stored, _, _, _, hours) in study_plans(list(studies.STUDIES), args, time_missing=False).items():
+        s = studies.STUDIES[name]
+        have = "all" if stored == n else f"{stored} of {n}"
+        title = f"[{s.title}](results/{s.figure})" if os.path.exists(os.path.join(args.results_dir, s.figure)) \
+            else f"{s.title} (not drawn yet)"
+        rows.append(f"| {title} | `python {' '.join(s.command)}` | {have} | "
+                    f"{'not timed (run --dry-run)' if hours != hours else f'{hours:.1f}'} |")
+    return "\n".join(rows)
 
 
 # ---------------------------------------------------------------------------------------
@@ -158,8 +200,9 @@ def main(argv=None):
     with open(path, "w") as f:
         f.write(report.make_report(results))
     print(f"wrote {path}")
-    if not args.quick and os.path.abspath(results) == os.path.abspath("results") and report.update_readme(results):
-        print("updated the verdict table in README.md")
+    if not args.quick and os.path.abspath(results) == os.path.abspath("results") and \
+            report.update_readme(results, blocks={"redraw": redraw_table(args)}):
+        print("updated the generated blocks of README.md")
     for claim, (verdict, _) in report.verdicts(results).items():
         print(f"  {claim:4s} {verdict}")
 

@@ -8,7 +8,7 @@ here, and a claim function in report.py if it judges a new claim.
 """
 from collections import namedtuple
 
-# The paper's claims (README, "What reproduces"): a short name and the statement judged.
+# The paper's claims (the README's verdict table): a short name and the statement judged.
 CLAIMS = {
     "C1": ("four phases",
            "Four phases: memorization with diffuse attention; a plateau where the task gradient to "
@@ -50,46 +50,69 @@ CLAIMS = {
             "1/wd, and the plateau lasts at least Eq. 5's log(||theta_mem|| / r*) / (lr * wd) steps."),
 }
 
-Study = namedtuple("Study", "claim command summary figure")
-RHO = ["--regime", "refresh0.003"]      # the regime map's selected cell (README, "Priors")
+Study = namedtuple("Study", "claim command summary figure title")   # title: the README gallery's label
+RHO = ["--regime", "refresh0.003"]      # the regime map's selected cell (docs/figures.md, "Figures 6–7")
 TEN = [str(s) for s in range(10)]   # the headline comparisons' seeds (C3f, C4)
 FIXED_GRID = ["--regime", "fixed", "--epochs", "20000", "--lam"] + \
     [str(l) for l in (0, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 1)]
 
 STUDIES = {
-    "fig1": Study("C1", ["exp_fig1_phases.py"], "fig1_fresh_lam0.json", "fig1_fresh_lam0.png"),
-    "fig2": Study("C2", ["exp_fig2_ablation.py"], "fig2_ablation.json", "fig2_ablation.png"),
-    "fig3": Study("C3", ["exp_fig3_kl.py"], "fig3_kl.json", "fig3_kl.png"),
+    "fig1": Study("C1", ["exp_fig1_phases.py"], "fig1_fresh_lam0.json", "fig1_fresh_lam0.png",
+                  "Figure 1: four phases (fresh)"),
+    "fig2": Study("C2", ["exp_fig2_ablation.py"], "fig2_ablation.json", "fig2_ablation.png",
+                  "Figure 2: capacity x structure"),
+    "fig3": Study("C3", ["exp_fig3_kl.py"], "fig3_kl.json", "fig3_kl.png",
+                  "Figure 3: KL prior, lambda sweep (fresh)"),
     "fig3_fixed": Study("C3f", ["exp_fig3_kl.py"] + FIXED_GRID + ["--seeds"] + TEN,
                         "fig3_kl_fixed_seeds0-9_lam0_0.01_0.02_0.03_0.05_0.1_0.2_0.3_1.json",
-                        "fig3_kl_fixed_seeds0-9_lam0_0.01_0.02_0.03_0.05_0.1_0.2_0.3_1.png"),
+                        "fig3_kl_fixed_seeds0-9_lam0_0.01_0.02_0.03_0.05_0.1_0.2_0.3_1.png",
+                        "Figure 3 in fixed distractors, seeds 0-9, 20k epochs"),
     "heldout_fig3": Study("C3b", ["exp_fig3_kl.py"] + RHO + ["--seeds", "5", "6", "7", "8", "9"],
-                          "fig3_kl_refresh0.003_seeds5-9.json", "fig3_kl_refresh0.003_seeds5-9.png"),
+                          "fig3_kl_refresh0.003_seeds5-9.json", "fig3_kl_refresh0.003_seeds5-9.png",
+                          "Figure 3 at rho 0.003, held-out seeds 5-9"),
     "heldout_fig1": Study("C3b", ["exp_fig1_phases.py"] + RHO + ["--seeds", "5", "6", "7", "8", "9"],
-                          "fig1_refresh0.003_lam0_seeds5-9.json", "fig1_refresh0.003_lam0_seeds5-9.png"),
-    "fig4": Study("C4", ["exp_fig4_tickets.py"], "fig4_tickets.json", "fig4_tickets.png"),
+                          "fig1_refresh0.003_lam0_seeds5-9.json", "fig1_refresh0.003_lam0_seeds5-9.png",
+                          "Figure 1 at rho 0.003, held-out seeds 5-9"),
+    "fig4": Study("C4", ["exp_fig4_tickets.py"], "fig4_tickets.json", "fig4_tickets.png",
+                  "Figure 4: Bayesian vs lottery ticket"),
     "fig4_seeds0-9": Study("C4", ["exp_fig4_tickets.py", "--seeds"] + TEN, "fig4_tickets_seeds0-9.json",
-                           "fig4_tickets_seeds0-9.png"),
-    "bound": Study("C5", ["exp_appendix.py", "bound"], "fig5_bound.json", "fig5_bound.png"),
-    "priors": Study("C6", ["exp_appendix.py", "priors"], "fig6_priors.json", "fig6_priors.png"),
+                           "fig4_tickets_seeds0-9.png",
+                           "Figure 4 at seeds 0-9"),
+    "bound": Study("C5", ["exp_appendix.py", "bound"], "fig5_bound.json", "fig5_bound.png",
+                   "Figure 5: Lemma 5.1 bound"),
+    "priors": Study("C6", ["exp_appendix.py", "priors"], "fig6_priors.json", "fig6_priors.png",
+                    "Figures 6-7: structural priors (fresh)"),
     "priors_rho": Study("C6", ["exp_appendix.py", "priors"] + RHO, "fig6_priors_refresh0.003.json",
-                        "fig6_priors_refresh0.003.png"),
-    "routing": Study("C7", ["exp_appendix.py", "routing"], "fig8_routing.json", "fig8_routing.png"),
+                        "fig6_priors_refresh0.003.png",
+                        "Figures 6-7 at rho 0.003"),
+    "routing": Study("C7", ["exp_appendix.py", "routing"], "fig8_routing.json", "fig8_routing.png",
+                     "Figure 8 (left): dynamic routing (fresh)"),
     "routing_rho": Study("C7", ["exp_appendix.py", "routing"] + RHO, "fig8_routing_refresh0.003.json",
-                         "fig8_routing_refresh0.003.png"),
-    "lengths": Study("C7", ["exp_appendix.py", "lengths"], "fig8_lengths.json", "fig8_lengths.png"),
-    "dims": Study("C8", ["exp_appendix.py", "dims"], "fig9_dims.json", "fig9_dims.png"),
-    "heads": Study("C8", ["exp_appendix.py", "heads"], "fig9_heads.json", "fig9_heads.png"),
-    "tasks": Study("C9", ["exp_appendix.py", "tasks"], "fig10_tasks.json", "fig10_tasks.png"),
+                         "fig8_routing_refresh0.003.png",
+                         "Figure 8 (left) at rho 0.003"),
+    "lengths": Study("C7", ["exp_appendix.py", "lengths"], "fig8_lengths.json", "fig8_lengths.png",
+                     "Figure 8 (right): longer test sequences"),
+    "dims": Study("C8", ["exp_appendix.py", "dims"], "fig9_dims.json", "fig9_dims.png",
+                  "Figure 9 (left): width d"),
+    "heads": Study("C8", ["exp_appendix.py", "heads"], "fig9_heads.json", "fig9_heads.png",
+                   "Figure 9 (right): four heads"),
+    "tasks": Study("C9", ["exp_appendix.py", "tasks"], "fig10_tasks.json", "fig10_tasks.png",
+                   "Figure 10: addition, sparse parity, S_5"),
     "tasks_rho": Study("C9", ["exp_appendix.py", "tasks", "--tasks", "add"] + RHO, "fig10_tasks_refresh0.003.json",
-                       "fig10_tasks_refresh0.003.png"),
+                       "fig10_tasks_refresh0.003.png",
+                       "Figure 10 addition at rho 0.003"),
     "autoregressive": Study("C9", ["exp_appendix.py", "autoregressive"], "fig10_autoregressive.json",
-                            "fig10_autoregressive.png"),
-    "frozen": Study("C10", ["exp_appendix.py", "frozen"], "appendix_frozen.json", "appendix_frozen.png"),
-    "optimizers": Study("C10", ["exp_appendix.py", "optimizers"], "fig11_optimizers.json", "fig11_optimizers.png"),
-    "regime_map": Study("C11", ["exp_regime_map.py"], "regime_map.json", "regime_map.png"),
-    # beyond the paper (README, "The two clocks"): its own block of REPORT.md, not a claim row
-    "two_clocks": Study("beyond", ["exp_two_clocks.py"], "two_clocks.json", "two_clocks.png"),
+                            "fig10_autoregressive.png",
+                            "Figure 10: autoregressive parity"),
+    "frozen": Study("C10", ["exp_appendix.py", "frozen"], "appendix_frozen.json", "appendix_frozen.png",
+                    "App. F.4: attention frozen at the oracle"),
+    "optimizers": Study("C10", ["exp_appendix.py", "optimizers"], "fig11_optimizers.json", "fig11_optimizers.png",
+                        "Figure 11: optimizers"),
+    "regime_map": Study("C11", ["exp_regime_map.py"], "regime_map.json", "regime_map.png",
+                        "Regime map: rho x wd x lambda (C11)"),
+    # beyond the paper (docs/two_clocks.md): its own block of REPORT.md, not a claim row
+    "two_clocks": Study("beyond", ["exp_two_clocks.py"], "two_clocks.json", "two_clocks.png",
+                        "Beyond the paper: the two clocks"),
 }
 
 

@@ -10,7 +10,7 @@ with causal attention and the vocabulary {0, 1}.
 
 Distractors are drawn uniformly from the same value tokens as the operands, so only the
 position tells an operand from a distractor. How often they are redrawn is the experiment's
-most consequential choice (README, "distractor regime"):
+most consequential choice (docs/regime_map.md):
   refresh = 0    `fixed`: drawn once per example, the MLP can memorize through them;
   refresh = 1    `fresh`: every training example gets new distractors every epoch;
   0 < rho < 1    each training example redraws its distractors with probability rho per epoch.
@@ -22,7 +22,7 @@ and training rows redraw only among the training patterns (`distractor_pool`).
 
 One seed fixes everything: the train/test split, the distractors and the refresh stream.
 
-Tasks (App. A.1, F.3, F.4; defaults the paper does not give are in the README):
+Tasks (App. A.1, F.3, F.4; defaults the paper does not give are in docs/choices.md):
   add, mul, addk   modular arithmetic, operands at positions 0..k-1
   parity           n bits, y = XOR of bits 0..k-1; the other bits are the distractors
   perm             permutation composition in S_n: (g, h, distractors, =) -> g o h

@@ -36,7 +36,7 @@ PRIORS = ("oracle", "adversarial", "uniform", "teacher")       # the target q of
 PRIOR_KINDS = ("kl", "entropy", "sparsity")          # directed (KL) and undirected penalties
 DISTRACTOR_DRAWS = ("fixed", "fresh", "refresh")        # --distractors: once, every epoch, with prob. rho
 # Flags that change how a run is executed or reported, not the computation it asks for. (The
-# thread count can change float rounding, and through it the grokking epoch: README,
+# thread count can change float rounding, and through it the grokking epoch: docs/choices.md,
 # Determinism. It is recorded in each summary, not part of a run's identity.)
 NON_SEMANTIC = ("out", "quiet", "print_every", "threads", "device")
 AMP = ("off", "bf16")
@@ -57,7 +57,7 @@ def get_parser():
     a("--n-distractors", type=int, default=2, help="distractor positions (sequence length = operands + this + 1)")
     a("--distractors", default="fresh",
       help="fixed | fresh | refresh (redraw each training example with prob. --refresh per epoch); "
-           "fresh is the figures' default, chosen by measurement (README)")
+           "fresh is the figures' default, chosen by measurement (docs/regime_map.md)")
     a("--refresh", type=float, default=0.0, help="per-epoch redraw probability for --distractors refresh")
     a("--n-bits", type=int, default=10, help="parity / arparity: input bits n")
     a("--parity-k", type=int, default=3, help="parity / arparity: bits k in each parity")
@@ -110,7 +110,7 @@ def get_parser():
     a("--out", default=None, help="run folder for summary.json and history.json")
     a("--device", default="auto", help="auto | cpu | cuda")
     a("--amp", default="off", help="off | bf16: autocast the matmuls to bfloat16 (CPU or CUDA); the loss "
-                                   "stays float64. Changes the trajectory: README, speed")
+                                   "stays float64. Changes the trajectory: docs/speed.md")
     a("--compile", nargs="?", const="inductor", default=None,
       help="torch.compile the forward pass (backend, default inductor; 'eager' only traces)")
     a("--threads", type=int, default=0, help="torch CPU threads (0 = torch's default)")
@@ -200,7 +200,7 @@ def semantic_config(cfg):
 # 2. The loss: CE + lambda(t) * penalty (Eq. 6), the structural prior and its schedules
 
 def training_loss(model, out, y, target, cfg, lam):
-    """loss = CE (float64: README, Choices) + lam(t) * penalty (Eq. 6) [+ the QK penalty].
+    """loss = CE (float64: docs/choices.md) + lam(t) * penalty (Eq. 6) [+ the QK penalty].
     Returns (loss, per-example CE, penalty or None). The penalty is computed whenever the run
     has a prior (cfg.lam > 0), so it is logged also while lam(t) = 0."""
     ce_each = F.cross_entropy(out["logits"].double(), y, reduction="none")
@@ -481,7 +481,7 @@ def summarize(cfg, history, grok, epoch, wall, device):
         "wall_s": wall,
         "ms_per_epoch": 1000 * wall / max(epoch, 1),
         "device": str(device),
-        "threads": torch.get_num_threads(),   # a different count rounds differently (README)
+        "threads": torch.get_num_threads(),   # a different count rounds differently (docs/choices.md)
     }
 
 

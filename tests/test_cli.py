@@ -80,14 +80,16 @@ def test_bench_quick_prints_both_implementations(capsys):
 
 def test_readme_names_only_code_that_exists():
     """Every `module.name` the README points a reader to (the formula map, the file table,
-    the text) names a function or constant that exists, and every file in its file table is
-    in the repository: the map from paper to code stays true when code moves."""
+    the text, and the pages of docs/ it links) names a function or constant that exists, and
+    every file in its file table is in the repository: the map from paper to code stays true
+    when code moves."""
     import importlib
     import re
     readme = open(os.path.join(ROOT, "README.md")).read()
+    pages = "".join(open(os.path.join(ROOT, "docs", f)).read() for f in sorted(os.listdir(os.path.join(ROOT, "docs"))))
     modules = {f[:-3] for f in os.listdir(ROOT) if f.endswith(".py")}
     missing = []
-    for ref in sorted(set(re.findall(r"`([a-z_0-9]+(?:\.[A-Za-z_][A-Za-z_0-9]*)+)", readme))):
+    for ref in sorted(set(re.findall(r"`([a-z_0-9]+(?:\.[A-Za-z_][A-Za-z_0-9]*)+)", readme + pages))):
         mod, *attrs = ref.split(".")
         if mod not in modules or attrs == ["py"]:
             continue
@@ -100,7 +102,9 @@ def test_readme_names_only_code_that_exists():
     files = re.findall(r"^\| `([\w/.]+\.(?:py|md))` \|", readme, flags=re.M)
     assert files, "the README's file table was not found"
     missing += [f for f in files if not os.path.exists(os.path.join(ROOT, f))]
-    assert not missing, f"README names code that does not exist: {missing}"
+    links = re.findall(r"\]\(((?:docs/)?[\w./-]+\.(?:md|png))\)", readme)
+    missing += [f for f in links if not os.path.exists(os.path.join(ROOT, f)) and "results/" not in f]
+    assert not missing, f"README names code or pages that do not exist: {missing}"
 
 
 def test_train_py_copies_with_only_the_files_it_trains(tmp_path):
@@ -114,3 +118,10 @@ def test_train_py_copies_with_only_the_files_it_trains(tmp_path):
     assert r.returncode == 0, r.stderr
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["epochs_run"] == 20
     assert (tmp_path / "run" / "final.pt").exists()
+    alone = tmp_path / "model_alone"                     # model.py needs torch and nothing else
+    alone.mkdir()
+    shutil.copy(os.path.join(ROOT, "model.py"), alone / "model.py")
+    r = subprocess.run([sys.executable, "-c", "import torch, model; m = model.Transformer(10, 7, 4); "
+                        "print(tuple(m(torch.zeros(3, 4, dtype=torch.long))[0].shape))"],
+                       capture_output=True, text=True, cwd=alone)
+    assert r.returncode == 0 and r.stdout.strip() == "(3, 7)", r.stderr

@@ -102,14 +102,47 @@ def test_vacuous_checks_are_not_decided(tmp_path):
     assert line["C9"] == "inconclusive"
 
 
-def test_readme_table_is_generated(tmp_path):
+def test_readme_blocks_are_generated(tmp_path):
+    """Every generated block is rewritten between its markers, the text around them kept."""
     readme = tmp_path / "README.md"
-    readme.write_text(f"intro\n{report.README_START}\nstale\n{report.README_END}\nrest\n")
+    start, end = report.block_markers("verdicts")
+    s2, e2 = report.block_markers("redraw")
+    readme.write_text(f"intro\n{start}\nstale\n{end}\nmiddle\n{s2}\nold\n{e2}\nrest\n")
     write(tmp_path, "fig1_fresh_lam0.json", {"rows": {s: marks(500) for s in "abcdef"}, "budget": 1000})
-    assert report.update_readme(str(tmp_path), str(readme))
+    assert report.update_readme(str(tmp_path), str(readme), blocks={"redraw": "new table"})
     text = readme.read_text()
-    assert "stale" not in text and text.startswith("intro\n") and text.endswith("rest\n")
-    assert "| C1 four phases | **not reproduced** | diffuse attention at memorization" in text   # mass 0.3
+    assert "stale" not in text and "old" not in text and text.startswith("intro\n") and text.endswith("rest\n")
+    assert "\nmiddle\n" in text and f"{s2}\nnew table\n{e2}" in text
+    assert "| C1 four phases | **not reproduced** | 6 | diffuse attention at memorization" in text   # mass 0.3
+
+
+def _blocks(text):
+    import re
+    return dict(re.findall(r"<!-- generated: (\w+) .*?-->\n(.*?)\n<!-- end of generated: \1 -->", text, flags=re.S))
+
+
+def test_the_readme_numbers_are_generated_from_the_committed_results():
+    """The README's answer, verdict table and gallery are exactly what report.py makes from the
+    committed summaries: every number they quote is traced to stored runs. Outside the
+    generated blocks and the code, the README states no measured number."""
+    import re
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    text = open(os.path.join(root, "README.md")).read()
+    blocks = _blocks(text)
+    assert set(blocks) == {"answer", "verdicts", "redraw", "gallery"}
+    here = os.getcwd()
+    try:
+        os.chdir(root)
+        for name, make in report.README_BLOCKS.items():
+            assert blocks[name] == make("results"), f"README block {name!r} is stale: python reproduce.py --report-only"
+    finally:
+        os.chdir(here)
+    prose = re.sub(r"<!-- generated: (\w+) .*?<!-- end of generated: \1 -->", "", text, flags=re.S)
+    prose = re.sub(r"```.*?```", "", prose, flags=re.S)
+    prose = prose.split("\n## Files")[0]                  # the file and formula tables cite, not measure
+    prose = re.sub(r"`[^`]*`|\([^)]*\.(?:md|png)\)|arXiv \d+\.\d+", "", prose)
+    numbers = re.findall(r"\d+(?:[.,]\d+)+|\d+\s*(?:×|x\b|%)|\b\d{3,}\b", prose)
+    assert not numbers, f"the README's prose quotes numbers no generator made: {numbers}"
 
 
 def test_a_bug_in_a_claim_function_raises_under_the_tests(tmp_path, monkeypatch):
