@@ -200,9 +200,11 @@ def main(argv=None):
     with open(path, "w") as f:
         f.write(report.make_report(results))
     print(f"wrote {path}")
-    if not args.quick and os.path.abspath(results) == os.path.abspath("results") and \
-            report.update_readme(results, blocks={"redraw": redraw_table(args)}):
-        print("updated the generated blocks of README.md")
+    if not args.quick and os.path.abspath(results) == os.path.abspath("results"):
+        if report.update_readme(results, blocks={"redraw": redraw_table(args)}):
+            print("updated the generated blocks of README.md")
+        train.atomic_write(os.path.join("docs", "results.md"), lambda f: f.write(report.results_page(results) + "\n"))
+        print("wrote docs/results.md")
     for claim, (verdict, _) in report.verdicts(results).items():
         print(f"  {claim:4s} {verdict}")
 
