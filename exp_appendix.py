@@ -305,17 +305,12 @@ def run_priors(args):
     if all(med.get(a) is not None for a in ("teacher", "kl", "baseline")) and med["baseline"] > med["kl"]:
         frac = (med["baseline"] - med["teacher"]) / (med["baseline"] - med["kl"])
         print(f"  (descriptive) the teacher recovers {frac:.2f} of the oracle KL's median gain")
-    # secondary comparisons, written down before their runs (docs/figures.md, "Figures 6–7"): the undirected
-    # penalties and the uniform control at the lower lambda, and does the oracle beat the control
-    pairs = [(a, "baseline") for a in arms if "@" in a or a == "uniform"]
-    pairs += [(kl, kl.replace("kl", "uniform")) for kl in arms if kl.split("@")[0] == "kl"
-              and kl.replace("kl", "uniform") in arms]
-    if pairs:
+    # secondary comparisons, written down before their runs (docs/figures.md, "Figures 6–7")
+    secondary = report.priors_secondary({"grok": grok, "seeds": args.seeds, "budget": args.epochs})
+    if secondary:
         print("Secondary comparisons (docs/figures.md, 'Figures 6-7'; not part of C6's verdict), rule 2:")
-    summary = {"grok": grok, "seeds": args.seeds, "budget": args.epochs}
-    for fast, slow in pairs:
-        v = report._speedup(summary, slow, fast, report.A.RULES["v2"])
-        print(f"  {fast} faster than {slow}: " + report.A.describe(v).replace("**", ""))
+    for part, v in secondary.items():
+        print(f"  {part}: " + report.A.describe(v).replace("**", ""))
     store.write_json(out_path(args, "fig6_priors", "json"),
                      {"grok": grok, "median": med, "lam": args.lam, "low_lam": args.low_lam, "anneal": args.anneal,
                       "late_start": args.late_start, "budget": args.epochs, "p": args.p, "regime": args.regime,

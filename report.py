@@ -27,6 +27,14 @@ def _load(results, name):
     return json.load(open(path)) if os.path.exists(path) else None
 
 
+def _summary(results, role, use=None):
+    """The summary a claim reads for one of its studies (`role`, a registry name). `use` maps
+    roles to the studies read in their place ({"priors": "priors_rho"}: the same rules on a
+    variant's summary); a role it leaves out reads nothing. None: every role reads itself."""
+    name = role if use is None else use.get(role)
+    return None if name is None else _load(results, studies.summary(name))
+
+
 def _by_seed(groks, seeds):
     """{seed: grok epoch or None} from a list aligned with seeds (runs not on disk, 'missing',
     dropped: they are not censored, they do not exist)."""
@@ -39,8 +47,8 @@ def _speedup(d, baseline, arm, R, what="speed-up"):
                      d["budget"], what)
 
 
-def claim_c1(results, R=A.RULES["v2"]):
-    d = _load(results, studies.summary("fig1"))
+def claim_c1(results, R=A.RULES["v2"], use=None):
+    d = _summary(results, "fig1", use)
     if d is None:
         return None
     rows = d["rows"].values()
@@ -53,8 +61,8 @@ def claim_c1(results, R=A.RULES["v2"]):
     }
 
 
-def claim_c2(results, R=A.RULES["v2"]):
-    d = _load(results, studies.summary("fig2"))
+def claim_c2(results, R=A.RULES["v2"], use=None):
+    d = _summary(results, "fig2", use)
     if d is None:
         return None
     chance = 1 / d.get("p", 113)
@@ -72,17 +80,17 @@ def _fig3_parts(d, label, R):
     return {f"{label}: t_grok ~ 1/lambda between floor and cap": R.scaling(times, d["budget"], "1/lambda", cap=cap)}
 
 
-def _fig3_claim(results, study, where, R):
+def _fig3_claim(results, study, where, R, use=None):
     """Rule 6 on one Figure 3 summary of the registry; where(d) names its setting."""
-    d = _load(results, studies.summary(study))
+    d = _summary(results, study, use)
     return None if d is None else _fig3_parts(d, where(d), R)
 
 
-def claim_c3(results, R=A.RULES["v2"]):
-    return _fig3_claim(results, "fig3", lambda d: f"distractors {d['regime']}", R)
+def claim_c3(results, R=A.RULES["v2"], use=None):
+    return _fig3_claim(results, "fig3", lambda d: f"distractors {d['regime']}", R, use)
 
 
-def claim_c3_other_regimes(results, R=A.RULES["v2"]):
+def claim_c3_other_regimes(results, R=A.RULES["v2"], use=None):
     """Figure 3 under the other regimes that were run, and the regime map's KL speed-up per
     (rho, lambda) cell, each judged on its own (never used to change the default regime's verdict)."""
     out = {}
@@ -98,9 +106,10 @@ def claim_c3_other_regimes(results, R=A.RULES["v2"]):
     return out
 
 
-def claim_c3_paper_regime(results, R=A.RULES["v2"]):
+def claim_c3_paper_regime(results, R=A.RULES["v2"], use=None):
     """C3 judged where the lambda = 0 baseline shows the paper's story: the regime map's
-    pre-registered selection (docs/regime_map.md), on the held-out seeds 5-9 the selection never saw."""
+    pre-registered selection (docs/regime_map.md), on the held-out seeds 5-9 the selection never saw.
+    (`use` is not read: the map's selection names the held-out summary.)"""
     d = _load(results, "regime_map.json")
     if d is None:
         return None
@@ -117,15 +126,15 @@ def claim_c3_paper_regime(results, R=A.RULES["v2"]):
     return _fig3_parts(f, f"{where}, seeds {f['seeds']}", R)
 
 
-def claim_c3_fixed(results, R=A.RULES["v2"]):
+def claim_c3_fixed(results, R=A.RULES["v2"], use=None):
     """C3 under fixed distractors on the dense lambda grid at seeds 0-9 (20k budget)."""
     return _fig3_claim(results, "fig3_fixed",
-                       lambda d: f"distractors fixed, seeds {d['seeds']}, {d['budget']}-epoch budget", R)
+                       lambda d: f"distractors fixed, seeds {d['seeds']}, {d['budget']}-epoch budget", R, use)
 
 
-def claim_c4(results, R=A.RULES["v2"]):
+def claim_c4(results, R=A.RULES["v2"], use=None):
     # seeds 0-9 once they are all in (issue: the headline comparisons at ten seeds), else 0-4
-    d = _load(results, studies.summary("fig4_seeds0-9")) or _load(results, studies.summary("fig4"))
+    d = _summary(results, "fig4_seeds0-9", use) or _summary(results, "fig4", use)
     if d is None:
         return None
     run = lambda arm: {s: g for s, g in d["grok"][arm].items() if g != "missing"}
@@ -136,8 +145,8 @@ def claim_c4(results, R=A.RULES["v2"]):
             A.noninferiority_verdict(run("lottery"), run("bayes"), d["budget"], what="bayes/lottery time ratio")}
 
 
-def claim_c5(results, R=A.RULES["v2"]):
-    d = _load(results, studies.summary("bound"))
+def claim_c5(results, R=A.RULES["v2"], use=None):
+    d = _summary(results, "bound", use)
     if d is None:
         return None
     # n counts seeds (rules v2): a seed's runs (its lambdas) are pooled first; v1 counted runs
@@ -156,8 +165,8 @@ def claim_c5(results, R=A.RULES["v2"]):
                                                                 fmt=lambda x: f"{np.exp(x):.1f}x")}
 
 
-def claim_c6(results, R=A.RULES["v2"]):
-    d = _load(results, studies.summary("priors"))
+def claim_c6(results, R=A.RULES["v2"], use=None):
+    d = _summary(results, "priors", use)
     if d is None:
         return None
     arms = d["grok"]
@@ -169,8 +178,20 @@ def claim_c6(results, R=A.RULES["v2"]):
     return parts
 
 
-def claim_c7(results, R=A.RULES["v2"]):
-    r, l = _load(results, studies.summary("routing")), _load(results, studies.summary("lengths"))
+def priors_secondary(d, R=A.RULES["v2"]):
+    """The priors study's secondary comparisons, written down before their runs (docs/figures.md,
+    "Figures 6–7") and never part of C6's verdict: the uniform-KL control and every arm run at
+    the lower lambda (`arm@lam`) against weight decay alone, and the oracle KL against the
+    uniform control at equal lambda (does the target's information matter, beyond a gradient?)."""
+    arms = d["grok"]
+    pairs = [(a, "baseline") for a in arms if "@" in a or a == "uniform"]
+    pairs += [(kl, kl.replace("kl", "uniform")) for kl in arms if kl.split("@")[0] == "kl"
+              and kl.replace("kl", "uniform") in arms]
+    return {f"{fast} faster than {slow}": _speedup(d, slow, fast, R) for fast, slow in pairs}
+
+
+def claim_c7(results, R=A.RULES["v2"], use=None):
+    r, l = _summary(results, "routing", use), _summary(results, "lengths", use)
     if r is None and l is None:
         return None
     parts = {}
@@ -191,8 +212,8 @@ def _kendall(xs, ts):
     return sum(np.sign(xs[j] - xs[i]) * np.sign(ts[j] - ts[i]) for i, j in pairs) / max(1, len(pairs))
 
 
-def claim_c8(results, R=A.RULES["v2"]):
-    dm, hd = _load(results, studies.summary("dims")), _load(results, studies.summary("heads"))
+def claim_c8(results, R=A.RULES["v2"], use=None):
+    dm, hd = _summary(results, "dims", use), _summary(results, "heads", use)
     if dm is None and hd is None:
         return None
     parts = {}
@@ -208,8 +229,8 @@ def claim_c8(results, R=A.RULES["v2"]):
     return parts
 
 
-def claim_c9(results, R=A.RULES["v2"]):
-    ts = [d for d in (_load(results, studies.summary("tasks")), _load(results, studies.summary("autoregressive"))) if d]
+def claim_c9(results, R=A.RULES["v2"], use=None):
+    ts = [d for d in (_summary(results, "tasks", use), _summary(results, "autoregressive", use)) if d]
     if not ts:
         return None
     parts = {}
@@ -229,8 +250,8 @@ def claim_c9(results, R=A.RULES["v2"]):
     return parts
 
 
-def claim_c10(results, R=A.RULES["v2"]):
-    fr, op = _load(results, studies.summary("frozen")), _load(results, studies.summary("optimizers"))
+def claim_c10(results, R=A.RULES["v2"], use=None):
+    fr, op = _summary(results, "frozen", use), _summary(results, "optimizers", use)
     if fr is None and op is None:
         return None
     parts = {}
@@ -245,8 +266,8 @@ def claim_c10(results, R=A.RULES["v2"]):
     return parts
 
 
-def claim_c11(results, R=A.RULES["v2"]):
-    d = _load(results, "regime_map.json")
+def claim_c11(results, R=A.RULES["v2"], use=None):
+    d = _summary(results, "regime_map", use)
     if d is None:
         return None
     return d.get("c11" if R.version == "v2" else "c11_v1") or {
@@ -257,6 +278,30 @@ CLAIMS = {"C1": claim_c1, "C2": claim_c2, "C3": claim_c3, "C3b": claim_c3_paper_
           "C4": claim_c4,
           "C5": claim_c5, "C6": claim_c6,
           "C7": claim_c7, "C8": claim_c8, "C9": claim_c9, "C10": claim_c10, "C11": claim_c11}
+
+
+def study_parts(results, name, R=A.RULES["v2"]):
+    """The parts of its claim that one study of the registry gives on its own, None if it has no
+    summary: the claim's rules read this study in its role (a variant in the role of the study
+    it repeats), and nothing else."""
+    s = studies.STUDIES[name]
+    return CLAIMS[s.claim](results, R, use={s.variant_of or name: name}) if s.claim in CLAIMS else None
+
+
+def beside(results, claim, R=A.RULES["v2"]):
+    """What is reported under a claim but never decides it: {label: {part: verdict dict}} for
+    its pre-registered variants (studies.py, variant_of) and the priors' secondary comparisons."""
+    out = {}
+    for name, s in studies.STUDIES.items():
+        if s.claim == claim and s.variant_of:
+            parts = study_parts(results, name, R)
+            out[s.title] = parts if parts is not None else {
+                "": {"verdict": A.NOT_DECIDED, "n": 0, "reason": f"not run yet: python {' '.join(s.command)} --jobs 2"}}
+    for name in ("priors", "priors_rho"):
+        d = _load(results, studies.summary(name))
+        if studies.STUDIES[name].claim == claim and d is not None and priors_secondary(d, R):
+            out[f"{studies.STUDIES[name].title}, secondary comparisons"] = priors_secondary(d, R)
+    return out
 
 
 def verdicts(results, only=None, rules="v2"):
@@ -307,6 +352,9 @@ def make_report(results):
         if claim == "C3":
             for part, v in claim_c3_other_regimes(results).items():
                 lines.append(f"- (not part of the verdict) {part}: {A.describe(v)}")
+        for label, side in beside(results, claim).items():
+            lines.append(f"- (reported beside, pre-registered, not part of the verdict) {label}:")
+            lines += [f"  - {part + ': ' if part else ''}{A.describe(v)}" for part, v in side.items()]
         if old[claim][1]:
             lines.append(f"- rules v1 said **{old[claim][0]}**: " + "; ".join(
                 f"{part}: {v['verdict']}" + (f" ({v['text']})" if v.get("text") else "") for part, v in old[claim][1].items()))
@@ -421,22 +469,23 @@ def answer(results):
 
 
 def gallery(results):
-    """Every study with a figure: a thumbnail, what the paper claims, and the claim's verdict
-    with its deciding part (a figure not drawn yet says so)."""
-    rows = ["| figure | the paper | measured (verdict of the claim; all parts in REPORT.md) |", "|---|---|---|"]
-    table = verdicts(results)
+    """Every study with a figure: a thumbnail, what the paper claims for that figure, and what
+    this figure's own runs give: its parts of the claim combined by rule 5, with the deciding
+    one (the claim's verdict, over all its studies, is the verdict table's)."""
+    rows = ["| figure | the paper | measured (this figure's runs; the claim's verdict is in the table above) |",
+            "|---|---|---|"]
     for name, s in studies.STUDIES.items():
         png = os.path.join("results", s.figure)
         drawn = os.path.exists(os.path.join(results, s.figure))
         thumb = f'<img src="{png}" width="260">' if drawn else "not drawn yet"
-        if not drawn:
-            measured = "not run yet"
-        elif s.claim in table and table[s.claim][1]:
-            verdict, parts = table[s.claim]
-            measured = f"**{verdict}** ({s.claim}): {part_summary(verdict, parts, 130)}"
+        parts = study_parts(results, name) if drawn else None
+        if parts:
+            verdict = A.combine(parts)
+            where = f"{s.claim}, beside its verdict" if s.variant_of else s.claim
+            measured = f"**{verdict}** ({where}): {part_summary(verdict, parts, 130)}"
         else:
-            measured = "not run yet" if s.claim in table else "beyond the paper: see REPORT.md"
-        paper = PAPER.get(s.claim, "(not a claim of the paper)").split(". ")[0].rstrip(".") + "."
+            measured = "not run yet" if s.claim in CLAIMS else "beyond the paper: see REPORT.md"
+        paper = s.paper or PAPER.get(s.claim, "(not a claim of the paper)").split(". ")[0].rstrip(".") + "."
         rows.append(f"| {s.title}<br>{thumb} | {short_cell(paper, 130)} | {measured} |")
     return "\n".join(rows)
 
@@ -531,9 +580,12 @@ def results_page(results):
                          + (f", lambda {d['lam']}" if d.get("lam") is not None else "") + ".")
             lines.append("")
         lines += (rows or []) + [""]
-        if s.claim in table and table[s.claim][1]:
-            lines.append(f"Claim {s.claim} ({table[s.claim][0]}), every part:")
-            lines += [f"- {part}: {A.describe(v)}" for part, v in table[s.claim][1].items()]
+        parts = study_parts(results, name)
+        if parts:
+            role = (f"reported beside claim {s.claim}, never part of its verdict ({table[s.claim][0]})"
+                    if s.variant_of else f"claim {s.claim} ({table[s.claim][0]}; every part in REPORT.md)")
+            lines.append(f"Its parts of {role}:")
+            lines += [f"- {part}: {A.describe(v)}" for part, v in parts.items()]
             lines.append("")
     return "\n".join(lines)
 

@@ -199,3 +199,46 @@ def test_plot_only_redraws_from_a_fixture_store_with_no_training(tmp_path, capsy
     for f in ("fig3_kl.json", "fig3_kl.png", "fig1_fresh_lam0.json", "fig1_fresh_lam0.png", "REPORT.md"):
         assert (tmp_path / f).exists(), f
     assert len(os.listdir(folder)) == 40 and not os.path.exists(tmp_path / "runs")
+
+
+def priors(baseline, kl, **more):
+    return {"budget": 10000, "seeds": SEEDS, "grok": {"baseline": baseline, "kl": kl, **more}}
+
+
+def test_a_variant_is_reported_beside_its_claim_and_never_decides_it(tmp_path):
+    """The pre-registered rho = 0.003 runs of a prior-effect study (studies.py, variant_of) are
+    judged by the same rules as the study they repeat, listed under its claim, and leave the
+    claim's verdict as the default study's runs make it; so do the priors' secondary arms."""
+    same = [3000 + 10 * s for s in SEEDS]
+    write(tmp_path, "fig6_priors.json", priors(same, [2900, 3110, 2950, 3100, 3040],     # no detectable effect
+                                               uniform=same, **{"kl@0.1": same, "uniform@0.1": same}))
+    text, line = verdict_lines(tmp_path)
+    assert line["C6"] == "inconclusive"
+    assert "Figures 6-7: structural priors (fresh), secondary comparisons:" in text
+    assert "  - kl faster than uniform: **" in text and "  - kl@0.1 faster than uniform@0.1: **" in text
+    assert "pre-registered, not part of the verdict) Figures 6-7 at rho 0.003:\n  - **not decided**" in text
+    write(tmp_path, "fig6_priors_refresh0.003.json", priors(same, [9000 + 100 * s for s in SEEDS]))
+    text, line = verdict_lines(tmp_path)
+    assert line["C6"] == "inconclusive"          # counted, the variant's slower KL would make it not reproduced
+    side = text.split("Figures 6-7 at rho 0.003:\n")[1].split("\n- ")[0]
+    assert "  - kl faster than weight decay alone: **not reproduced**" in side       # 3x slower on 5/5 seeds
+    assert report.study_parts(str(tmp_path), "priors_rho")["kl faster than weight decay alone"]["verdict"] == \
+        "not reproduced"
+
+
+def test_each_gallery_row_shows_its_own_figures_parts(tmp_path):
+    """Two figures of one claim (routing and lengths: C7) each show the part their own runs give."""
+    write(tmp_path, "fig8_routing.json", {"budget": 10000, "seeds": SEEDS,
+                                          "grok": {"baseline": [500] * 5, "kl": [900, 950, 1000, 920, 990]}})
+    acc = lambda a: {str(s): {"6": 1.0, "8": a, "10": a - 0.1} for s in SEEDS}
+    write(tmp_path, "fig8_lengths.json", {"accuracy": {"baseline": acc(0.5), "kl": acc(0.8)}})
+    assert list(report.study_parts(str(tmp_path), "routing")) == ["KL faster under dynamic routing"]
+    assert list(report.study_parts(str(tmp_path), "lengths")) == ["KL keeps higher accuracy at longer test lengths"]
+    assert report.study_parts(str(tmp_path), "heads") is None                   # no summary
+    for f in ("fig8_routing.png", "fig8_lengths.png"):
+        (tmp_path / f).write_bytes(b"")
+    rows = {r.split("<br>")[0]: r for r in report.gallery(str(tmp_path)).splitlines() if "<br>" in r}
+    assert "**not reproduced** (C7): KL faster under dynamic routing" in rows["| Figure 8 (left): dynamic routing (fresh)"]
+    lengths = rows["| Figure 8 (right): longer test sequences"]
+    assert "KL keeps higher accuracy" in lengths and "dynamic routing" not in lengths
+    assert "KL-trained models degrade less" in lengths          # the paper's line for this figure
