@@ -4,7 +4,7 @@ from the studies' summaries by the rules in analysis.py.
 
     python reproduce.py --dry-run             # the plan: runs stored, runs missing, core-hours
     python reproduce.py --jobs 2              # paper scale: every study, resuming from the store
-    python reproduce.py --plot-only           # redraw every figure and REPORT.md from the store
+    python reproduce.py --plot-only           # redraw every figure, its printout (.txt) and REPORT.md
     python reproduce.py --quick --jobs 2      # every study at its --quick preset
     python reproduce.py --report-only         # rewrite REPORT.md from the summaries in results/
     python reproduce.py --only C3 fig4        # some claims or studies
@@ -43,6 +43,11 @@ def selected(only):
         raise SystemExit(f"error: --only takes claims ({', '.join(studies.CLAIMS)}, beyond) or studies "
                          f"({', '.join(studies.STUDIES)}); not {', '.join(bad)}")
     return [n for n, s in studies.STUDIES.items() if n in only or s.claim in only]
+
+
+def printout_path(name, results):
+    """Where --plot-only keeps what a study printed: beside its summary, as .txt."""
+    return os.path.join(results, studies.summary(name)[:-len(".json")] + ".txt")
 
 
 def study_command(name, args):
@@ -187,9 +192,12 @@ def main(argv=None):
                 (["--plot-only"] if args.plot_only else []) + (["--store", args.store] if args.store else [])
             print(f"[{name}] {' '.join(line[1:])}", flush=True)
             t0 = time.time()
-            done = subprocess.run(line, stdout=subprocess.DEVNULL if args.plot_only else None,
+            done = subprocess.run(line, stdout=subprocess.PIPE if args.plot_only else None,
                                   stderr=subprocess.PIPE, text=True)
             nothing = args.plot_only and "none of the" in done.stderr     # nothing stored yet: files kept
+            if args.plot_only and done.returncode == 0 and "(runs missing:" not in done.stdout:
+                # what the study printed (its tables, its claim's verdict) beside its summary
+                train.atomic_write(printout_path(name, results), lambda f: f.write(done.stdout))
             if done.returncode and not nothing:
                 sys.stderr.write(done.stderr)
             status = "done" if done.returncode == 0 else "no run stored yet; its files kept" if nothing \

@@ -199,6 +199,12 @@ def test_plot_only_redraws_from_a_fixture_store_with_no_training(tmp_path, capsy
     for f in ("fig3_kl.json", "fig3_kl.png", "fig1_fresh_lam0.json", "fig1_fresh_lam0.png", "REPORT.md"):
         assert (tmp_path / f).exists(), f
     assert len(os.listdir(folder)) == 40 and not os.path.exists(tmp_path / "runs")
+    printout = (tmp_path / "fig3_kl.txt").read_text()          # what the study printed, kept beside its summary
+    assert "Claim C3" in printout and "training" not in printout
+    os.remove(os.path.join(folder, os.listdir(folder)[0]))         # one run missing: a partial redraw
+    os.remove(tmp_path / "fig3_kl.txt")
+    reproduce.main(["--plot-only", "--only", "C3", "--results-dir", str(tmp_path)])
+    assert not (tmp_path / "fig3_kl.txt").exists() and (tmp_path / "partial" / "fig3_kl.json").exists()
 
 
 def priors(baseline, kl, **more):
