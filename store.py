@@ -60,7 +60,10 @@ def run_key(cfg):
 # Files: whole or not at all
 
 def write_json(path, obj):
-    atomic_write(path, lambda f: json.dump(obj, f))
+    """A summary, its floats at 12 significant digits: statistics computed from the same stored
+    runs differ in the last bits between CPUs (numpy's kernels sum in another order), and
+    rounded they write the same file on every machine, so a redraw is byte-identical."""
+    atomic_write(path, lambda f: json.dump(_round(obj, 12), f))
 
 
 def read_json(path):
@@ -68,14 +71,15 @@ def read_json(path):
         return json.load(f)
 
 
-def _round(obj):
-    """Floats to float32 precision (7 significant digits): what the store keeps."""
+def _round(obj, digits=7):
+    """Floats to `digits` significant digits; 7, float32 precision, is what the store keeps of a
+    run's history. (nan and inf stay as they are.)"""
     if isinstance(obj, float):
-        return float(f"{obj:.7g}")
-    if isinstance(obj, list):
-        return [_round(v) for v in obj]
+        return float(f"{obj:.{digits}g}")
+    if isinstance(obj, (list, tuple)):
+        return [_round(v, digits) for v in obj]
     if isinstance(obj, dict):
-        return {k: _round(v) for k, v in obj.items()}
+        return {k: _round(v, digits) for k, v in obj.items()}
     return obj
 
 
