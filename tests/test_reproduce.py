@@ -248,3 +248,20 @@ def test_each_gallery_row_shows_its_own_figures_parts(tmp_path):
     lengths = rows["| Figure 8 (right): longer test sequences"]
     assert "KL keeps higher accuracy" in lengths and "dynamic routing" not in lengths
     assert "KL-trained models degrade less" in lengths          # the paper's line for this figure
+
+
+def test_the_figure_notes_quote_only_generated_numbers():
+    """docs/figures.md is hand-written, but every number it quotes (outside code, links and the
+    verbatim pre-registration, a quote) appears in a generated page, docs/results.md or
+    results/REPORT.md: a note cannot keep a number its data no longer give."""
+    import re
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    notes = open(os.path.join(root, "docs", "figures.md")).read()
+    generated = open(os.path.join(root, "docs", "results.md")).read() + open(os.path.join(root, "results", "REPORT.md")).read()
+    prose = "\n".join(l for l in notes.splitlines() if not l.startswith(">"))
+    prose = re.sub(r"`[^`]*`|\]\([^)]*\)", "", prose)
+    numbers = re.findall(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)", prose)
+    assert len(numbers) > 20                                 # the page quotes numbers: the check ran
+    quoted = {n.replace(",", "") for n in numbers}
+    missing = sorted(n for n in quoted if not re.search(rf"(?<![\d.]){re.escape(n)}(?![\d])", generated))
+    assert not missing, f"docs/figures.md quotes numbers no generated page gives: {missing}"
