@@ -106,3 +106,16 @@ def test_each_clock_panel_draws_its_law():
     slope_line = ax.get_lines()[labels.index("rule 6: slope 1.00 [1.00, 1.00]")]
     x, y = slope_line.get_data()
     assert y[-1] / y[0] == pytest.approx(x[-1] / x[0])           # the drawn slope is the estimate
+
+
+def test_with_attention_frozen_at_the_oracle_the_distractor_regime_cannot_matter():
+    """H2's premise (docs/two_clocks.md): frozen oracle attention gives the distractors weight 0,
+    so redrawing them changes nothing; the runs are bitwise equal (one process, one thread)."""
+    kw = dict(p=11, frac=0.5, epochs=40, eval_every=5, d_model=16, d_mlp=32, frozen_attn="oracle",
+              quiet=True, threads=1)
+    _, fixed = train.train(train.make_config(distractors="fixed", **kw))
+    for regime in (dict(distractors="fresh"), dict(distractors="refresh", refresh=0.01)):
+        assert train.train(train.make_config(**regime, **kw))[1] == fixed
+    learned = {**kw, "frozen_attn": None}                 # attention learned: the regime does matter
+    assert train.train(train.make_config(distractors="fresh", **learned))[1]["train_loss"] != \
+        train.train(train.make_config(distractors="fixed", **learned))[1]["train_loss"]
