@@ -25,6 +25,7 @@ import numpy as np
 
 import analysis as A
 import plots
+import report
 import store
 import sweep
 
@@ -244,6 +245,9 @@ def plot(results, verdicts, args, path):
                 scatter(a, x, t, budget, "C0")
         a.axhline(budget, color="gray", lw=0.5, ls=":")
         a.set(xscale="log", yscale="log", xlabel=xlabel)
+        grid = sorted(1 / float(name.split()[1]) for name in c.get(part, {}))
+        a.set_xticks(grid, [f"{x:.3g}" for x in grid], minor=False)      # the grid's own values
+        a.set_xticks([], minor=True)
     h3 = next((v for k, v in verdicts.items() if k.startswith("H3")), {})
     for a, head, law in ((ax[0], "H1", "routing_law"), (ax[1], "H2:", "norm_law")):
         v = next((v for k, v in verdicts.items() if k.startswith(head)), {})
@@ -290,7 +294,7 @@ def main(argv=None):
     verdicts = analyse(results, args)
     print("\nThe two clocks (docs/two_clocks.md, pre-registered before any run):")
     for k, v in verdicts.items():
-        print(f"  {k}: " + A.describe(v).replace("**", ""))
+        print(f"  {k}: " + A.describe(v).replace("**", "") + report.medians_note(v))
         for name, row in v.get("cells", {}).items():
             print(f"      {name}: " + (f"predicted {row['predicted']:.0f}, median {row['median']:.0f}"
                                        f"{' (censored)' if row['censored'] else ''}, "

@@ -370,7 +370,7 @@ def beyond_the_paper(results):
     if d is None:
         return lines + ["- not run: `python exp_two_clocks.py --jobs 2`", ""]
     for part, v in d["verdicts"].items():
-        lines.append(f"- {part}: {A.describe(v)}")
+        lines.append(f"- {part}: {A.describe(v)}{medians_note(v)}")
         for name, row in v.get("cells", {}).items():
             lines.append(f"  - {name}: " + (f"predicted {row['predicted']:.0f}, measured median {row['median']:.0f}"
                                              f"{' (censored)' if row['censored'] else ''}: "
@@ -490,7 +490,22 @@ def gallery(results):
     return "\n".join(rows)
 
 
-README_BLOCKS = {"answer": answer, "verdicts": readme_table, "gallery": gallery}
+def beyond(results):
+    """The README's lines on the two-clocks study: each pre-registered hypothesis, its verdict
+    and its numbers (the held-out cells of H3 are in REPORT.md)."""
+    d = _load(results, studies.summary("two_clocks"))
+    if d is None:
+        return "Not run yet: `python exp_two_clocks.py --jobs 2`."
+    return "\n".join(f"- {part}: {A.describe(v)}{medians_note(v)}" for part, v in d["verdicts"].items())
+
+
+def medians_note(v):
+    """A scaling verdict's median time per x (rule 6 reads its floor, cap and room off them)."""
+    meds = v.get("medians")
+    return "; median per x (censored at the budget): " + ", ".join(f"{x}: {m:.0f}" for x, m in meds.items()) if meds else ""
+
+
+README_BLOCKS = {"answer": answer, "verdicts": readme_table, "beyond": beyond, "gallery": gallery}
 
 
 # ---------------------------------------------------------------------------------------
