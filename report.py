@@ -90,7 +90,7 @@ def claim_c3(results, R=A.RULES["v2"], use=None):
     return _fig3_claim(results, "fig3", lambda d: f"distractors {d['regime']}", R, use)
 
 
-def claim_c3_other_regimes(results, R=A.RULES["v2"], use=None):
+def claim_c3_other_regimes(results, R=A.RULES["v2"]):
     """Figure 3 under the other regimes that were run, and the regime map's KL speed-up per
     (rho, lambda) cell, each judged on its own (never used to change the default regime's verdict)."""
     out = {}
