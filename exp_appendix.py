@@ -117,7 +117,7 @@ def run_bound(args):
     print(f"bound violated at {total_violations} logged (example, position) points in total")
     store.write_json(os.path.join(args.results_dir, "fig5_bound.json"),
                      {"runs": summary, "total_violations": total_violations})
-    report.print_claim("C5", args.results_dir)
+    report.print_parts(os.path.join(args.results_dir, "fig5_bound.json"))
     plt = plots.pyplot()
     fig, axes = plt.subplots(1, len(args.lam), figsize=(6 * len(args.lam), 4.5), squeeze=False)
     for ax, lam in zip(axes[0], args.lam):
@@ -155,13 +155,9 @@ def out_path(args, base, ext):
     return os.path.join(args.results_dir, f"{base}{tag}.{ext}")
 
 
-def print_claim(args, claim, base):
-    """The claim's verdict as REPORT.md judges it, when this call wrote the file it reads."""
-    path = out_path(args, base, "json")
-    if os.path.basename(path) == f"{base}.json":
-        report.print_claim(claim, args.results_dir)
-    else:
-        print(f"\n(REPORT.md judges {claim} on results/{base}.json; this setting's summary is {path})")
+def print_parts(args, base):
+    """The verdict of this study's own runs (report.print_parts) on the summary this call wrote."""
+    report.print_parts(out_path(args, base, "json"))
 
 
 def run_name(arm, seed, args):
@@ -315,7 +311,7 @@ def run_priors(args):
                      {"grok": grok, "median": med, "lam": args.lam, "low_lam": args.low_lam, "anneal": args.anneal,
                       "late_start": args.late_start, "budget": args.epochs, "p": args.p, "regime": args.regime,
                       "seeds": args.seeds})
-    print_claim(args, "C6", "fig6_priors")
+    print_parts(args, "fig6_priors")
     plot_arms(results, grok, args, arms, out_path(args, "fig6_priors", "png"),
               f"Figures 6-7: priors at lambda = {args.lam:g}, p = {args.p}, distractors {args.regime}, "
               f"seeds {args.seeds}")
@@ -347,7 +343,7 @@ def run_frozen(args):
     store.write_json(out_path(args, "appendix_frozen", "json"),
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
                       "p": args.p, "regime": args.regime, "seeds": args.seeds})
-    print_claim(args, "C10", "appendix_frozen")
+    print_parts(args, "appendix_frozen")
     plot_arms(results, grok, args, FROZEN_ARMS, out_path(args, "appendix_frozen", "png"),
               f"Frozen oracle attention vs baseline and KL (lambda {args.lam:g}), p = {args.p}, "
               f"distractors {args.regime}, seeds {args.seeds}")
@@ -415,7 +411,7 @@ def run_optimizers(args):
         print(f"{k:11s} {m:>13s} {shown:>40s} {pred:10.1e}")
     store.write_json(out_path(args, "fig11_optimizers", "json"),
                      {"settings": table, "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds})
-    print_claim(args, "C10", "fig11_optimizers")
+    print_parts(args, "fig11_optimizers")
     plot_arms(results, grok, args, args.settings, out_path(args, "fig11_optimizers", "png"),
               f"Figure 11: optimizers, batch sizes and Adam betas (lambda = 0), p = {args.p}, "
               f"distractors {args.regime}, seeds {args.seeds}", norm=True)
@@ -497,7 +493,7 @@ def run_tasks(args):
     path = out_path(args, fname, "json")
     setting = {"lam": args.lam, "budget": args.epochs, "regime": args.regime}
     store.write_json(path, {"runs": summary, **setting, "seeds": args.seeds})
-    print_claim(args, "C9", fname)
+    print_parts(args, fname)
     labels = ["/".join(ta) for ta in arms]
     plot_arms(results, {"/".join(ta): g for ta, g in grok.items()}, args, labels,
               out_path(args, fname, "png"),
@@ -534,7 +530,7 @@ def run_routing(args):
     store.write_json(out_path(args, "fig8_routing", "json"),
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
                       "regime": args.regime, "seeds": args.seeds})
-    print_claim(args, "C7", "fig8_routing")
+    print_parts(args, "fig8_routing")
     plot_arms(results, grok, args, arms, out_path(args, "fig8_routing", "png"),
               f"Figure 8 (left): dynamic routing, p = {args.p}, distractors {args.regime}, seeds {args.seeds}",
               name=name)
@@ -598,7 +594,7 @@ def run_lengths(args):
                      {"accuracy": {a: {str(s): v for s, v in d.items()} for a, d in acc.items()},
                       "median": med, "lam": args.lam, "budget": args.epochs,
                       "regime": args.regime, "seeds": args.seeds})
-    print_claim(args, "C7", "fig8_lengths")
+    print_parts(args, "fig8_lengths")
     plt = plots.pyplot()
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for i, a in enumerate(arms):
@@ -644,7 +640,7 @@ def run_dims(args):
     store.write_json(out_path(args, "fig9_dims", "json"),
                      {"struct": struct, "struct_median": struct_med, "grok": grok, "grok_median": grok_med,
                       "budget": args.epochs, "regime": args.regime, "seeds": args.seeds})
-    print_claim(args, "C8", "fig9_dims")
+    print_parts(args, "fig9_dims")
     plot_arms(results, grok, args, arms, out_path(args, "fig9_dims", "png"),
               f"Figure 9 (left): d_model, p = {args.p}, distractors {args.regime}, seeds {args.seeds}", name=name)
 
@@ -691,7 +687,7 @@ def run_heads(args):
               f"{str(summary[str(s)]['first_distributed']):>26s} {' '.join(f'{m:.2f}' for m in final_heads):>30s}")
     store.write_json(out_path(args, "fig9_heads", "json"),
                      {"seeds": summary, "n_heads": args.n_heads, "budget": args.epochs, "regime": args.regime})
-    print_claim(args, "C8", "fig9_heads")
+    print_parts(args, "fig9_heads")
     plt = plots.pyplot()
     seeds = [s for s in args.seeds if name(None, s) in results]
     if not seeds:

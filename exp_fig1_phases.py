@@ -118,10 +118,7 @@ def planned_runs(args):
 def main(argv=None):
     args = parse(argv)
     os.makedirs(args.results_dir, exist_ok=True)
-    if args.regime_study:
-        regimes, lams = list(REGIME_STUDY), [0.0]
-    else:
-        regimes, lams = [args.regime], [args.lam]
+    regimes = list(REGIME_STUDY) if args.regime_study else [args.regime]
     runs = planned_runs(args)
     try:
         results = sweep.run_sweep(runs, args)
@@ -155,8 +152,7 @@ def main(argv=None):
         n_ok = sum(meets_regime_criterion(m, args.epochs) for _, m in rows)
         print(f"\n{n_ok}/{len(rows)} seeds show the four phases in the paper's order within {args.epochs} epochs")
     store.write_json(os.path.join(args.results_dir, stem + ".json"), summary)
-    if stem == "fig1_fresh_lam0":
-        report.print_claim("C1", args.results_dir)
+    report.print_parts(os.path.join(args.results_dir, stem + ".json"))
 
 
 if __name__ == "__main__":

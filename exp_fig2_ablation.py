@@ -138,8 +138,7 @@ def main(argv=None):
                       "regime": args.regime, "p": args.p, "seeds": args.seeds, "budget": args.epochs,
                       "global_radius": args.global_radius if "gnm" in args.capacity else None})
     plot(results, cells, grid, args, os.path.join(args.results_dir, stem + ".png"))
-    if stem == "fig2_ablation":
-        report.print_claim("C2", args.results_dir)
+    report.print_parts(os.path.join(args.results_dir, stem + ".json"))
 
 
 def plot(results, cells, grid, args, path):

@@ -26,7 +26,6 @@ import torch
 import plots
 import report
 import store
-import store
 import sweep
 
 PRUNABLE = ("W_Q", "W_K", "W_V", "W_O", "W_in", "W_out", "W_U")
@@ -152,7 +151,7 @@ def main(argv=None):
                      {"grok": {a: {str(s): g for s, g in v.items()} for a, v in grok.items()},
                       "keep_frac": args.keep_frac, "lam": args.lam, "retrain_wd": args.retrain_wd,
                       "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds})
-    report.print_claim("C4", args.results_dir)
+    report.print_parts(os.path.join(args.results_dir, stem + ".json"))
     plot(results, grok, name, args, os.path.join(args.results_dir, stem + ".png"))
 
 

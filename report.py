@@ -3,7 +3,7 @@ results/REPORT.md, the README's verdict table, and each study's closing lines pr
 verdict comes from the rules in analysis.py ("Verdict rules"); nothing else decides.
 
     report.verdicts("results")           # {claim: (verdict, {part: verdict dict})}
-    report.print_claim("C6", "results")  # a study's closing lines
+    report.print_parts("results/fig6_priors.json")  # a study's closing lines
 """
 import json
 import math
@@ -624,9 +624,19 @@ def update_readme(results, path="README.md", blocks=None):
     return found
 
 
-def print_claim(claim, results):
-    """The verdict of one claim and of each of its parts, as a study prints it at the end."""
-    verdict, parts = verdicts(results, only=[claim])[claim]
-    print(f"\nVerdict by the repository's rules (analysis.py) for {claim}: {verdict.upper()}")
+def print_parts(path):
+    """What a study prints at its end: the parts of its claim that its own summary (`path`)
+    gives, by the rules, so that its printout depends on its own runs only; the claim's
+    verdict over all its studies is REPORT.md's."""
+    results, base = os.path.split(path)
+    name = next((n for n, s in studies.STUDIES.items() if s.summary == base), None)
+    parts = study_parts(results, name) if name else None
+    if not parts:
+        print(f"\n(REPORT.md judges no claim on {base}: it is not the summary of a registered study)")
+        return
+    s = studies.STUDIES[name]
+    role = f"reported beside claim {s.claim}, outside its verdict" if s.variant_of else f"claim {s.claim}"
+    print(f"\nVerdict by the repository's rules (analysis.py) on this study's runs ({role}; the claim's verdict "
+          f"over all its studies is in REPORT.md): {A.combine(parts).upper()}")
     for part, v in parts.items():
         print(f"  {part}: " + A.describe(v).replace("**", ""))

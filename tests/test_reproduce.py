@@ -232,7 +232,7 @@ def test_a_variant_is_reported_beside_its_claim_and_never_decides_it(tmp_path):
         "not reproduced"
 
 
-def test_each_gallery_row_shows_its_own_figures_parts(tmp_path):
+def test_each_gallery_row_shows_its_own_figures_parts(tmp_path, capsys):
     """Two figures of one claim (routing and lengths: C7) each show the part their own runs give."""
     write(tmp_path, "fig8_routing.json", {"budget": 10000, "seeds": SEEDS,
                                           "grok": {"baseline": [500] * 5, "kl": [900, 950, 1000, 920, 990]}})
@@ -248,6 +248,9 @@ def test_each_gallery_row_shows_its_own_figures_parts(tmp_path):
     lengths = rows["| Figure 8 (right): longer test sequences"]
     assert "KL keeps higher accuracy" in lengths and "dynamic routing" not in lengths
     assert "KL-trained models degrade less" in lengths          # the paper's line for this figure
+    report.print_parts(str(tmp_path / "fig8_lengths.json"))    # a study's printout: its own parts only
+    out = capsys.readouterr().out
+    assert "KL keeps higher accuracy" in out and "dynamic routing" not in out and "claim C7" in out
 
 
 def test_the_figure_notes_quote_only_generated_numbers():

@@ -1,6 +1,5 @@
 """The two-clocks study (README, pre-registered): its cells and its H3 prediction rule on
 synthetic runs with a known law, and the script end to end on a tiny config."""
-import json
 
 import pytest
 
