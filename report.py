@@ -297,10 +297,10 @@ def beside(results, claim, R=A.RULES["v2"]):
             parts = study_parts(results, name, R)
             out[s.title] = parts if parts is not None else {
                 "": {"verdict": A.NOT_DECIDED, "n": 0, "reason": f"not run yet: python {' '.join(s.command)} --jobs 2"}}
-    for name in ("priors", "priors_rho"):
-        d = _load(results, studies.summary(name))
-        if studies.STUDIES[name].claim == claim and d is not None and priors_secondary(d, R):
-            out[f"{studies.STUDIES[name].title}, secondary comparisons"] = priors_secondary(d, R)
+    for name, s in studies.STUDIES.items():          # the priors study and its variants
+        d = _load(results, s.summary) if (s.variant_of or name) == "priors" and s.claim == claim else None
+        if d is not None and priors_secondary(d, R):
+            out[f"{s.title}, secondary comparisons"] = priors_secondary(d, R)
     return out
 
 
