@@ -28,6 +28,16 @@ def first_epoch(history, key, threshold):
     return next((e for e, v in zip(history["epoch"], history[key]) if v >= threshold), None)
 
 
+def held_from(history, key, threshold):
+    """First logged epoch from which history[key] >= threshold at every later logged epoch,
+    None if the last one is below. Unlike first_epoch it skips a threshold met and lost again
+    (B_tau at epoch 30 in wide models, Figure 9)."""
+    start = None
+    for e, v in zip(history["epoch"], history[key]):
+        start = (start if start is not None else e) if v >= threshold else None
+    return start
+
+
 def first_not_none(*values):
     """The first value that is not None (epoch 0 is a value, unlike with `or`)."""
     return next((v for v in values if v is not None), None)

@@ -555,6 +555,12 @@ def study_table(d):
         lengths = list(next(iter(d["median"].values())))
         rows = [f"| arm | median test acc at length {', '.join(lengths)} |", "|---|---|"]
         return rows + [f"| {arm} | {', '.join(f'{v[n]:.2f}' for n in lengths)} |" for arm, v in d["median"].items()]
+    if "struct_held" in d:                                        # Figure 9 left: per width
+        rows = [f"| d | t_struct (B_tau first holds), seeds {', '.join(map(str, seeds))} | B_tau holds from then "
+                "on (descriptive) | t_grok |", "|---|---|---|---|"]
+        return rows + [f"| {a[1:]} | {', '.join(_t(t) for t in d['struct'][a])} | "
+                       f"{', '.join(_t(t) for t in d['struct_held'][a])} | {', '.join(_t(t) for t in d['grok'][a])} |"
+                       for a in d["struct"]]
     if "n_heads" in d:                                            # Figure 9 right: per seed
         rows = ["| seed | t_grok | t_struct | epochs with B_tau met only in aggregate |", "|---|---|---|---|"]
         return rows + [f"| {s} | {_t(v['grok'])} | {_t(v['struct'])} | {v['distributed_epochs']} |"

@@ -184,3 +184,11 @@ def test_runs_that_never_grok_at_the_strongest_decay_are_no_floor_and_refute_the
     v = A.scaling_verdict_v1(times, 10000)
     assert v["fit"]["floor"] is None and v["fit"]["sloped_x"] == [2.0, 1.0, 0.5, 0.25]
     assert v["ci"][1] < 1 and v["verdict"] == A.NOT_REPRODUCED
+
+
+def test_held_from_skips_a_threshold_met_and_lost():
+    h = {"epoch": [0, 10, 20, 30, 40, 50], "frac": [0.2, 0.995, 0.7, 0.99, 1.0, 0.999]}
+    assert A.first_epoch(h, "frac", 0.99) == 10
+    assert A.held_from(h, "frac", 0.99) == 30           # met at 10, lost at 20, held from 30 on
+    assert A.held_from({"epoch": [0, 10], "frac": [1.0, 0.5]}, "frac", 0.99) is None   # lost at the end
+    assert A.held_from({"epoch": [0, 10], "frac": [1.0, 1.0]}, "frac", 0.99) == 0       # epoch 0 is an epoch
