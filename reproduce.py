@@ -17,6 +17,7 @@ stored runs of the same model and task took with one thread (timed here when non
 import argparse
 import importlib
 import os
+import re
 import subprocess
 import sys
 import time
@@ -104,6 +105,20 @@ def timings_path(args):
     return os.path.join(args.results_dir, "quick" if args.quick else "", "timings.json")
 
 
+def weight_sources(cfgs):
+    """{run key: {"final", "init"}} of the runs whose stored weights another of `cfgs` starts
+    from (a teacher, a ticket's initial weights, the dense run a mask is cut from). Such a run
+    stored without its weights is trained again for them (sweep.run_sweep), so a plan counts it."""
+    need = {}
+    for c in cfgs:
+        for path, kind in ((c.teacher, "final"), (c.init_from, "init"), (c.mask, "final")):
+            name = os.path.basename(path or "")
+            key = re.sub(r"\.(final|init)\.pt$|\.mask_[^/]*\.pt$", "", name)
+            if key != name:
+                need.setdefault(key, set()).add(kind)
+    return need
+
+
 def study_plans(names, args, time_missing=True):
     """Per study: {name: (runs, stored, missing, new, hours of the new runs, hours of all its
     runs)}. `new` are the missing runs no earlier study shares (each run is counted once, in
@@ -128,7 +143,9 @@ def study_plans(names, args, time_missing=True):
     for name in names:
         module, sargs = study_args(name, args)
         keys = {store.run_key(cfg): cfg for _, cfg in module.planned_runs(sargs)}
-        missing = {k: c for k, c in keys.items() if not os.path.exists(os.path.join(folder, k + ".json.gz"))}
+        sources = weight_sources(keys.values())
+        missing = {k: c for k, c in keys.items() if not os.path.exists(os.path.join(folder, k + ".json.gz"))
+                   or any(not os.path.exists(store.weights_path(folder, c, kind)) for kind in sources.get(k, ()))}
         new = {k: c for k, c in missing.items() if k not in seen}      # shared with an earlier study: counted there
         seen |= set(missing)
         out[name] = (len(keys), len(keys) - len(missing), len(missing), len(new),

@@ -268,3 +268,14 @@ def test_the_figure_notes_quote_only_generated_numbers():
     quoted = {n.replace(",", "") for n in numbers}
     missing = sorted(n for n in quoted if not re.search(rf"(?<![\d.]){re.escape(n)}(?![\d])", generated))
     assert not missing, f"docs/figures.md quotes numbers no generated page gives: {missing}"
+
+
+def test_a_run_whose_weights_another_run_starts_from_is_planned_until_they_are_stored():
+    from types import SimpleNamespace as C
+    none = dict(teacher=None, init_from=None, mask=None)
+    cfgs = [C(**none),
+            C(**{**none, "teacher": "results/store/add_p113_fresh_lam=0.1_seed0_e10000_stop200.final.pt"}),
+            C(**{**none, "init_from": "results/store/add_p113_fresh_seed3_e10000.init.pt",
+                 "mask": "runs/masks/add_p113_fresh_seed3_e10000.mask_lottery_keep0.4.pt"})]
+    assert reproduce.weight_sources(cfgs) == {"add_p113_fresh_lam=0.1_seed0_e10000_stop200": {"final"},
+                                              "add_p113_fresh_seed3_e10000": {"init", "final"}}
