@@ -31,7 +31,7 @@ def first_epoch(history, key, threshold):
 def held_from(history, key, threshold):
     """First logged epoch from which history[key] >= threshold at every later logged epoch,
     None if the last one is below. Unlike first_epoch it skips a threshold met and lost again
-    (B_tau at epoch 30 in wide models, Figure 9)."""
+    (B_tau by epoch 40 in wide models, Figure 9)."""
     start = None
     for e, v in zip(history["epoch"], history[key]):
         start = (start if start is not None else e) if v >= threshold else None

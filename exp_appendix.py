@@ -632,7 +632,7 @@ def run_dims(args):
     grok, grok_med = grok_table(results, args, arms, name)
     struct, struct_med = grok_table(results, args, arms, name, key="struct_epoch")
     # descriptive, added 2026-11-24 after seeing the runs, never in the verdict: at d >= 128
-    # B_tau holds at epoch 30 and is lost again, so also the epoch from which it holds for good
+    # B_tau holds by epoch 40 and is lost again, so also the epoch from which it holds for good
     held = {a: [analysis.held_from(results[name(a, s)][1], "frac_struct", 0.99) if name(a, s) in results
                 else "missing" for s in args.seeds] for a in arms}
     print("\nClaim C8 (paper, App. E.2, F.3): larger d learns the structural solution faster.")

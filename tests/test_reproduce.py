@@ -270,7 +270,7 @@ def test_the_figure_notes_quote_only_generated_numbers():
     assert not missing, f"docs/figures.md quotes numbers no generated page gives: {missing}"
 
 
-def test_a_run_whose_weights_another_run_starts_from_is_planned_until_they_are_stored():
+def test_weight_sources_name_the_runs_whose_weights_other_runs_start_from():
     from types import SimpleNamespace as C
     none = dict(teacher=None, init_from=None, mask=None)
     cfgs = [C(**none),
