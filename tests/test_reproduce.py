@@ -279,3 +279,26 @@ def test_weight_sources_name_the_runs_whose_weights_other_runs_start_from():
                  "mask": "runs/masks/add_p113_fresh_seed3_e10000.mask_lottery_keep0.4.pt"})]
     assert reproduce.weight_sources(cfgs) == {"add_p113_fresh_lam=0.1_seed0_e10000_stop200": {"final"},
                                               "add_p113_fresh_seed3_e10000": {"init", "final"}}
+
+
+def test_the_plan_counts_a_stored_run_without_the_weights_a_ticket_starts_from(tmp_path):
+    """Figure 4's dense runs stored with no weights are trained again (sweep.run_sweep), so the
+    dry run must count them; once their weights are stored, nothing is left."""
+    import argparse
+    import torch
+    import train
+    import store
+    summary, history = train.train(train.make_config(p=7, epochs=20, quiet=True))
+    args = argparse.Namespace(quick=True, results_dir=str(tmp_path), store=None)
+    module, sargs = reproduce.study_args("fig4", args)
+    folder = str(tmp_path / "quick" / "store")
+    runs = module.planned_runs(sargs)
+    for _, cfg in runs:
+        store.write(folder, dict(summary, config=train.semantic_config(cfg), threads=1, ms_per_epoch=1.0), history, cfg)
+    dense = [cfg for label, cfg in runs if cfg.init_from is None and cfg.mask is None and not cfg.lam]
+    plan = lambda: reproduce.study_plans(["fig4"], args, time_missing=False)["fig4"][:3]
+    assert plan() == (len(runs), len(runs) - len(dense), len(dense))
+    for cfg in dense:
+        for kind in ("init", "final"):
+            store.write_weights(folder, cfg, {"w": torch.zeros(1)}, kind)
+    assert plan() == (len(runs), len(runs), 0)
