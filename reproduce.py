@@ -113,7 +113,8 @@ def weight_sources(cfgs):
     for c in cfgs:
         for path, kind in ((c.teacher, "final"), (c.init_from, "init"), (c.mask, "final")):
             name = os.path.basename(path or "")
-            key = re.sub(r"\.(final|init)\.pt$|\.mask_[^/]*\.pt$", "", name)
+            # named by store.weights_path, or a mask cut from those weights (exp_fig4_tickets.mask_path)
+            key = re.sub(rf"\.({'|'.join(store.WEIGHT_KINDS)})\.pt$|\.mask_[^/]*\.pt$", "", name)
             if key != name:
                 need.setdefault(key, set()).add(kind)
     return need
