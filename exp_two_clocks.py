@@ -8,6 +8,8 @@ clock (1/wd)? The study pre-registered in docs/two_clocks.md (first committed to
     python exp_two_clocks.py --quick             # the small model, one seed, eight runs
 
 H1 routing clock: under `fixed` with the KL prior, t_struct ~ 1/lambda (rule 6 on t_struct).
+H1b (amendment 2, 2026-11-24, before any H1 run): H1 with t_struct the first epoch from
+   which B_tau holds to the run's end; reported beside H1, never instead of it.
 H2 norm clock: attention frozen at the oracle, t_grok ~ 1/wd (rule 6), and the plateau
    t_grok - t_mem against Eq. 5's bound per seed (rule 3).
 H3 composition: R(lambda) fitted on H1's lambda 0.03, 0.1, 0.3; N(wd) on H2's four wd; one
@@ -35,6 +37,8 @@ WDS = (0.5, 1.0, 2.0, 4.0)
 FIXED_BUDGET, FROZEN_BUDGET, LONG_BUDGET = 20000, 10000, 50000
 TOLERANCE, HOLD_FRACTION = (0.7, 1.3), 0.8
 PARTS = ("h1", "h2", "h3", "h4", "h5")
+STRUCT_FRAC = 0.99                     # B_tau: the fraction of examples meeting tau (train.py's struct_epoch)
+H1B = "H1b (amendment 2, 2026-11-24; reported beside H1): t_struct held for good ~ 1/lambda"
 QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], grid_lams=(0.1, 0.3, 1.0), fit_lams=(0.1, 0.3, 1.0),
              wds=(1.0, 2.0), fixed_budget=3000, frozen_budget=1500, long_budget=3000, part=["h1", "h2", "h5"])
 
@@ -116,6 +120,13 @@ def per_seed(cell, results, key="grok_epoch"):
     return {cfg.seed: results[label][0][key] for label, cfg in cell if label in results}
 
 
+def held_struct(cell, results):
+    """{seed: the first epoch from which B_tau holds to the run's end (None: never)}: H1b's
+    t_struct, which skips a B_tau met and lost again (analysis.held_from)."""
+    return {cfg.seed: A.held_from(results[label][1], "frac_struct", STRUCT_FRAC)
+            for label, cfg in cell if label in results}
+
+
 def loglaw(xs, ts):
     """Least squares of log t on log x over medians: (log-intercept, slope); None if < 2 points."""
     pts = [(math.log(x), math.log(t)) for x, t in zip(xs, ts) if t is not None]
@@ -138,6 +149,9 @@ def analyse(results, args):
         times = {1 / float(k.split()[1]): per_seed(v, results, "struct_epoch") for k, v in c["h1"].items()}
         out["H1: t_struct ~ 1/lambda (fixed, KL)"] = A.scaling_verdict(
             {x: t for x, t in times.items() if t}, args.fixed_budget, "1/lambda")
+        # Amendment 2 (2026-11-24, before any H1 run): t_struct held for good, reported beside H1
+        times = {1 / float(k.split()[1]): held_struct(v, results) for k, v in c["h1"].items()}
+        out[H1B] = A.scaling_verdict({x: t for x, t in times.items() if t}, args.fixed_budget, "1/lambda")
     if "h2" in c:
         times = {1 / float(k.split()[1]): per_seed(v, results) for k, v in c["h2"].items()}
         out["H2: t_grok ~ 1/wd (frozen oracle attention)"] = A.scaling_verdict(

@@ -118,3 +118,25 @@ def test_with_attention_frozen_at_the_oracle_the_distractor_regime_cannot_matter
     learned = {**kw, "frozen_attn": None}                 # attention learned: the regime does matter
     assert train.train(train.make_config(distractors="fresh", **learned))[1]["train_loss"] != \
         train.train(train.make_config(distractors="fixed", **learned))[1]["train_loss"]
+
+
+def test_h1b_reads_t_struct_held_for_good_where_h1_reads_a_transient():
+    """Amendment 2: B_tau met at epoch 40 in every run and lost again, then held from 30/lambda
+    on. H1's first-hit t_struct is 40 at every lambda (no slope to read); H1b's is the law."""
+    args = tc.parse(["--part", "h1"])
+    results = {}
+    for cell in tc.cells(args)["h1"].values():
+        for label, cfg in cell:
+            t = round(30 / cfg.lam) * (1 + 0.01 * cfg.seed)
+            ep = list(range(0, 20001, 10))
+            frac = [1.0 if e == 40 or e >= t else 0.5 for e in ep]
+            results[label] = ({"grok_epoch": None, "struct_epoch": 40, "config": {}},
+                              {"epoch": ep, "frac_struct": frac})
+    v = tc.analyse(results, args)
+    assert v["H1: t_struct ~ 1/lambda (fixed, KL)"]["verdict"] != "reproduced"
+    held = v[tc.H1B]
+    assert held["verdict"] == "reproduced" and held["estimate"] == pytest.approx(1.0, abs=0.02)
+    # a run whose B_tau is lost at its end enters H1b censored at the budget
+    label, _ = tc.cells(args)["h1"]["lam 1"][0]
+    results[label][1]["frac_struct"][-1] = 0.5
+    assert tc.held_struct(tc.cells(args)["h1"]["lam 1"][:1], results) == {0: None}
