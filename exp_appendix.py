@@ -380,6 +380,18 @@ def plateau_contraction(history):
     return float(-slope), (int(m["t_mem"]), int(end))
 
 
+def contraction_to_grok(history):
+    """Descriptive, beside the verdict's rate (added 2026-11-24 after Muon's runs met B_tau
+    before memorizing, leaving [t_mem, t_struct) empty): the same fit over [t_mem, t_grok),
+    or to the run's end if it never groks. None without memorization or three points."""
+    ep = np.asarray(history["epoch"], dtype=float)
+    m = analysis.phase_marks(history, rise_acc=0.5)
+    if m["t_mem"] is None:
+        return None
+    w = (ep >= m["t_mem"]) & (ep < analysis.first_not_none(m["t_grok"], ep[-1] + 1))
+    return float(-np.polyfit(ep[w], np.log(np.asarray(history["mlp_norm"])[w]), 1)[0]) if w.sum() >= 3 else None
+
+
 def predicted_contraction(cfg, n_train):
     """The rate weight decay alone sets: steps per epoch * -log(1 - decay per step)."""
     steps = 1 if cfg.batch_size is None else math.ceil(n_train / cfg.batch_size)
@@ -397,18 +409,23 @@ def run_optimizers(args):
     grok, med = grok_table(results, args, args.settings)
     print("\nClaim C10 (paper, App. B, F.4): rates and floors change with the optimizer, but the "
           "norm-contractive decay of the MLP during the plateau persists.")
-    print(f"{'setting':11s} {'grok (median)':>13s} {'plateau rate/epoch (per seed)':>40s} {'wd alone':>10s}")
+    print(f"{'setting':11s} {'grok (median)':>13s} {'plateau rate/epoch (per seed)':>40s} {'wd alone':>10s}   "
+          "rate over [t_mem, t_grok) (descriptive)")
     table = {}
     for k in args.settings:
-        rates = []
+        rates, marks, to_grok = [], [], []
         for s in args.seeds:
-            name = run_name(k, s, args)
-            rates.append(plateau_contraction(results[name][1])[0] if name in results else None)
+            h = results[run_name(k, s, args)][1] if run_name(k, s, args) in results else None
+            rates.append(None if h is None else plateau_contraction(h)[0])
+            to_grok.append(None if h is None else contraction_to_grok(h))
+            m = {} if h is None else analysis.phase_marks(h, rise_acc=0.5)
+            marks.append({t: m.get(t) for t in ("t_mem", "t_struct")})
         pred = predicted_contraction(cfgs[k], n_train)
-        table[k] = {"grok": grok[k], "median_grok": med[k], "plateau_rate": rates, "wd_rate": pred}
+        table[k] = {"grok": grok[k], "median_grok": med[k], "plateau_rate": rates, "wd_rate": pred,
+                    "marks": marks, "rate_mem_to_grok": to_grok}
         shown = " ".join("-" if r is None else f"{r:.1e}" for r in rates)
         m = analysis.fmt_median([g for g in grok[k] if g != "missing"], args.epochs)   # "> budget": censored
-        print(f"{k:11s} {m:>13s} {shown:>40s} {pred:10.1e}")
+        print(f"{k:11s} {m:>13s} {shown:>40s} {pred:10.1e}   " + " ".join("-" if r is None else f"{r:.1e}" for r in to_grok))
     store.write_json(out_path(args, "fig11_optimizers", "json"),
                      {"settings": table, "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds})
     print_parts(args, "fig11_optimizers")

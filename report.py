@@ -262,8 +262,20 @@ def claim_c10(results, R=A.RULES["v2"], use=None):
             parts[f"{name}: the MLP norm contracts on the plateau"] = R.property(
                 [None if r is None else r > 0 for r in v["plateau_rate"]], "seeds contracting")
             if all(r is None for r in v["plateau_rate"]):
-                parts[f"{name}: the MLP norm contracts on the plateau"]["reason"] = "no plateau to measure (no memorization)"
+                parts[f"{name}: the MLP norm contracts on the plateau"]["reason"] = no_plateau_reason(v.get("marks"))
     return parts
+
+
+def no_plateau_reason(marks):
+    """Why no seed has a plateau [t_mem, t_struct) to fit: no memorization, or B_tau met first."""
+    if marks is None:                                     # a summary from before the marks were kept
+        return "no plateau to measure"
+    mem = [m for m in marks if m.get("t_mem") is not None]
+    early = sum(m["t_struct"] is not None and m["t_struct"] <= m["t_mem"] for m in mem)
+    if not mem:
+        return "no plateau to measure: no seed memorized"
+    return (f"no plateau to measure: {len(mem)} of {len(marks)} seeds memorized; {early} of them met B_tau first "
+            f"(t_struct <= t_mem), {len(mem) - early} met it fewer than three logged epochs after")
 
 
 def claim_c11(results, R=A.RULES["v2"], use=None):
@@ -573,6 +585,13 @@ def study_table(d):
                        for n, v in d["runs"].items()]
     if "runs" in d:                                               # Figure 10
         return _arm_rows({k: v["grok"] for k, v in d["runs"].items()}, seeds)
+    if "settings" in d and all("marks" in v for v in d["settings"].values()):   # Figure 11, per seed
+        rows = [f"| setting | t_grok, seeds {', '.join(map(str, seeds))} | t_mem | t_struct | plateau rate "
+                "[t_mem, t_struct) (the verdict's) | rate [t_mem, t_grok) (descriptive) |", "|---|---|---|---|---|---|"]
+        rate = lambda rs: ", ".join("-" if r is None else f"{r:.1e}" for r in rs)
+        return rows + [f"| {k} | {', '.join(_t(t) for t in v['grok'])} | {', '.join(_t(m['t_mem']) for m in v['marks'])} | "
+                       f"{', '.join(_t(m['t_struct']) for m in v['marks'])} | {rate(v['plateau_rate'])} | "
+                       f"{rate(v['rate_mem_to_grok'])} |" for k, v in d["settings"].items()]
     if "settings" in d:                                           # Figure 11
         return _arm_rows({k: v["grok"] for k, v in d["settings"].items()}, seeds)
     if isinstance(d.get("grok"), dict):                           # priors, frozen, routing, dims, tickets

@@ -14,6 +14,7 @@ import store
 import sweep
 import train
 import analysis
+import report
 
 TINY = ["--p", "7", "--epochs", "30", "--seeds", "0", "--stop-after", "5"]
 
@@ -133,6 +134,23 @@ def test_plateau_contraction_fits_the_decay_rate():
     h["mlp_norm"] = [float(30 * np.exp(-2e-3 * e)) for e in ep]
     rate, window = exp_appendix.plateau_contraction(h)
     assert rate == pytest.approx(2e-3, rel=1e-9) and window == (10, 190)
+
+
+def test_a_plateau_after_structure_is_measured_to_grokking_and_said_why_not_in_the_verdict():
+    """Muon's runs met B_tau before memorizing: [t_mem, t_struct) is empty, so the verdict's
+    rate is None; the descriptive rate over [t_mem, t_grok) still reads the norm (here growing)."""
+    import numpy as np
+    ep = list(range(0, 200, 10))
+    h = _history(train_acc=[0.5] * 3 + [1.0] * 17, test_acc=[0.0] * 15 + [1.0] * 5, frac_struct=[0.0] + [1.0] * 19,
+                 info_mass=[0.2] * 20, grad=[1.0] * 20)
+    h["mlp_norm"] = [float(30 * np.exp(1e-3 * e)) for e in ep]         # grows on the plateau [30, 150)
+    assert exp_appendix.plateau_contraction(h)[0] is None
+    assert exp_appendix.contraction_to_grok(h) == pytest.approx(-1e-3, rel=1e-9)
+    assert report.no_plateau_reason([{"t_mem": 30, "t_struct": 10}, {"t_mem": 30, "t_struct": 40},
+                                     {"t_mem": None, "t_struct": 5}]) == \
+        ("no plateau to measure: 2 of 3 seeds memorized; 1 of them met B_tau first (t_struct <= t_mem), "
+         "1 met it fewer than three logged epochs after")
+    assert report.no_plateau_reason([{"t_mem": None, "t_struct": None}]) == "no plateau to measure: no seed memorized"
 
 
 STUDY_ARGS = {"lengths": ["--lengths", "6", "9"],
