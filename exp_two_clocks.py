@@ -70,7 +70,7 @@ def kl(lam, seed, args, wd=1.0, regime="fixed", prior="oracle", budget=None):
     """A KL run (lambda = 0: the baseline) in a regime; `fixed` cells run the 20k budget."""
     budget = budget or (args.fixed_budget if regime == "fixed" else args.epochs)
     kw = dict(lam=lam, wd=wd, epochs=budget) | (dict(prior=prior) if lam and prior != "oracle" else {})
-    return f"{regime}_{prior if lam else 'baseline'}_lam{lam:g}_wd{wd:g}_seed{seed}", \
+    return f"{regime}_{prior if lam else 'baseline'}_lam{lam:g}_wd{wd:g}_seed{seed}_e{budget}", \
         sweep.study_config(args, seed, regime=regime, **kw)
 
 
@@ -107,8 +107,14 @@ def cells(args):
 
 
 def planned_runs(args):
-    """Every (label, config) this call needs (a run two hypotheses share is listed once)."""
-    runs = {label: cfg for part in cells(args).values() for cell in part.values() for label, cfg in cell}
+    """Every (label, config) this call needs (a run two hypotheses share is listed once; one
+    label never names two configs, e.g. H4's 50k baseline and H5's 20k one)."""
+    runs = {}
+    for part in cells(args).values():
+        for cell in part.values():
+            for label, cfg in cell:
+                if runs.setdefault(label, cfg) != cfg:
+                    raise ValueError(f"two configs under the label {label}")
     return list(runs.items())
 
 

@@ -44,6 +44,19 @@ def test_the_thirteen_held_out_cells_are_the_registered_ones():
     assert store.run_key(cfg) == "add_p113_refresh0.003_lam=0.3_seed0_e10000_stop200"
 
 
+def test_h4_asks_for_its_own_50k_runs_not_the_20k_baseline_h5_shares_with_c3f():
+    """H4's baseline and H5's differ only in their budget; until 2026-11-24 they shared a label
+    and H4 silently read the 20k runs as its 50k ones."""
+    args = tc.parse([])
+    budgets = {}
+    for label, cfg in tc.planned_runs(args):
+        if cfg.distractors == "fixed" and cfg.lam == 0 and cfg.frozen_attn is None:
+            budgets.setdefault(cfg.epochs, []).append(cfg.seed)
+    assert budgets == {50000: [0, 1, 2, 3, 4], 20000: [0, 1, 2, 3, 4]}
+    h4 = [cfg for _, cfg in tc.cells(args)["h4"]["fixed lam 0, 50k"]]
+    assert all(cfg.epochs == 50000 for cfg in h4)
+
+
 def test_composition_recovers_a_two_clock_law_and_fails_when_cells_miss():
     args = tc.parse([])
     c = tc.cells(args)
