@@ -365,31 +365,32 @@ def optimizers_parser(sub):
     return p
 
 
-def plateau_contraction(history):
-    """Per-epoch contraction rate -d log||theta_mlp|| / dt, least squares over the plateau
-    [t_mem, t_struct) (t_grok, or the end of the run, when structure is never met)."""
+def norm_contraction(history, start, end):
+    """-d log||theta_mlp|| / dt per epoch, least squares over the logged epochs in [start, end);
+    None with fewer than three of them."""
     ep = np.asarray(history["epoch"], dtype=float)
-    m = analysis.phase_marks(history, rise_acc=0.5)
+    w = (ep >= start) & (ep < end)
+    return float(-np.polyfit(ep[w], np.log(np.asarray(history["mlp_norm"])[w]), 1)[0]) if w.sum() >= 3 else None
+
+
+def plateau_contraction(history, m=None):
+    """Per-epoch contraction rate over the plateau [t_mem, t_struct) (t_grok, or the end of
+    the run, when structure is never met). m: the run's phase marks, if already computed."""
+    m = m or analysis.phase_marks(history, rise_acc=0.5)
     if m["t_mem"] is None:
         return None, None
-    end = analysis.first_not_none(m["t_struct"], m["t_grok"], ep[-1] + 1)
-    w = (ep >= m["t_mem"]) & (ep < end)
-    if w.sum() < 3:
-        return None, (m["t_mem"], end)
-    slope = np.polyfit(ep[w], np.log(np.asarray(history["mlp_norm"])[w]), 1)[0]
-    return float(-slope), (int(m["t_mem"]), int(end))
+    end = analysis.first_not_none(m["t_struct"], m["t_grok"], history["epoch"][-1] + 1)
+    return norm_contraction(history, m["t_mem"], end), (int(m["t_mem"]), int(end))
 
 
-def contraction_to_grok(history):
+def contraction_to_grok(history, m=None):
     """Descriptive, beside the verdict's rate (added 2026-11-24 after Muon's runs met B_tau
     before memorizing, leaving [t_mem, t_struct) empty): the same fit over [t_mem, t_grok),
     or to the run's end if it never groks. None without memorization or three points."""
-    ep = np.asarray(history["epoch"], dtype=float)
-    m = analysis.phase_marks(history, rise_acc=0.5)
+    m = m or analysis.phase_marks(history, rise_acc=0.5)
     if m["t_mem"] is None:
         return None
-    w = (ep >= m["t_mem"]) & (ep < analysis.first_not_none(m["t_grok"], ep[-1] + 1))
-    return float(-np.polyfit(ep[w], np.log(np.asarray(history["mlp_norm"])[w]), 1)[0]) if w.sum() >= 3 else None
+    return norm_contraction(history, m["t_mem"], analysis.first_not_none(m["t_grok"], history["epoch"][-1] + 1))
 
 
 def predicted_contraction(cfg, n_train):
@@ -416,10 +417,10 @@ def run_optimizers(args):
         rates, marks, to_grok = [], [], []
         for s in args.seeds:
             h = results[run_name(k, s, args)][1] if run_name(k, s, args) in results else None
-            rates.append(None if h is None else plateau_contraction(h)[0])
-            to_grok.append(None if h is None else contraction_to_grok(h))
-            m = {} if h is None else analysis.phase_marks(h, rise_acc=0.5)
-            marks.append({t: m.get(t) for t in ("t_mem", "t_struct")})
+            m = None if h is None else analysis.phase_marks(h, rise_acc=0.5)
+            rates.append(None if h is None else plateau_contraction(h, m)[0])
+            to_grok.append(None if h is None else contraction_to_grok(h, m))
+            marks.append({t: None if m is None else m[t] for t in ("t_mem", "t_struct")})
         pred = predicted_contraction(cfgs[k], n_train)
         table[k] = {"grok": grok[k], "median_grok": med[k], "plateau_rate": rates, "wd_rate": pred,
                     "marks": marks, "rate_mem_to_grok": to_grok}
