@@ -193,7 +193,10 @@ def analyse(results, args):
 
 
 def composition(c, results, args):
-    """H3 as pre-registered: fit R and N once, predict every held-out cell."""
+    """H3 as pre-registered: fit R and N once, predict every held-out cell by max(R, N) + c;
+    beside it (reported, never deciding) the sequential rule R + N + c', c' fitted the same way.
+    The verdict is given as soon as the stored cells fix it: with m cells allowed to miss, more
+    than m misses fail H3 and enough hits hold it whatever the cells not stored yet show."""
     struct = {l: median_time(per_seed(c["h1"][f"lam {l:g}"], results, "struct_epoch"), args.fixed_budget)
               for l in args.fit_lams}
     norm = {wd: median_time(per_seed(c["h2"][f"wd {wd:g}"], results), args.frozen_budget) for wd in args.wds}
@@ -202,10 +205,16 @@ def composition(c, results, args):
         return {"verdict": A.NOT_DECIDED, "n": 0, "reason": "the routing or the norm law has fewer than two "
                 "uncensored medians to fit"}
     clock = lambda icpt, slope, x: math.exp(icpt + slope * math.log(x))
-    pred0 = lambda lam, wd: max(clock(*R, 1 / lam), clock(*N, 1 / wd))
+    rules = {"max": lambda lam, wd: max(clock(*R, 1 / lam), clock(*N, 1 / wd)),
+             "seq": lambda lam, wd: clock(*R, 1 / lam) + clock(*N, 1 / wd)}
     fit_groks = [(l, g) for l in args.fit_lams for g in per_seed(c["h1"][f"lam {l:g}"], results).values()]
-    const = float(np.median([A.censor(g, args.fixed_budget) - pred0(l, 1.0) for l, g in fit_groks]))
-    rows, hits = {}, 0
+    const = {k: float(np.median([A.censor(g, args.fixed_budget) - rule(l, 1.0) for l, g in fit_groks]))
+             for k, rule in rules.items()}
+
+    def within(pred, med, censored, budget):
+        return (TOLERANCE[1] * pred >= budget) if censored else TOLERANCE[0] * pred <= med <= TOLERANCE[1] * pred
+
+    rows, hits, seq_hits = {}, 0, 0
     for name, cell in c["h3"].items():
         lam, wd = float(name.split()[2]), float(name.split()[4].rstrip(","))
         budget = cell[0][1].epochs
@@ -214,17 +223,28 @@ def composition(c, results, args):
             rows[name] = {"stored": len(groks)}
             continue
         med, censored = A.censored_median(list(groks.values()), budget)
-        pred = pred0(lam, wd) + const
-        ok = (1.3 * pred >= budget) if censored else TOLERANCE[0] * pred <= med <= TOLERANCE[1] * pred
-        hits += ok
-        rows[name] = {"predicted": pred, "median": med, "censored": censored, "within": bool(ok)}
-    judged = [r for r in rows.values() if "within" in r]
-    out = {"n": len(judged), "routing_law": R, "norm_law": N, "constant": const, "cells": rows,
-           "text": f"{hits}/{len(judged)} held-out cells within [{TOLERANCE[0]}, {TOLERANCE[1]}] x the prediction"}
-    if len(judged) < len(rows):
-        return {**out, "verdict": A.NOT_DECIDED, "reason": f"{len(rows) - len(judged)} held-out cells not stored yet"}
-    return {**out, "verdict": A.REPRODUCED if hits >= HOLD_FRACTION * len(rows) else A.NOT_REPRODUCED,
-            "reason": f"holds if at least {HOLD_FRACTION:.0%} of the {len(rows)} cells are within the tolerance"}
+        pred, pred_seq = (rules[k](lam, wd) + const[k] for k in ("max", "seq"))
+        ok, ok_seq = within(pred, med, censored, budget), within(pred_seq, med, censored, budget)
+        hits, seq_hits = hits + ok, seq_hits + ok_seq
+        rows[name] = {"predicted": pred, "median": med, "censored": censored, "within": bool(ok),
+                      "predicted_seq": pred_seq, "within_seq": bool(ok_seq)}
+    judged = sum("within" in r for r in rows.values())
+    need = math.ceil(HOLD_FRACTION * len(rows) - 1e-9)             # 11 of 13
+    out = {"n": judged, "routing_law": R, "norm_law": N, "constant": const["max"],
+           "constant_seq": const["seq"], "cells": rows,
+           "text": f"{hits}/{judged} held-out cells within [{TOLERANCE[0]}, {TOLERANCE[1]}] x the prediction "
+                   f"(sequential R + N + c', reported: {seq_hits}/{judged})"}
+    left = len(rows) - judged
+    if hits >= need:
+        verdict = A.REPRODUCED
+    elif hits + left < need:
+        verdict = A.NOT_REPRODUCED
+    else:
+        return {**out, "verdict": A.NOT_DECIDED, "reason": f"{left} held-out cells not stored yet; "
+                f"H3 holds with {need} of {len(rows)} within"}
+    return {**out, "verdict": verdict, "reason": f"holds if at least {need} of the {len(rows)} cells "
+            f"({HOLD_FRACTION:.0%}) are within the tolerance" +
+            (f"; {left} cells not stored yet cannot change it" if left else "")}
 
 
 # ---------------------------------------------------------------------------------------
@@ -287,10 +307,12 @@ def plot(results, verdicts, args, path):
         if "predicted" in row:
             ax[2].scatter(row["predicted"], row["median"], color=f"C{i % 10}", label=name,
                           marker="^" if row["censored"] else "o")
+            ax[2].scatter(row["predicted_seq"], row["median"], color=f"C{i % 10}", marker="x", s=12, lw=0.8)
     lim = [300, 3 * args.fixed_budget]
     ax[2].plot(lim, lim, "k--", lw=0.8)
     ax[2].fill_between(lim, [TOLERANCE[0] * v for v in lim], [TOLERANCE[1] * v for v in lim], color="gray", alpha=0.2)
-    ax[2].set(xscale="log", yscale="log", xlabel="predicted t_grok = max(R, N) + c", ylabel="measured median t_grok",
+    ax[2].set(xscale="log", yscale="log", ylabel="measured median t_grok",
+              xlabel="predicted t_grok: max(R, N) + c (deciding: o, ^ censored); R + N + c' (reported: x)",
               title="H3: held-out cells (band: the tolerance)")
     if any("predicted" in r for r in h3.get("cells", {}).values()):
         ax[2].legend(fontsize=6)
@@ -328,10 +350,7 @@ def main(argv=None):
     for k, v in verdicts.items():
         print(f"  {k}: " + A.describe(v).replace("**", "") + report.medians_note(v))
         for name, row in v.get("cells", {}).items():
-            print(f"      {name}: " + (f"predicted {row['predicted']:.0f}, median {row['median']:.0f}"
-                                       f"{' (censored)' if row['censored'] else ''}, "
-                                       f"{'within' if row['within'] else 'MISS'}" if "predicted" in row
-                                       else f"{row['stored']} of its runs stored"))
+            print(f"      {name}: " + report.h3_cell(row).replace("**", ""))
     store.write_json(os.path.join(args.results_dir, "two_clocks.json"),
                      {"verdicts": verdicts, "seeds": args.seeds, "parts": args.part})
     plot(results, verdicts, args, os.path.join(args.results_dir, "two_clocks.png"))

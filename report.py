@@ -384,11 +384,19 @@ def beyond_the_paper(results):
     for part, v in d["verdicts"].items():
         lines.append(f"- {part}: {A.describe(v)}{medians_note(v)}")
         for name, row in v.get("cells", {}).items():
-            lines.append(f"  - {name}: " + (f"predicted {row['predicted']:.0f}, measured median {row['median']:.0f}"
-                                             f"{' (censored)' if row['censored'] else ''}: "
-                                             f"{'within' if row['within'] else '**miss**'}" if "predicted" in row
-                                             else f"{row['stored']} of its runs stored"))
+            lines.append(f"  - {name}: {h3_cell(row)}")
     return lines + [""]
+
+
+def h3_cell(row):
+    """One held-out cell of the two clocks' H3: the deciding prediction max(R, N) + c against the
+    measured median, and the sequential R + N + c' reported beside it."""
+    if "predicted" not in row:
+        return f"{row['stored']} of its runs stored"
+    return (f"predicted {row['predicted']:.0f}, measured median {row['median']:.0f}"
+            f"{' (censored)' if row['censored'] else ''}: {'within' if row['within'] else '**miss**'}"
+            + (f" (sequential R + N + c', reported: {row['predicted_seq']:.0f}, "
+               f"{'within' if row['within_seq'] else 'miss'})" if "predicted_seq" in row else ""))
 
 
 # ---------------------------------------------------------------------------------------
