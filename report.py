@@ -358,7 +358,8 @@ def make_report(results):
     for claim, (verdict, parts) in table.items():
         lines.append(f"### {claim}: {verdict}")
         if not parts:
-            lines.append("- no summary in this folder")
+            lines.append("- no summary in this folder: a study is drawn once all its runs are stored "
+                         "(`python reproduce.py --dry-run` counts those stored and those missing)")
         for part, v in parts.items():
             lines.append(f"- {part}: {A.describe(v)}")
         if claim == "C3":
