@@ -642,11 +642,13 @@ def baseline_cap(groks, budget):
     return None if med is None or censored else med
 
 
-def scaling_verdict(times, budget, label="1/lambda", cap=None, margin=SLOPE_MARGIN):
+def scaling_verdict(times, budget, label="1/lambda", cap=None, margin=SLOPE_MARGIN, fixed_room=False):
     """Rule 6. times: {x: {seed: grok epoch or None}} with x > 0 (e.g. x = 1/lambda); cap: a
     known ceiling below the budget (e.g. the lambda = 0 baseline's median time), or None.
     The room is read off the median times (the rule's comment above): the lowest level is
-    the floor, or the law's lowest point; either way no slope can be read from it alone."""
+    the floor, or the law's lowest point; either way no slope can be read from it alone.
+    fixed_room: every x given is the room, chosen in advance (docs/two_clocks.md, H1c), and
+    no floor or cap is read; the slope and its decision are the rule's."""
     xs = sorted(times)
     seeds = sorted(set.intersection(*(set(times[x]) for x in xs)), key=str) if xs else []
     K = float(budget) if cap is None else min(float(budget), float(cap))
@@ -663,9 +665,9 @@ def scaling_verdict(times, budget, label="1/lambda", cap=None, margin=SLOPE_MARG
     clean = (table < budget).all(1)                 # the spread from x with no censored run
     spread = float(np.sqrt(np.mean(logt[clean].var(1, ddof=1)))) if len(seeds) > 1 and clean.any() else 0.0
     g = max(math.log(GUARD), 3 * 1.2533 * spread / math.sqrt(len(seeds)))
-    at_cap = med >= math.log(K) - g
+    at_cap = np.zeros(len(xs), bool) if fixed_room else med >= math.log(K) - g
     floor_x = np.zeros(len(xs), bool)
-    if (~at_cap).any():
+    if (~at_cap).any() and not fixed_room:
         floor_x[np.flatnonzero(~at_cap)[np.argmin(med[~at_cap])]] = True
         for _ in range(3):          # the floor level from every run on it, then who is on it
             log_floor = float(np.median(logt[floor_x]))
@@ -679,6 +681,8 @@ def scaling_verdict(times, budget, label="1/lambda", cap=None, margin=SLOPE_MARG
     short = lambda v: [float(f"{x:.4g}") for x in v]
     where = ("floor " + (f"{F:.0f}" if F else "-") + f" ({label} = {short(on_floor)}), cap {K:.0f}"
              + (f" ({label} = {short(out['at_cap'])})" if out["at_cap"] else ""))
+    if fixed_room:
+        where = f"room fixed in advance, censored at {K:.0f}"
     first = min(room + on_floor) if room + on_floor else -math.inf     # every x at the cap: none left of it
     left = [x for x in out["at_cap"] if x < first]
     breaks = f"{label} = {short(left)} at the cap, left of the room: times rise again there, the law breaks"

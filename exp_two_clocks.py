@@ -10,6 +10,8 @@ clock (1/wd)? The study pre-registered in docs/two_clocks.md (first committed to
 H1 routing clock: under `fixed` with the KL prior, t_struct ~ 1/lambda (rule 6 on t_struct).
 H1b (amendment 2, 2026-11-24, before any H1 run): H1 with t_struct the first epoch from
    which B_tau holds to the run's end; reported beside H1, never instead of it.
+H1c (amendment 3, 2026-11-24, after H1's runs, before any run it judges): t_struct's slope
+   over lambda 0.02, 0.03, 0.05 (a room fixed in advance) on the held-out seeds 5-9.
 H2 norm clock: attention frozen at the oracle, t_grok ~ 1/wd (rule 6), and the plateau
    t_grok - t_mem against Eq. 5's bound per seed (rule 3).
 H3 composition: R(lambda) fitted on H1's lambda 0.03, 0.1, 0.3; N(wd) on H2's four wd; one
@@ -36,9 +38,11 @@ FIT_LAMS = (0.03, 0.1, 0.3)
 WDS = (0.5, 1.0, 2.0, 4.0)
 FIXED_BUDGET, FROZEN_BUDGET, LONG_BUDGET = 20000, 10000, 50000
 TOLERANCE, HOLD_FRACTION = (0.7, 1.3), 0.8
-PARTS = ("h1", "h2", "h3", "h4", "h5")
+H1C_LAMS = (0.02, 0.03, 0.05)           # amendment 3: where seeds 0-4 saw t_struct leave its floor
+PARTS = ("h1", "h1c", "h2", "h3", "h4", "h5")
 STRUCT_FRAC = 0.99                     # B_tau: the fraction of examples meeting tau (train.py's struct_epoch)
 H1B = "H1b (amendment 2, 2026-11-24; reported beside H1): t_struct held for good ~ 1/lambda"
+H1C = "H1c (amendment 3, 2026-11-24; reported beside H1): t_struct ~ 1/lambda over lambda 0.02-0.05, seeds 5-9"
 QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], grid_lams=(0.1, 0.3, 1.0), fit_lams=(0.1, 0.3, 1.0),
              wds=(1.0, 2.0), fixed_budget=3000, frozen_budget=1500, long_budget=3000, part=["h1", "h2", "h5"])
 
@@ -97,6 +101,7 @@ def held_out_cells(args):
 def cells(args):
     """{hypothesis: {cell name: [(label, cfg) per seed]}} for the parts asked for."""
     out = {"h1": {f"lam {l:g}": [kl(l, s, args) for s in args.seeds] for l in args.grid_lams},
+           "h1c": {f"lam {l:g}": [kl(l, s, args) for s in args.held_out_seeds] for l in H1C_LAMS},
            "h2": {f"wd {wd:g}": [frozen(wd, s, args) for s in args.seeds] for wd in args.wds},
            "h3": held_out_cells(args),
            "h4": {"fixed lam 0, 50k": [kl(0.0, s, args, budget=args.long_budget) for s in args.seeds]},
@@ -158,6 +163,11 @@ def analyse(results, args):
         # Amendment 2 (2026-11-24, before any H1 run): t_struct held for good, reported beside H1
         times = {1 / float(k.split()[1]): held_struct(v, results) for k, v in c["h1"].items()}
         out[H1B] = A.scaling_verdict({x: t for x, t in times.items() if t}, args.fixed_budget, "1/lambda")
+    if "h1c" in c:            # amendment 3: rule 6 over a room fixed in advance, on unseen seeds
+        times = {1 / float(k.split()[1]): per_seed(v, results, "struct_epoch") for k, v in c["h1c"].items()}
+        stored, planned = sum(map(len, times.values())), sum(map(len, c["h1c"].values()))
+        out[H1C] = A.scaling_verdict(times, args.fixed_budget, "1/lambda", fixed_room=True) if stored == planned \
+            else {"verdict": A.NOT_DECIDED, "n": 0, "reason": f"{stored} of its {planned} runs stored"}
     if "h2" in c:
         times = {1 / float(k.split()[1]): per_seed(v, results) for k, v in c["h2"].items()}
         out["H2: t_grok ~ 1/wd (frozen oracle attention)"] = A.scaling_verdict(
@@ -286,6 +296,9 @@ def plot(results, verdicts, args, path):
             if part == "h1":                   # H1b's time beside H1's, nudged right to stay apart
                 for t in held_struct(cell, results).values():
                     scatter(a, x * 1.08, t, budget, "C1")
+        for name, cell in c.get("h1c", {}).items() if part == "h1" else ():   # H1c's seeds, nudged left
+            for t in per_seed(cell, results, "struct_epoch").values():
+                scatter(a, 0.93 / float(name.split()[1]), t, budget, "C2")
         a.axhline(budget, color="gray", lw=0.5, ls=":")
         a.set(xscale="log", yscale="log", xlabel=xlabel)
         grid = sorted(1 / float(name.split()[1]) for name in c.get(part, {}))
@@ -296,6 +309,7 @@ def plot(results, verdicts, args, path):
             a.set_xlim(grid[0] / 1.3, grid[-1] * 1.3)                     # the whole grid, stored or not
     ax[0].scatter([], [], color="C0", s=14, label="t_struct, first epoch B_tau holds (H1)")
     ax[0].scatter([], [], color="C1", s=14, label="t_struct held for good (H1b)")
+    ax[0].scatter([], [], color="C2", s=14, label="t_struct, held-out seeds 5-9 (H1c)")
     ax[0].scatter([], [], color="gray", s=14, marker="^", facecolors="none", label="never: at the budget")
     h3 = next((v for k, v in verdicts.items() if k.startswith("H3")), {})
     for a, head, law in ((ax[0], "H1", "routing_law"), (ax[1], "H2:", "norm_law")):
@@ -330,9 +344,9 @@ def plot(results, verdicts, args, path):
         ax[3].legend(fontsize=6)
     else:
         ax[3].text(0.5, 0.5, "no H4 run stored", transform=ax[3].transAxes, ha="center", fontsize=8)
-    heads = [k.split(":")[0] for k in verdicts]          # H5 has two parts per lambda: named in full
-    line = lambda ks: "; ".join(f"{k if heads.count(k.split(':')[0]) > 1 else k.split(':')[0]}: "
-                                f"{verdicts[k]['verdict']}" for k in ks)
+    head = lambda k: k.split(":")[0].split(" (amendment")[0]      # "H1b (amendment 2, ...)": "H1b"
+    heads = [head(k) for k in verdicts]                  # H5 has two parts per lambda: named in full
+    line = lambda ks: "; ".join(f"{k if heads.count(head(k)) > 1 else head(k)}: {verdicts[k]['verdict']}" for k in ks)
     plots.save_figure(fig, path, "The two clocks (pre-registered, docs/two_clocks.md)\n" +
                       line([k for k in verdicts if not k.startswith("H5")]) + "\n" +
                       line([k for k in verdicts if k.startswith("H5")]))

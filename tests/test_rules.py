@@ -127,6 +127,26 @@ def test_censored_runs_in_the_room_bound_the_slope():
     assert "2 runs in the room censored at the budget make the slope a lower bound" in v["reason"]
 
 
+def test_a_room_fixed_in_advance_is_judged_whole_with_the_rules_censoring_check():
+    """docs/two_clocks.md, H1c: the three x are the room, no floor or cap read. On a steep law
+    whose two upper x sit near the budget, the default reading finds no room (not decided);
+    the fixed room reads the slope and fails 1/x, and runs censored at the largest x (a lower
+    bound on a steep slope) cannot save it, while on a 1/x law they leave it inconclusive."""
+    steep = law([20, 100 / 3, 50], lambda x: 350 * (x / 20) ** 4, noise=0.05, budget=20000)
+    assert A.scaling_verdict(steep, 20000)["verdict"] == A.NOT_DECIDED
+    v = A.scaling_verdict(steep, 20000, fixed_room=True)
+    assert v["room"] == [20, 100 / 3, 50] and v["floor"] is None and v["at_cap"] == []
+    assert v["estimate"] == pytest.approx(4, abs=0.2) and v["verdict"] == A.NOT_REPRODUCED
+    assert "room fixed in advance" in v["text"]
+    censored = {x: dict(t) for x, t in steep.items()}
+    censored[50][0] = censored[50][1] = None
+    assert A.scaling_verdict(censored, 20000, fixed_room=True)["verdict"] == A.NOT_REPRODUCED
+    inverse = law([20, 100 / 3, 50], lambda x: 100 * x, noise=0.02, budget=20000)
+    assert A.scaling_verdict(inverse, 20000, fixed_room=True)["verdict"] == A.REPRODUCED
+    inverse[50][0] = None
+    assert A.scaling_verdict(inverse, 20000, fixed_room=True)["verdict"] == A.INCONCLUSIVE
+
+
 @pytest.fixture(scope="module")
 def table():
     return S.table()

@@ -176,3 +176,23 @@ def test_h1b_reads_t_struct_held_for_good_where_h1_reads_a_transient():
     label, _ = tc.cells(args)["h1"]["lam 1"][0]
     results[label][1]["frac_struct"][-1] = 0.5
     assert tc.held_struct(tc.cells(args)["h1"]["lam 1"][:1], results) == {0: None}
+
+
+def test_h1c_judges_the_held_out_seeds_only_and_waits_for_all_its_runs():
+    """Amendment 3: t_struct over lambda 0.02, 0.03, 0.05 on seeds 5-9. Seeds 0-4 follow
+    1/lambda and seeds 5-9 lambda^-4: H1c reads the steep law (not reproduced); with one of its
+    15 runs missing it is not decided."""
+    args = tc.parse(["--part", "h1", "h1c"])
+    results = {}
+    for part in tc.cells(args).values():
+        for cell in part.values():
+            for label, cfg in cell:
+                t = 20 / cfg.lam if cfg.seed < 5 else 350 * (0.05 / cfg.lam) ** 4
+                results[label] = ({"grok_epoch": None, "struct_epoch": round(t * (1 + 0.01 * (cfg.seed % 5))),
+                                   "config": {}}, {"epoch": [0], "frac_struct": [0.0]})
+    v = tc.analyse(results, args)[tc.H1C]
+    assert v["verdict"] == "not reproduced" and v["n"] == 5 and v["estimate"] == pytest.approx(4, abs=0.05)
+    assert {cfg.seed for cell in tc.cells(args)["h1c"].values() for _, cfg in cell} == {5, 6, 7, 8, 9}
+    del results[tc.cells(args)["h1c"]["lam 0.02"][0][0]]
+    v = tc.analyse(results, args)[tc.H1C]
+    assert v["verdict"] == "not decided" and "14 of its 15 runs stored" in v["reason"]
