@@ -155,6 +155,7 @@ CROWDED = {"slope 1 above a floor and under the budget, 2 decades",
 PAPER_GRID = [0.03, 0.1, 0.3, 1, 3]          # Figure 3's lambdas (above 0)
 WIDE_GRID = [0.003, 0.01, 0.03, 0.1, 0.3, 1, 3]
 FIXED_GRID = [0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 1]
+H1C_GRID = [0.02, 0.03, 0.05]
 
 
 def scaling_rows(reps=REPS_SCALING):
@@ -172,7 +173,7 @@ def scaling_rows(reps=REPS_SCALING):
         ("Figure 3 fixed-like, seed noise 30%", 1.0, FIXED_GRID,
          lambda x: max(2400.0, 270 * x), "normal", 0.3, 20000, None),
         ("Figure 3 fixed-like, seed noise 30%, 10 seeds", 1.0, FIXED_GRID,
-         lambda x: max(2400.0, 270 * x), "normal", 0.3, 20000, None, 10),
+         lambda x: max(2400.0, 270 * x), "normal", 0.3, 20000, None, dict(n=10)),
         ("slope 1 above a floor on a grid point, seed noise 30%", 1.0, WIDE_GRID, lambda x: max(300.0, 30 * x),
          "normal", 0.3, 1e9, None),
         ("slope 0.75 (the margin), 2 decades", 0.75, WIDE_GRID, lambda x: 100 * x ** 0.75, "normal", 0.1, 1e9, None),
@@ -180,15 +181,24 @@ def scaling_rows(reps=REPS_SCALING):
         ("slope 0.5, narrow grid lambda 0.1-0.3, 40% noise", 0.5, [0.1, 0.2, 0.3], lambda x: 300 * x ** 0.5,
          "normal", 0.4, 1e9, None),
         ("no law (slope 0)", 0.0, PAPER_GRID, lambda x: 3000.0, "normal", 0.1, 1e9, None),
+        # a room fixed in advance (the two clocks' H1c: lambda 0.02, 0.03, 0.05, 20k budget)
+        ("room fixed in advance, H1c's three x: 20/lambda, seed noise 50%", 1.0, H1C_GRID,
+         lambda x: 20 * x, "normal", 0.5, 20000, None, dict(fixed_room=True)),
+        ("room fixed in advance: slope 1.25 (the margin), seed noise 50%", 1.25, H1C_GRID,
+         lambda x: 400 * (x / 20) ** 1.25, "normal", 0.5, 20000, None, dict(fixed_room=True)),
+        ("room fixed in advance: slope 4, seed noise 100%, censored at 20,000", 4.0, H1C_GRID,
+         lambda x: 350 * (x / 20) ** 4, "normal", 1.0, 20000, None, dict(fixed_room=True)),
     ]
     rows = []
-    for k, (name, slope, grid, law, kind, sd, budget, cap, *n) in enumerate(S):
-        n = n[0] if n else 5
+    for k, (name, slope, grid, law, kind, sd, budget, cap, *opt) in enumerate(S):
+        opt = opt[0] if opt else {}
+        n = opt.get("n", 5)
         rng = np.random.default_rng(1000 + k)
         got = {A.REPRODUCED: 0, A.NOT_REPRODUCED: 0, A.INCONCLUSIVE: 0, A.NOT_DECIDED: 0}
         cover, decided = [], 0
         for _ in range(reps):
-            v = A.scaling_verdict(law_times(rng, grid, n, kind, sd, law, budget), budget, cap=cap)
+            v = A.scaling_verdict(law_times(rng, grid, n, kind, sd, law, budget), budget, cap=cap,
+                                  fixed_room=opt.get("fixed_room", False))
             got[v["verdict"]] += 1
             if "ci" in v and not v.get("reason"):           # an interval over an uncensored room
                 cover.append(v["ci"][0] <= slope <= v["ci"][1])
