@@ -317,11 +317,12 @@ def plot(results, verdicts, args, path):
         draw_law(a, v, h3.get(law))
     ax[0].set(ylabel="t_struct (epochs)", title="H1 routing clock: t_struct against 1/lambda (fixed, KL)")
     ax[1].set(ylabel="t_grok (epochs)", title="H2 norm clock: t_grok against 1/wd (frozen oracle attention)")
+    hue = lambda i: plt.cm.tab20((2 * i) % 20 + (2 * i) // 20)   # ten hues, then their light shades: 13 cells apart
     for i, (name, row) in enumerate(h3.get("cells", {}).items()):
         if "predicted" in row:
-            ax[2].scatter(row["predicted"], row["median"], color=f"C{i % 10}", label=name,
+            ax[2].scatter(row["predicted"], row["median"], color=hue(i), label=name,
                           marker="^" if row["censored"] else "o")
-            ax[2].scatter(row["predicted_seq"], row["median"], color=f"C{i % 10}", marker="x", s=12, lw=0.8)
+            ax[2].scatter(row["predicted_seq"], row["median"], color=hue(i), marker="x", s=12, lw=0.8)
     lim = [300, 3 * args.fixed_budget]
     ax[2].plot(lim, lim, "k--", lw=0.8)
     ax[2].fill_between(lim, [TOLERANCE[0] * v for v in lim], [TOLERANCE[1] * v for v in lim], color="gray", alpha=0.2)
