@@ -1,6 +1,8 @@
 """The two-clocks study (README, pre-registered): its cells and its H3 prediction rule on
 synthetic runs with a known law, and the script end to end on a tiny config."""
 
+import math
+
 import pytest
 
 import exp_two_clocks as tc
@@ -196,3 +198,11 @@ def test_h1c_judges_the_held_out_seeds_only_and_waits_for_all_its_runs():
     del results[tc.cells(args)["h1c"]["lam 0.02"][0][0]]
     v = tc.analyse(results, args)[tc.H1C]
     assert v["verdict"] == "not decided" and "14 of its 15 runs stored" in v["reason"]
+
+
+def test_the_simulated_h3_design_is_the_registered_one():
+    """STATS.md's H3 rows (simulate_rules.composition_rows) simulate the rule as registered."""
+    import simulate_rules as S
+    assert S.H3_TOLERANCE == tc.TOLERANCE
+    assert S.H3_CELLS == len(tc.held_out_cells(tc.parse([])))
+    assert S.H3_NEED == math.ceil(tc.HOLD_FRACTION * S.H3_CELLS - 1e-9) == 11     # 80% of 13 cells
