@@ -468,6 +468,8 @@ def describe(v):
 #                    in the room cannot move it across (censoring_bias);
 #    not decided     fewer than MIN_ROOM (3) x values lie in the room;
 #    inconclusive    otherwise, and always with fewer than MIN_SEEDS seeds.
+#    A pre-registration may fix the room in advance instead (fixed_room, the two clocks'
+#    H1c): then no floor or cap is read and the slope is judged over the x it names.
 # 7. A claim with several parts is reproduced only if every part is (an intersection-union
 #    test: each part at its own 2.5% level, no adjustment needed); it is not reproduced if
 #    any part is, a union whose error is at most (parts) x 2.5%, so REPORT.md lists every
