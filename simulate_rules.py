@@ -216,7 +216,7 @@ def scaling_rows(reps=REPS_SCALING):
         n = opt.get("n", 5)
         rng = np.random.default_rng(1000 + k)
         got = {A.REPRODUCED: 0, A.NOT_REPRODUCED: 0, A.INCONCLUSIVE: 0, A.NOT_DECIDED: 0}
-        cover, decided = [], 0
+        cover = []
         for _ in range(reps):
             v = A.scaling_verdict(law_times(rng, grid, n, kind, sd, law, budget), budget, cap=cap,
                                   fixed_room=opt.get("fixed_room", False))
