@@ -237,6 +237,11 @@ def claim_c9(results, R=A.RULES["v2"], use=None):
     for d in ts:
         tasks = sorted({k.split("/")[0] for k in d["runs"]})
         for t in tasks:
+            missing = [a for a in ("baseline", "kl") if f"{t}/{a}" not in d["runs"]]
+            if missing:                  # a partial summary (results/partial/): an arm has no stored run
+                parts[f"{t}: KL faster"] = {"verdict": A.NOT_DECIDED, "n": 0,
+                                            "reason": f"no stored run of the {missing[0]} arm"}
+                continue
             base, kl = d["runs"][f"{t}/baseline"], d["runs"][f"{t}/kl"]
             parts[f"{t}: KL faster"] = R.speedup(_by_seed(base["grok"], base.get("seeds", d["seeds"])),
                                                          _by_seed(kl["grok"], kl.get("seeds", d["seeds"])), d["budget"])

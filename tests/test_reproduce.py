@@ -302,3 +302,13 @@ def test_the_plan_counts_a_stored_run_without_the_weights_a_ticket_starts_from(t
         for kind in ("init", "final"):
             store.write_weights(folder, cfg, {"w": torch.zeros(1)}, kind)
     assert plan() == (len(runs), len(runs), 0)
+
+
+def test_a_partial_tasks_summary_leaves_the_missing_arm_not_decided(tmp_path):
+    """`--plot-only` on a study half stored writes a partial summary (results/partial/): the
+    ρ = 0.003 addition row had its baselines and no KL runs, and claim C9 raised a KeyError."""
+    base = {"grok": [3000, 3100, None, 2900, 3300], "violations": 0, "starved_per_seed": [True] * 5}
+    write(tmp_path, "fig10_tasks.json", {"budget": 10000, "seeds": SEEDS, "runs": {"add/baseline": base}})
+    parts = report.claim_c9(str(tmp_path))
+    assert parts["add: KL faster"]["verdict"] == "not decided"
+    assert "kl arm" in parts["add: KL faster"]["reason"]
