@@ -15,6 +15,7 @@ setting (other seeds) ran, or the whole budget when none is stored, times the ms
 stored runs of the same model and task took with one thread (timed here when none is stored).
 """
 import argparse
+import concurrent.futures
 import importlib
 import os
 import re
@@ -188,6 +189,26 @@ def redraw_table(args):
 
 # ---------------------------------------------------------------------------------------
 
+def run_study(name, args, results):
+    """One study's command, trained or redrawn: (its log lines, its stderr if it failed). Under
+    --plot-only what it prints (its tables, its claim's verdict) is kept beside its summary."""
+    line = [sys.executable] + study_command(name, args) + ["--jobs", str(args.jobs)] + \
+        (["--plot-only"] if args.plot_only else []) + (["--store", args.store] if args.store else [])
+    header = f"[{name}] {' '.join(line[1:])}"
+    if not args.plot_only:
+        print(header, flush=True)            # training streams its progress under it
+    t0 = time.time()
+    done = subprocess.run(line, stdout=subprocess.PIPE if args.plot_only else None,
+                          stderr=subprocess.PIPE, text=True)
+    nothing = args.plot_only and "none of the" in done.stderr     # nothing stored yet: files kept
+    if args.plot_only and done.returncode == 0 and "(runs missing:" not in done.stdout:
+        train.atomic_write(printout_path(name, results), lambda f: f.write(done.stdout))
+    status = "done" if done.returncode == 0 else "no run stored yet; its files kept" if nothing \
+        else f"FAILED (exit {done.returncode})"
+    out = ([header] if args.plot_only else []) + [f"[{name}] {status} in {time.time() - t0:.0f}s"]
+    return "\n".join(out), done.stderr if done.returncode and not nothing else ""
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="every study at its --quick preset")
@@ -205,22 +226,12 @@ def main(argv=None):
         plan(names, args)
         return
     if not args.report_only:
-        for name in names:
-            line = [sys.executable] + study_command(name, args) + ["--jobs", str(args.jobs)] + \
-                (["--plot-only"] if args.plot_only else []) + (["--store", args.store] if args.store else [])
-            print(f"[{name}] {' '.join(line[1:])}", flush=True)
-            t0 = time.time()
-            done = subprocess.run(line, stdout=subprocess.PIPE if args.plot_only else None,
-                                  stderr=subprocess.PIPE, text=True)
-            nothing = args.plot_only and "none of the" in done.stderr     # nothing stored yet: files kept
-            if args.plot_only and done.returncode == 0 and "(runs missing:" not in done.stdout:
-                # what the study printed (its tables, its claim's verdict) beside its summary
-                train.atomic_write(printout_path(name, results), lambda f: f.write(done.stdout))
-            if done.returncode and not nothing:
-                sys.stderr.write(done.stderr)
-            status = "done" if done.returncode == 0 else "no run stored yet; its files kept" if nothing \
-                else f"FAILED (exit {done.returncode})"
-            print(f"[{name}] {status} in {time.time() - t0:.0f}s", flush=True)
+        # a redraw is a few seconds of imports and plotting per study: on every core at once
+        workers = (os.cpu_count() or 1) if args.plot_only else 1
+        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+            for out, err in pool.map(lambda name: run_study(name, args, results), names):
+                sys.stderr.write(err)
+                print(out, flush=True)
     os.makedirs(results, exist_ok=True)
     path = os.path.join(results, "REPORT.md")
     with open(path, "w") as f:
