@@ -138,6 +138,11 @@ def held_struct(cell, results):
             for label, cfg in cell if label in results}
 
 
+def by_inverse(part, times_of):
+    """{1/lambda or 1/wd: times_of(cell)} over a hypothesis's cells, named "lam 0.1", "wd 2"."""
+    return {1 / float(name.split()[1]): times_of(cell) for name, cell in part.items()}
+
+
 def loglaw(xs, ts):
     """Least squares of log t on log x over medians: (log-intercept, slope); None if < 2 points."""
     pts = [(math.log(x), math.log(t)) for x, t in zip(xs, ts) if t is not None]
@@ -157,19 +162,19 @@ def median_time(times, budget):
 def analyse(results, args):
     c, out = cells(args), {}
     if "h1" in c:
-        times = {1 / float(k.split()[1]): per_seed(v, results, "struct_epoch") for k, v in c["h1"].items()}
+        times = by_inverse(c["h1"], lambda cell: per_seed(cell, results, "struct_epoch"))
         out["H1: t_struct ~ 1/lambda (fixed, KL)"] = A.scaling_verdict(
             {x: t for x, t in times.items() if t}, args.fixed_budget, "1/lambda")
         # Amendment 2 (2026-11-24, before any H1 run): t_struct held for good, reported beside H1
-        times = {1 / float(k.split()[1]): held_struct(v, results) for k, v in c["h1"].items()}
+        times = by_inverse(c["h1"], lambda cell: held_struct(cell, results))
         out[H1B] = A.scaling_verdict({x: t for x, t in times.items() if t}, args.fixed_budget, "1/lambda")
     if "h1c" in c:            # amendment 3: rule 6 over a room fixed in advance, on unseen seeds
-        times = {1 / float(k.split()[1]): per_seed(v, results, "struct_epoch") for k, v in c["h1c"].items()}
+        times = by_inverse(c["h1c"], lambda cell: per_seed(cell, results, "struct_epoch"))
         stored, planned = sum(map(len, times.values())), sum(map(len, c["h1c"].values()))
         out[H1C] = A.scaling_verdict(times, args.fixed_budget, "1/lambda", fixed_room=True) if stored == planned \
             else {"verdict": A.NOT_DECIDED, "n": 0, "reason": f"{stored} of its {planned} runs stored"}
     if "h2" in c:
-        times = {1 / float(k.split()[1]): per_seed(v, results) for k, v in c["h2"].items()}
+        times = by_inverse(c["h2"], lambda cell: per_seed(cell, results))
         out["H2: t_grok ~ 1/wd (frozen oracle attention)"] = A.scaling_verdict(
             {x: t for x, t in times.items() if t}, args.frozen_budget, "1/wd")
         met = []
