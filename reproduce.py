@@ -190,8 +190,9 @@ def redraw_table(args):
 # ---------------------------------------------------------------------------------------
 
 def run_study(name, args, results):
-    """One study's command, trained or redrawn: (its log lines, its stderr if it failed). Under
-    --plot-only what it prints (its tables, its claim's verdict) is kept beside its summary."""
+    """One study's command, trained or redrawn: (its log lines, its stderr if it failed, whether it
+    failed). Under --plot-only what it prints (its tables, its claim's verdict) is kept beside its
+    summary."""
     line = [sys.executable] + study_command(name, args) + ["--jobs", str(args.jobs)] + \
         (["--plot-only"] if args.plot_only else []) + (["--store", args.store] if args.store else [])
     header = f"[{name}] {' '.join(line[1:])}"
@@ -206,7 +207,8 @@ def run_study(name, args, results):
     status = "done" if done.returncode == 0 else "no run stored yet; its files kept" if nothing \
         else f"FAILED (exit {done.returncode})"
     out = ([header] if args.plot_only else []) + [f"[{name}] {status} in {time.time() - t0:.0f}s"]
-    return "\n".join(out), done.stderr if done.returncode and not nothing else ""
+    failed = bool(done.returncode) and not nothing
+    return "\n".join(out), done.stderr if failed else "", failed
 
 
 def main(argv=None):
@@ -225,13 +227,15 @@ def main(argv=None):
     if args.dry_run:
         plan(names, args)
         return
+    failed = []
     if not args.report_only:
         # a redraw is a few seconds of imports and plotting per study: on every core at once
         workers = (os.cpu_count() or 1) if args.plot_only else 1
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            for out, err in pool.map(lambda name: run_study(name, args, results), names):
+            for name, (out, err, bad) in zip(names, pool.map(lambda name: run_study(name, args, results), names)):
                 sys.stderr.write(err)
                 print(out, flush=True)
+                failed += [name] if bad else []
     os.makedirs(results, exist_ok=True)
     path = os.path.join(results, "REPORT.md")
     with open(path, "w") as f:
@@ -244,6 +248,8 @@ def main(argv=None):
         print("wrote docs/results.md")
     for claim, (verdict, _) in report.verdicts(results).items():
         print(f"  {claim:4s} {verdict}")
+    if failed:       # the report is written from what did run, but a failed study is never a success
+        sys.exit(f"reproduce.py: {len(failed)} stud{'y' if len(failed) == 1 else 'ies'} failed: {', '.join(failed)}")
 
 
 if __name__ == "__main__":

@@ -312,3 +312,15 @@ def test_a_partial_tasks_summary_leaves_the_missing_arm_not_decided(tmp_path):
     parts = report.claim_c9(str(tmp_path))
     assert parts["add: KL faster"]["verdict"] == "not decided"
     assert "kl arm" in parts["add: KL faster"]["reason"]
+
+
+def test_a_failed_study_fails_the_whole_command(tmp_path, monkeypatch, capsys):
+    """A study that crashes under --plot-only used to print FAILED and leave reproduce.py's exit
+    status 0, so a script or CI that checks the status never saw it. REPORT.md is still written
+    from what did run, and then the command exits non-zero, naming the study."""
+    import pytest
+    monkeypatch.setattr(reproduce, "study_command", lambda name, args: ["-c", "import sys; sys.exit(3)"])
+    with pytest.raises(SystemExit) as stop:
+        reproduce.main(["--plot-only", "--only", "C3", "--results-dir", str(tmp_path)])
+    assert "1 study failed: fig3" in str(stop.value.code)
+    assert "[fig3] FAILED (exit 3)" in capsys.readouterr().out and (tmp_path / "REPORT.md").exists()
