@@ -42,6 +42,7 @@ H1C_LAMS = (0.02, 0.03, 0.05)           # amendment 3: where seeds 0-4 saw t_str
 PARTS = ("h1", "h1c", "h2", "h3", "h4", "h5")
 STRUCT_FRAC = 0.99                     # B_tau: the fraction of examples meeting tau (train.py's struct_epoch)
 H1B = "H1b (amendment 2, 2026-11-24; reported beside H1): t_struct held for good ~ 1/lambda"
+H4 = "H4 (reported): baselines that grokked within 50k epochs"
 H1C = "H1c (amendment 3, 2026-11-24; reported beside H1): t_struct ~ 1/lambda over lambda 0.02-0.05, seeds 5-9"
 QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], grid_lams=(0.1, 0.3, 1.0), fit_lams=(0.1, 0.3, 1.0),
              wds=(1.0, 2.0), fixed_budget=3000, frozen_budget=1500, long_budget=3000, part=["h1", "h2", "h5"])
@@ -190,14 +191,17 @@ def analyse(results, args):
             [all(ok for s2, ok in met if s2 == s) for s in seeds], "seeds all of whose frozen runs had a plateau at least the bound")
     if "h1" in c and "h2" in c and "h3" in c:
         out["H3: max(R, N) + c predicts held-out t_grok"] = composition(c, results, args)
-    if "h4" in c:
-        groks = per_seed(c["h4"]["fixed lam 0, 50k"], results)
-        k = sum(g is not None for g in groks.values())
-        out["H4 (reported): baselines that grokked within 50k epochs"] = {
-            "verdict": A.NOT_DECIDED if not groks else "reported", "n": len(groks),
-            "text": f"{k}/{len(groks)} grokked: {sorted(g for g in groks.values() if g is not None)}",
-            "ci": list(A.clopper_pearson_one_sided(k, len(groks), alpha=(1 - A.LEVEL) / 2)) if groks else None,
-            "reason": "five seeds cannot decide a property (rule 3); the count is the result"}
+    if "h4" in c:            # registered: the count with its 95% Clopper-Pearson interval and each t_grok
+        cell = c["h4"]["fixed lam 0, 50k"]
+        groks = per_seed(cell, results)
+        k, n = sum(g is not None for g in groks.values()), len(groks)
+        lo, hi = A.clopper_pearson_one_sided(k, n, alpha=(1 - A.LEVEL) / 2) if n else (None, None)
+        each = ", ".join(f"seed {s} {'never' if g is None else g}" for s, g in sorted(groks.items()))
+        out[H4] = {"verdict": "reported" if n == len(cell) else A.NOT_DECIDED, "n": n,
+                   "text": f"{k}/{n} grokked (95% interval [{lo:.2f}, {hi:.2f}]); t_grok: {each}" if n else "no run stored",
+                   "ci": [lo, hi] if n else None,
+                   "reason": "five seeds cannot decide a property (rule 3); the count is the result" if n == len(cell)
+                   else f"{n} of its {len(cell)} runs stored"}
     if "h5" in c:
         b = args.fixed_budget
         g = {k: per_seed(v, results) for k, v in c["h5"].items()}

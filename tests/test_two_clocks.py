@@ -206,3 +206,21 @@ def test_the_simulated_h3_design_is_the_registered_one():
     assert S.H3_TOLERANCE == tc.TOLERANCE
     assert S.H3_CELLS == len(tc.held_out_cells(tc.parse([])))
     assert S.H3_NEED == math.ceil(tc.HOLD_FRACTION * S.H3_CELLS - 1e-9) == 11     # 80% of 13 cells
+
+
+def test_h4_reports_its_count_with_the_registered_interval_once_all_five_runs_are_stored():
+    """docs/two_clocks.md: H4 reports the count that grokked within 50k epochs with its 95%
+    Clopper-Pearson interval and each t_grok. The interval of 0/5 is [0, 1 - 0.025^(1/5)] =
+    [0, 0.52]; with runs missing the count is shown and H4 is not decided."""
+    args = tc.parse(["--part", "h4"])
+    cell = tc.cells(args)["h4"]["fixed lam 0, 50k"]
+    results = {label: ({"grok_epoch": 41230 if cfg.seed == 3 else None, "config": {}}, {}) for label, cfg in cell}
+    v = tc.analyse(results, args)[tc.H4]
+    assert v["verdict"] == "reported" and v["n"] == 5
+    assert v["ci"][0] == pytest.approx(1 - 0.975 ** 0.2, abs=1e-6)          # 1 of 5: lower bound 0.005
+    assert "1/5 grokked (95% interval [0.01, 0.72])" in v["text"] and "seed 3 41230" in v["text"]
+    results = {label: (dict(r[0], grok_epoch=None), r[1]) for label, r in results.items()}
+    assert tc.analyse(results, args)[tc.H4]["ci"][1] == pytest.approx(1 - 0.025 ** 0.2, abs=1e-6)
+    del results[cell[0][0]], results[cell[1][0]]
+    v = tc.analyse(results, args)[tc.H4]
+    assert v["verdict"] == "not decided" and v["reason"] == "3 of its 5 runs stored" and "0/3 grokked" in v["text"]
