@@ -343,13 +343,17 @@ def plot(results, verdicts, args, path):
     else:
         ax[2].text(0.5, 0.5, "not decided: " + h3.get("reason", "H3's runs not asked for"), transform=ax[2].transAxes,
                    ha="center", fontsize=8, wrap=True)
+    grad_ax = ax[3].twinx()                      # the task gradient to W spans decades: its own log axis
     for label, cfg in c.get("h4", {}).get("fixed lam 0, 50k", []):
-        if label in results:
-            h = results[label][1]
-            ax[3].plot(h["epoch"], h["info_mass"], lw=1, label=f"seed {cfg.seed}: informative mass")
-            ax[3].plot(h["epoch"], np.asarray(h["mlp_norm"]) / max(h["mlp_norm"]), lw=1, ls=":",
-                       label=f"seed {cfg.seed}: MLP norm / its max")
-    ax[3].set(xlabel="epoch", title="H4: the fixed baseline over 50k epochs")
+        if label in results:                     # one colour per seed, one line style per quantity
+            h, colour = results[label][1], f"C{cfg.seed % 10}"
+            ax[3].plot(h["epoch"], h["info_mass"], lw=1, color=colour)
+            ax[3].plot(h["epoch"], np.asarray(h["mlp_norm"]) / max(h["mlp_norm"]), lw=1, ls=":", color=colour)
+            grad_ax.plot(h["epoch"], h["grad_W_norm"], lw=0.5, ls="--", color=colour, alpha=0.6)
+            ax[3].plot([], [], color=colour, label=f"seed {cfg.seed}")
+    grad_ax.set(yscale="log", ylabel="task gradient to W, ||dL/dW|| (dashed)")
+    ax[3].set(xlabel="epoch", ylabel="informative mass (solid); MLP norm / its max (dotted)",
+              title="H4: the fixed baseline over 50k epochs")
     if ax[3].lines:
         ax[3].legend(fontsize=6)
     else:
