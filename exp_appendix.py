@@ -469,9 +469,12 @@ def tasks_runs(args, task_names=None):
 
 def run_tasks(args):
     trained = getattr(args, "tasks", ["arparity"])
-    # the summary covers every task of the study: --tasks chooses what is trained, the other
-    # tasks' rows come from their stored runs (the same configs), never from an older summary
-    task_names = trained if not hasattr(args, "tasks") else list(TASK_GRID)
+    # the study's own summary (fig10_tasks.json) covers every task: --tasks chooses what is
+    # trained, the other tasks' rows come from their stored runs (the same configs), never from
+    # an older summary. A summary of its own (another regime, lambda or seeds: out_path's tag)
+    # covers the tasks asked for, e.g. the addition row at rho = 0.003
+    whole_study = hasattr(args, "tasks") and os.path.basename(out_path(args, "fig10_tasks", "json")) == "fig10_tasks.json"
+    task_names = list(TASK_GRID) if whole_study else trained
     arms = [(t, a) for t in task_names for a in ("baseline", "kl")]
     name = lambda ta, s: f"{ta[0]}/{ta[1]}/seed{s}"
     results = sweep.run_sweep(tasks_runs(args), args)

@@ -199,6 +199,19 @@ def test_tasks_summary_comes_from_stored_runs_never_an_older_summary(studies, tm
     assert (tmp_path / "res" / "partial" / "fig10_tasks.json").exists()
 
 
+def test_a_tasks_summary_of_its_own_covers_the_tasks_asked_for(tmp_path, capsys):
+    """The addition row at rho = 0.003 (`--tasks add --regime refresh0.003`) writes a summary of
+    its own; the other tasks were never planned in that regime, so their absence does not make
+    the redraw partial (it went to partial/ with all ten of its runs stored)."""
+    flags = ["tasks"] + TINY + ["--tasks", "add", "--regime", "refresh0.5"] + dirs(tmp_path)
+    exp_appendix.main(flags)
+    exp_appendix.main(flags + ["--plot-only"])
+    assert "not stored" not in capsys.readouterr().out
+    summary = tmp_path / "res" / "fig10_tasks_refresh0.5.json"
+    assert summary.exists() and not (tmp_path / "res" / "partial").exists()
+    assert set(json.loads(summary.read_text())["runs"]) == {"add/baseline", "add/kl"}
+
+
 def test_report_reads_every_study_summary(studies):
     """report.make_report understands what the scripts write: every appendix claim gets
     a measured line, none is 'not run'."""
