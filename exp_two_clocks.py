@@ -349,13 +349,14 @@ def plot(results, verdicts, args, path):
             h, colour = results[label][1], f"C{cfg.seed % 10}"
             ax[3].plot(h["epoch"], h["info_mass"], lw=1, color=colour)
             ax[3].plot(h["epoch"], np.asarray(h["mlp_norm"]) / max(h["mlp_norm"]), lw=1, ls=":", color=colour)
-            grad_ax.plot(h["epoch"], h["grad_W_norm"], lw=0.5, ls="--", color=colour, alpha=0.6)
+            grad_ax.plot(h["epoch"], h["grad_W_norm"], lw=0.4, ls="--", color=colour, alpha=0.4)
             ax[3].plot([], [], color=colour, label=f"seed {cfg.seed}")
     grad_ax.set(yscale="log", ylabel="task gradient to W, ||dL/dW|| (dashed)")
     ax[3].set(xlabel="epoch", ylabel="informative mass (solid); MLP norm / its max (dotted)",
-              title="H4: the fixed baseline over 50k epochs")
+              title="H4: the fixed baseline over 50k epochs", ylim=(0, 1.25))       # headroom for the legend
     if ax[3].lines:
-        ax[3].legend(fontsize=6)
+        grad_ax.legend(*ax[3].get_legend_handles_labels(), fontsize=6, ncol=5, loc="upper center",
+                       framealpha=1)             # on the twin axis, so that no gradient line covers it
     else:
         ax[3].text(0.5, 0.5, "no H4 run stored", transform=ax[3].transAxes, ha="center", fontsize=8)
     head = lambda k: k.split(":")[0].split(" (amendment")[0]      # "H1b (amendment 2, ...)": "H1b"
