@@ -42,8 +42,8 @@ H1C_LAMS = (0.02, 0.03, 0.05)           # amendment 3: where seeds 0-4 saw t_str
 PARTS = ("h1", "h1c", "h2", "h3", "h4", "h5")
 STRUCT_FRAC = 0.99                     # B_tau: the fraction of examples meeting tau (train.py's struct_epoch)
 H1B = "H1b (amendment 2, 2026-11-24; reported beside H1): t_struct held for good ~ 1/lambda"
-H4 = "H4 (reported): baselines that grokked within 50k epochs"
 H1C = "H1c (amendment 3, 2026-11-24; reported beside H1): t_struct ~ 1/lambda over lambda 0.02-0.05, seeds 5-9"
+H4 = "H4 (reported): baselines that grokked within 50k epochs"
 QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], grid_lams=(0.1, 0.3, 1.0), fit_lams=(0.1, 0.3, 1.0),
              wds=(1.0, 2.0), fixed_budget=3000, frozen_budget=1500, long_budget=3000, part=["h1", "h2", "h5"])
 
