@@ -291,7 +291,12 @@ def run_priors(args):
                 teacher_runs.append((run_name("teacher", s, args), cfg))
             else:
                 print(f"note: seed {s} has no grokked baseline with weights in the store, so no teacher")
-        results.update(sweep.run_sweep(teacher_runs, args))
+        if args.plot_only and teacher_runs and not any(sweep.is_stored(args, cfg) for _, cfg in teacher_runs):
+            # a redraw of stage 1 alone: run_sweep would stop at a stage with nothing stored
+            print(f"note: none of the {len(teacher_runs)} teacher runs is stored yet; that arm is left out")
+            sweep.write_partial(args)
+        else:
+            results.update(sweep.run_sweep(teacher_runs, args))
     grok, med = grok_table(results, args, arms)
     print(f"\nClaim C6 (paper, App. F.2): at equal lambda ({args.lam:g}) the oracle KL is fastest; entropy "
           f"and sparsity are faster than weight decay alone; the teacher recovers most of the oracle's "

@@ -103,6 +103,10 @@ def test_appendix_priors_and_teacher_stage(tmp_path, capsys):
     base = train.make_config(p=7, epochs=30, stop_after=5, seed=0)
     summary, history = store.read(folder, base)
     store.write(folder, dict(summary, grok_epoch=20), history, base)
+    # a redraw before the teacher is trained draws stage 1 to partial/ (it used to stop at stage 2)
+    exp_appendix.main(["priors"] + TINY + arms + ["--plot-only"] + dirs(tmp_path))
+    assert "none of the 1 teacher runs is stored yet" in capsys.readouterr().out
+    assert (tmp_path / "res" / "partial" / "fig6_priors.json").exists()
     exp_appendix.main(["priors"] + TINY + arms + dirs(tmp_path))
     out = capsys.readouterr().out
     assert "training 1 of 1 runs" in out                                # only the teacher
