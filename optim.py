@@ -73,6 +73,13 @@ class Combined:
         for o in self.optimizers:
             o.zero_grad(set_to_none=set_to_none)
 
+    def state_dict(self):
+        return {"optimizers": [o.state_dict() for o in self.optimizers]}
+
+    def load_state_dict(self, state):
+        for o, s in zip(self.optimizers, state["optimizers"]):
+            o.load_state_dict(s)
+
 
 def muon_params(model):
     """The 2-D hidden matrices: attention and MLP weights (not embeddings, unembedding, biases)."""

@@ -259,9 +259,11 @@ def run_sweep(runs, args, log=print, weights=()):
                 if c.out == out:
                     results[other] = got
             eta = (time.time() - t0) / k * (len(cfgs) - k)
+            resumed = trained[0].get("resumed_at")
             log(f"  [{k}/{len(cfgs)}] {os.path.basename(out)}: grok {trained[0]['grok_epoch']}, "
-                f"test acc {trained[0]['final_test_acc']:.3f}, {trained[0]['wall_s']:.0f}s "
-                f"(elapsed {time.time() - t0:.0f}s, ETA {eta:.0f}s)")
+                f"test acc {trained[0]['final_test_acc']:.3f}, {trained[0]['wall_s']:.0f}s"
+                + (f", resumed at epoch {', '.join(map(str, resumed))}" if resumed else "")
+                + f" (elapsed {time.time() - t0:.0f}s, ETA {eta:.0f}s)")
         if jobs > 1:
             pool.close()
             pool.join()

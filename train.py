@@ -11,7 +11,9 @@ The file reads top to bottom: 1. the configuration (every flag; paper App. G def
 2. the loss (`training_loss`: float64 cross-entropy + lambda(t) times the structural prior,
 Eq. 6: KL to a target, or the undirected entropy / sparsity penalties), 3. the capacity and
 ticket hooks, 4. the loop (`train`: each epoch's data, forward, loss and backward in
-`forward_backward`, measure, step), 5. the command line. What the loop logs every
+`forward_backward`, measure, step), 5. the run folder (with --out, a checkpoint every
+--checkpoint-every epochs: a run cut short goes on from it when started again) and the
+command line. What the loop logs every
 --eval-every epochs (D(t), informative mass, the task gradient to the attention interaction
 matrix, the Lemma 5.1 bound) is defined in diagnostics.py. Sweeps and the run store
 (sweep.py, store.py) build on this file; it imports neither.
@@ -38,7 +40,7 @@ DISTRACTOR_DRAWS = ("fixed", "fresh", "refresh")        # --distractors: once, e
 # Flags that change how a run is executed or reported, not the computation it asks for. (The
 # thread count can change float rounding, and through it the grokking epoch: docs/choices.md,
 # Determinism. It is recorded in each summary, not part of a run's identity.)
-NON_SEMANTIC = ("out", "quiet", "print_every", "threads", "device")
+NON_SEMANTIC = ("out", "quiet", "print_every", "threads", "device", "checkpoint_every")
 AMP = ("off", "bf16")
 
 
@@ -108,6 +110,9 @@ def get_parser():
     a("--init-from", default=None, help="a .pt state dict to start from (rewinding a lottery ticket)")
     a("--mask", default=None, help="a .pt dict {parameter name: 0/1 tensor}, applied at init and after every step")
     a("--out", default=None, help="run folder for summary.json and history.json")
+    a("--checkpoint-every", type=int, default=1000,
+      help="with --out: save the loop's state to <out>/checkpoint.pt every N epochs; a run cut "
+           "short goes on from there when started again (0 = never)")
     a("--device", default="auto", help="auto | cpu | cuda")
     a("--amp", default="off", help="off | bf16: autocast the matmuls to bfloat16 (CPU or CUDA); the loss "
                                    "stays float64. Changes the trajectory: docs/speed.md")
@@ -409,9 +414,19 @@ def train(cfg, log=print, weights=None):
     rho = refresh_rate(cfg)
     tau = cfg.tau if cfg.tau is not None else 1 / (2 * task.k)
     batch_gen = torch.Generator().manual_seed(cfg.seed + 104729)   # minibatch order only
-    history, grok, epoch, t0 = {"epoch": []}, None, 0, time.time()
+    loop = {"epoch": 0, "history": {"epoch": []}, "grok": None, "elapsed": 0.0, "resumed_at": []}
+    checkpoint = os.path.join(cfg.out, "checkpoint.pt") if cfg.out and cfg.checkpoint_every else None
+    if checkpoint and os.path.exists(checkpoint):      # a run cut short: go on where it stopped
+        loop = load_checkpoint(checkpoint, cfg, model, opt, task, batch_gen)
+        train_set["x"] = task.train_x.to(device)
+    history, grok, start, t0 = loop["history"], loop["grok"], loop["epoch"], time.time() - loop["elapsed"]
 
-    for epoch in range(cfg.epochs + 1):
+    for epoch in range(start, cfg.epochs + 1):
+        # the loop's whole state before this epoch: resuming here gives the same run bitwise
+        if checkpoint and epoch > start and epoch % cfg.checkpoint_every == 0:
+            save_checkpoint(checkpoint, cfg, model, opt, task, batch_gen,
+                            {**loop, "epoch": epoch, "history": history, "grok": grok, "elapsed": time.time() - t0})
+
         # data: this epoch's distractors (each training example redraws them with prob. rho),
         # the warm-up learning rate, lambda(t), and the teacher's attention on these inputs
         if epoch and rho:
@@ -420,7 +435,7 @@ def train(cfg, log=print, weights=None):
         for group, base in zip(opt.param_groups, base_lrs):
             group["lr"] = base * warmup_factor(cfg, epoch)
         lam = prior_weight(cfg, epoch)
-        if teacher is not None and cfg.lam and (epoch == 0 or rho):
+        if teacher is not None and cfg.lam and (epoch == start or rho):
             train_set["target"] = teacher_attention(teacher, train_set["x"], train_set["pos_ids"], train_set["qpos"])
         measure = epoch == cfg.epochs or epoch % cfg.eval_every == 0
 
@@ -454,7 +469,7 @@ def train(cfg, log=print, weights=None):
     wall = time.time() - t0
     if weights is not None:
         weights["final"] = {n: p.detach().cpu().clone() for n, p in model.state_dict().items()}
-    return summarize(cfg, history, grok, epoch, wall, device), history
+    return {**summarize(cfg, history, grok, epoch, wall, device), "resumed_at": loop["resumed_at"]}, history
 
 
 def progress_line(history, cfg, epoch, elapsed):
@@ -534,11 +549,42 @@ def folder_summary(out, cfg):
 
 
 def save_run(out, summary, history, weights):
-    """A run folder: init.pt / final.pt, history, summary (last: it marks the run complete)."""
+    """A run folder: init.pt / final.pt, history, summary (last: it marks the run complete,
+    and the checkpoint goes)."""
     for kind, state in weights.items():
         atomic_write(os.path.join(out, f"{kind}.pt"), lambda f: torch.save(state, f), mode="wb")
     for name, obj in (("history", history), ("summary", summary)):
         atomic_write(os.path.join(out, f"{name}.json"), lambda f: json.dump(obj, f))
+    if os.path.exists(os.path.join(out, "checkpoint.pt")):
+        os.remove(os.path.join(out, "checkpoint.pt"))
+
+
+def save_checkpoint(path, cfg, model, opt, task, batch_gen, loop):
+    """Everything the loop carries from one epoch to the next: the weights, the optimizer's
+    moments, the training distractors and both random streams that move them, and the log so
+    far (`loop`: epoch, history, grok, elapsed, resumed_at). About 2 MB at the paper config."""
+    state = {"config": semantic_config(cfg), "model": model.state_dict(), "opt": opt.state_dict(),
+             "train_x": task.train_x, "refresh_gen": task.refresh_gen.get_state(),
+             "batch_gen": batch_gen.get_state(), **loop}
+    atomic_write(path, lambda f: torch.save(state, f), mode="wb")
+
+
+def load_checkpoint(path, cfg, model, opt, task, batch_gen):
+    """Put a checkpoint's state back into the loop's objects; returns its `loop` dict, with the
+    epoch it resumes at added to resumed_at (a resumed run's summary says so)."""
+    state = torch.load(path, map_location="cpu")
+    changed = config_differences(state["config"], cfg)
+    if changed:
+        raise ValueError(f"{path} is a checkpoint of another config (differs in: {', '.join(changed)}); "
+                         "delete it or choose another --out")
+    model.load_state_dict(state["model"])
+    opt.load_state_dict(state["opt"])
+    task.train_x = state["train_x"]
+    task.refresh_gen.set_state(state["refresh_gen"])
+    batch_gen.set_state(state["batch_gen"])
+    loop = {k: state[k] for k in ("epoch", "history", "grok", "elapsed", "resumed_at")}
+    loop["resumed_at"] = loop["resumed_at"] + [loop["epoch"]]
+    return loop
 
 
 def main(argv=None):

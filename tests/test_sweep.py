@@ -153,6 +153,29 @@ def test_interrupted_sweep_resumes(tmp_path):
     assert any("training 2 of 3" in l for l in logs) and set(res) == {"lam0", "lam0.1", "lam0.2"}
 
 
+def test_a_run_in_flight_at_a_sessions_end_goes_on_from_its_checkpoint(tmp_path, monkeypatch):
+    """The run folder a sweep trains into keeps the loop's checkpoint; the next sweep resumes
+    it (the same run bitwise: tests/test_train.py) and the store's copy says where."""
+    (label, cfg), = tiny_runs((0.1,))
+    cfg.checkpoint_every = 4
+    whole = sweep.run_sweep([(label, cfg)], sweep_args(tmp_path / "whole"), log=lambda s: None)[label]
+
+    save = train.save_checkpoint
+    def killed_at_epoch_8(path, *a):            # the session ends before epoch 8's checkpoint
+        if os.path.exists(path):
+            raise KeyboardInterrupt
+        save(path, *a)
+    monkeypatch.setattr(train, "save_checkpoint", killed_at_epoch_8)
+    with pytest.raises(KeyboardInterrupt):
+        sweep.run_sweep([(label, cfg)], sweep_args(tmp_path), log=lambda s: None)
+    monkeypatch.setattr(train, "save_checkpoint", save)
+    logs = []
+    summary, history = sweep.run_sweep([(label, cfg)], sweep_args(tmp_path), log=logs.append)[label]
+    assert any("resumed at epoch 4" in l for l in logs), logs
+    assert summary["resumed_at"] == [4] and history == whole[1]
+    assert not os.path.exists(os.path.join(cfg.out, "checkpoint.pt"))
+
+
 def test_plot_only_trains_nothing(tmp_path):
     sweep.run_sweep(tiny_runs((0.0,)), sweep_args(tmp_path), log=lambda s: None)
     res = sweep.run_sweep(tiny_runs(), sweep_args(tmp_path, plot_only=True), log=lambda s: None)

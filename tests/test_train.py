@@ -1,5 +1,6 @@
 """The formulas of the loss and diagnostics: Eq. 45, the interaction-matrix gradient, Lemma 5.1."""
 import math
+import os
 
 import pytest
 import torch
@@ -264,3 +265,58 @@ def test_fixture_tolerance_detects_a_five_percent_learning_rate_change():
     make_fixture, ref = _fixture()
     off = {k for _, k, _, _ in make_fixture.mismatches(make_fixture.histories(lr=1.05e-3), ref)}
     assert {"train_loss", "test_loss", "mlp_norm"} <= off
+
+
+class Killed(Exception):
+    """Stands in for a session that ends while a run is in flight."""
+
+
+@pytest.mark.parametrize("changes", [
+    dict(distractors="refresh", refresh=0.3, lam=0.1, batch_size=64),   # both random streams
+    dict(distractors="fixed", optimizer="muon", prior="teacher", lam=0.5),   # Combined; the teacher's target
+])
+def test_a_run_cut_short_resumes_to_the_same_run(tmp_path, monkeypatch, changes):
+    """Killed after its checkpoint at epoch 20, while training on towards epoch 40, a run started
+    again goes on from epoch 20 and ends bitwise where the uninterrupted run does."""
+    kw = dict(p=11, frac=0.5, epochs=60, eval_every=5, d_model=16, d_mlp=32, quiet=True, threads=1,
+              checkpoint_every=20, **changes)
+    if changes.get("prior") == "teacher":
+        weights = {}
+        train.train(train.make_config(**{**kw, "prior": "oracle", "epochs": 30}), weights=weights)
+        kw["teacher"] = str(tmp_path / "teacher.pt")
+        torch.save(weights["final"], kw["teacher"])
+    whole_w, cut_w = {}, {}
+    whole = train.train(train.make_config(**kw), weights=whole_w)   # no --out: no checkpoint
+
+    save = train.save_checkpoint
+    def save_once(path, *a):
+        if os.path.exists(path):
+            raise Killed
+        save(path, *a)
+    monkeypatch.setattr(train, "save_checkpoint", save_once)
+    cfg = train.make_config(out=str(tmp_path / "run"), **kw)
+    with pytest.raises(Killed):
+        train.train(cfg)
+    assert torch.load(tmp_path / "run" / "checkpoint.pt")["epoch"] == 20
+    monkeypatch.setattr(train, "save_checkpoint", save)
+    resumed = train.train(cfg, weights=cut_w)
+
+    assert resumed[1] == whole[1]                          # every logged float, bitwise
+    timing = ("wall_s", "ms_per_epoch", "resumed_at")
+    assert {k: v for k, v in resumed[0].items() if k not in timing} == \
+        {k: v for k, v in whole[0].items() if k not in timing}
+    assert resumed[0]["resumed_at"] == [20] and whole[0]["resumed_at"] == []
+    for kind in ("init", "final"):
+        for name, value in whole_w[kind].items():
+            assert torch.equal(cut_w[kind][name], value), (kind, name)
+
+
+def test_a_checkpoint_of_another_config_is_refused_and_a_saved_run_drops_it(tmp_path):
+    kw = dict(p=11, frac=0.5, epochs=25, eval_every=5, d_model=16, d_mlp=32, quiet=True, threads=1,
+              checkpoint_every=10, out=str(tmp_path))
+    summary, history = train.train(train.make_config(**kw))       # leaves its last checkpoint (epoch 20)
+    assert torch.load(tmp_path / "checkpoint.pt")["epoch"] == 20
+    with pytest.raises(ValueError, match="checkpoint of another config .*lam"):
+        train.train(train.make_config(**{**kw, "lam": 0.1}))
+    train.save_run(str(tmp_path), summary, history, {})
+    assert not (tmp_path / "checkpoint.pt").exists() and (tmp_path / "summary.json").exists()
