@@ -100,7 +100,7 @@ def test_weights_are_stored_for_the_runs_that_need_them(tmp_path):
     final = torch.load(store.weights_path(folder, runs[0][1]))
     assert all(v.dtype == torch.float32 for v in final.values())
     assert not os.path.exists(store.weights_path(folder, runs[1][1]))
-    again = train.train(runs[0][1], weights=(w := {}))          # the same computation, in this process
+    train.train(runs[0][1], weights=(w := {}))          # the same computation, in this process
     for k, v in final.items():
         assert torch.equal(v, w["final"][k].float())
 
