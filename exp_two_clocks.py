@@ -202,13 +202,26 @@ def analyse(results, args):
                    "ci": [lo, hi] if n else None,
                    "reason": "five seeds cannot decide a property (rule 3); the count is the result" if n == len(cell)
                    else f"{n} of its {len(cell)} runs stored"}
-    if "h5" in c:
-        b = args.fixed_budget
-        g = {k: per_seed(v, results) for k, v in c["h5"].items()}
+    if "h5" in c:            # rule 2 on each part, once all of its runs are stored (like H1c and H4)
+        b, h5 = args.fixed_budget, c["h5"]
+        g = {k: per_seed(v, results) for k, v in h5.items()}
         for l in ("0.1", "1"):
-            out[f"H5 lambda {l}: oracle faster than uniform"] = A.speedup_verdict(g[f"uniform lam {l}"], g[f"oracle lam {l}"], b)
-            out[f"H5 lambda {l}: uniform faster than the baseline"] = A.speedup_verdict(g["baseline"], g[f"uniform lam {l}"], b)
+            for part, (base, treated) in {"oracle faster than uniform": (f"uniform lam {l}", f"oracle lam {l}"),
+                                          "uniform faster than the baseline": ("baseline", f"uniform lam {l}")}.items():
+                out[f"H5 lambda {l}: {part}"] = when_all_stored(
+                    A.speedup_verdict(g[base], g[treated], b), len(g[base]) + len(g[treated]), len(h5[base]) + len(h5[treated]))
     return out
+
+
+def when_all_stored(verdict, stored, planned):
+    """A registered part is judged on all of its seeds: with runs missing it is not decided,
+    and what the stored runs say so far stays in the reason (2026-11-24: H5 read its partial
+    seeds by rule 2 before, inconclusive at n = 1-3)."""
+    if stored == planned:
+        return verdict
+    so_far = "; ".join(filter(None, [verdict.get("text"), verdict.get("reason")]))
+    return {"verdict": A.NOT_DECIDED, "n": verdict.get("n", 0),
+            "reason": f"{stored} of its {planned} runs stored" + (f"; so far: {so_far}" if so_far else "")}
 
 
 def composition(c, results, args):

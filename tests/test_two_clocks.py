@@ -224,3 +224,23 @@ def test_h4_reports_its_count_with_the_registered_interval_once_all_five_runs_ar
     del results[cell[0][0]], results[cell[1][0]]
     v = tc.analyse(results, args)[tc.H4]
     assert v["verdict"] == "not decided" and v["reason"] == "3 of its 5 runs stored" and "0/3 grokked" in v["text"]
+
+
+def test_h5_judges_each_part_once_all_its_runs_are_stored():
+    """Each H5 part is rule 2 over five paired seeds. The oracle groks at 200-600 and the
+    uniform arm never: reproduced (5/5 faster, sign-flip p = 1/32). With one uniform run
+    missing, both parts that read it say not decided and keep the partial reading."""
+    args = tc.parse(["--part", "h5"])
+    h5 = tc.cells(args)["h5"]
+    results = {label: ({"grok_epoch": 200 + 100 * cfg.seed if name.startswith("oracle") else None, "config": {}}, {})
+               for name, cell in h5.items() for label, cfg in cell}
+    v = tc.analyse(results, args)
+    assert v["H5 lambda 0.1: oracle faster than uniform"]["verdict"] == "reproduced"
+    assert v["H5 lambda 0.1: uniform faster than the baseline"]["verdict"] == "inconclusive"   # neither groks
+    del results[h5["uniform lam 0.1"][4][0]]
+    v = tc.analyse(results, args)
+    for part in ("oracle faster than uniform", "uniform faster than the baseline"):
+        w = v[f"H5 lambda 0.1: {part}"]
+        assert w["verdict"] == "not decided" and w["reason"].startswith("9 of its 10 runs stored"), w
+    assert "so far: speed-up" in v["H5 lambda 0.1: oracle faster than uniform"]["reason"]
+    assert v["H5 lambda 1: oracle faster than uniform"]["verdict"] == "reproduced"
