@@ -125,8 +125,9 @@ def study_plans(names, args, time_missing=True):
     """Per study: {name: (runs, stored, missing, new, hours of the new runs, hours of all its
     runs)}. `new` are the missing runs no earlier study shares (each run is counted once, in
     the first study that asks for it); `all` prices the study alone, trained from scratch.
-    A shape with no stored one-thread run is timed (time_missing) or priced from the timings
-    the last dry run saved; with neither, its hours are nan."""
+    A shape with no stored one-thread run is priced from the timings an earlier dry run saved,
+    else timed (time_missing) and saved; with neither, its hours are nan. A saved timing is
+    kept, not timed again: a dry run leaves the committed timings.json as it is."""
     folder = args.store or os.path.join(args.results_dir, "quick" if args.quick else "", "store")
     ms, epochs = stored_costs(folder)
     saved = store.read_json(timings_path(args)) if os.path.exists(timings_path(args)) else {}
@@ -135,10 +136,10 @@ def study_plans(names, args, time_missing=True):
     def hours(cfg):
         shape = _shape(cfg)
         if shape not in ms:
-            if time_missing:
-                ms[shape] = timed[" ".join(shape)] = timed_ms_per_epoch(cfg)
-            else:
+            if " ".join(shape) in saved or not time_missing:
                 ms[shape] = saved.get(" ".join(shape), float("nan"))
+            else:
+                ms[shape] = timed[" ".join(shape)] = timed_ms_per_epoch(cfg)
         return epochs.get(_cell(cfg), cfg.epochs) * ms[shape] / 3.6e6
 
     seen, out = set(), {}

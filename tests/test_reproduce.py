@@ -163,6 +163,21 @@ def test_dry_run_prints_the_plan_from_the_registry(capsys, tmp_path):
     assert "total: 4 runs to train" in out
 
 
+def test_a_dry_run_times_a_shape_once_and_keeps_the_saved_timing(capsys, tmp_path, monkeypatch):
+    """A shape with no stored run is timed once; a later dry run prices it from timings.json and
+    leaves the file as it is (it used to time again and rewrite it on every dry run)."""
+    argv = ["--quick", "--dry-run", "--only", "bound", "--results-dir", str(tmp_path)]
+    reproduce.main(argv)
+    saved = (tmp_path / "quick" / "timings.json").read_bytes()
+    def no_timing(cfg):
+        raise AssertionError("timed again")
+    monkeypatch.setattr(reproduce, "timed_ms_per_epoch", no_timing)
+    capsys.readouterr()
+    reproduce.main(argv)
+    assert (tmp_path / "quick" / "timings.json").read_bytes() == saved
+    assert "total: 2 runs to train" in capsys.readouterr().out
+
+
 def test_every_registered_study_plans_its_runs():
     """Each registry entry names a script whose parse / planned_runs give a non-empty plan."""
     import argparse
