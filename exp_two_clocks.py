@@ -44,6 +44,7 @@ STRUCT_FRAC = 0.99                     # B_tau: the fraction of examples meeting
 H1B = "H1b (amendment 2, 2026-11-24; reported beside H1): t_struct held for good ~ 1/lambda"
 H1C = "H1c (amendment 3, 2026-11-24; reported beside H1): t_struct ~ 1/lambda over lambda 0.02-0.05, seeds 5-9"
 H4 = "H4 (reported): baselines that grokked within 50k epochs"
+H5 = "H5: the information or any gradient (both lambdas, as registered)"
 QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], grid_lams=(0.1, 0.3, 1.0), fit_lams=(0.1, 0.3, 1.0),
              wds=(1.0, 2.0), fixed_budget=3000, frozen_budget=1500, long_budget=3000, part=["h1", "h2", "h5"])
 
@@ -210,7 +211,26 @@ def analyse(results, args):
                                           "uniform faster than the baseline": ("baseline", f"uniform lam {l}")}.items():
                 out[f"H5 lambda {l}: {part}"] = when_all_stored(
                     A.speedup_verdict(g[base], g[treated], b), len(g[base]) + len(g[treated]), len(h5[base]) + len(h5[treated]))
+        out[H5] = h5_outcome(out)
     return out
+
+
+def h5_outcome(out):
+    """docs/two_clocks.md, H5: the information matters if "oracle faster than uniform" is
+    reproduced at both lambdas; any gradient suffices if "uniform faster than the baseline"
+    is reproduced at both and "oracle faster than uniform" at neither; otherwise not decided."""
+    part = lambda l, name: out[f"H5 lambda {l}: {name}"]["verdict"]
+    oracle = [part(l, "oracle faster than uniform") == A.REPRODUCED for l in ("0.1", "1")]
+    uniform = [part(l, "uniform faster than the baseline") == A.REPRODUCED for l in ("0.1", "1")]
+    waiting = [f"lambda {l}: {name}" for l in ("0.1", "1") for name in ("oracle faster than uniform", "uniform faster than the baseline")
+               if part(l, name) == A.NOT_DECIDED]
+    if all(oracle):
+        return {"verdict": "the information matters", "n": 5, "reason": "oracle faster than uniform reproduced at both lambdas"}
+    if all(uniform) and not any(oracle):
+        return {"verdict": "any gradient suffices", "n": 5,
+                "reason": "uniform faster than the baseline at both lambdas, oracle faster than uniform at neither"}
+    return {"verdict": A.NOT_DECIDED, "n": 0 if waiting else 5,
+            "reason": f"parts not decided yet: {'; '.join(waiting)}" if waiting else "neither registered pattern holds"}
 
 
 def when_all_stored(verdict, stored, planned):

@@ -244,3 +244,21 @@ def test_h5_judges_each_part_once_all_its_runs_are_stored():
         assert w["verdict"] == "not decided" and w["reason"].startswith("9 of its 10 runs stored"), w
     assert "so far: speed-up" in v["H5 lambda 0.1: oracle faster than uniform"]["reason"]
     assert v["H5 lambda 1: oracle faster than uniform"]["verdict"] == "reproduced"
+    assert v[tc.H5]["verdict"] == "not decided" and "lambda 0.1: oracle faster than uniform" in v[tc.H5]["reason"]
+
+
+@pytest.mark.parametrize("times, outcome", [
+    ({"oracle": 300, "uniform": None, "baseline": None}, "the information matters"),
+    ({"oracle": 900, "uniform": 900, "baseline": None}, "any gradient suffices"),
+    ({"oracle": 900, "uniform": 900, "baseline": 900}, "not decided"),      # no arm faster: neither pattern
+])
+def test_h5_outcome_follows_the_registered_patterns(times, outcome):
+    """docs/two_clocks.md: the information matters if the oracle beats uniform at both lambdas;
+    any gradient suffices if uniform beats the baseline at both and the oracle beats uniform at
+    neither; otherwise not decided."""
+    args = tc.parse(["--part", "h5"])
+    results = {label: ({"grok_epoch": None if times[name.split()[0]] is None else times[name.split()[0]] + 10 * cfg.seed,
+                        "config": {}}, {})
+               for name, cell in tc.cells(args)["h5"].items() for label, cfg in cell}
+    v = tc.analyse(results, args)[tc.H5]
+    assert v["verdict"] == outcome, v
