@@ -13,6 +13,7 @@ The plan counts each study's runs from its own script (`planned_runs`), and a ru
 studies share once. The estimate is, per missing run, the epochs that stored runs of the same
 setting (other seeds) ran, or the whole budget when none is stored, times the ms/epoch that
 stored runs of the same model and task took with one thread (timed here when none is stored).
+A run cut short is charged only the epochs after its checkpoint (train.save_checkpoint).
 """
 import argparse
 import concurrent.futures
@@ -24,6 +25,7 @@ import sys
 import time
 
 import numpy as np
+import torch
 
 import report
 import store
@@ -106,6 +108,12 @@ def timings_path(args):
     return os.path.join(args.results_dir, "quick" if args.quick else "", "timings.json")
 
 
+def epochs_done(runs_dir, key):
+    """The epochs a run cut short has behind it: its checkpoint's (train.save_checkpoint), else 0."""
+    path = os.path.join(runs_dir, key, "checkpoint.pt")
+    return torch.load(path, map_location="cpu")["epoch"] if os.path.exists(path) else 0
+
+
 def weight_sources(cfgs):
     """{run key: {"final", "init"}} of the runs whose stored weights another of `cfgs` starts
     from (a teacher, a ticket's initial weights, the dense run a mask is cut from). Such a run
@@ -124,7 +132,8 @@ def weight_sources(cfgs):
 def study_plans(names, args, time_missing=True):
     """Per study: {name: (runs, stored, missing, new, hours of the new runs, hours of all its
     runs)}. `new` are the missing runs no earlier study shares (each run is counted once, in
-    the first study that asks for it); `all` prices the study alone, trained from scratch.
+    the first study that asks for it), a run cut short charged only the epochs after its
+    checkpoint; `all` prices the study alone, trained from scratch.
     A shape with no stored one-thread run is priced from the timings an earlier dry run saved,
     else timed (time_missing) and saved; with neither, its hours are nan. A saved timing is
     kept, not timed again: a dry run leaves the committed timings.json as it is."""
@@ -133,14 +142,17 @@ def study_plans(names, args, time_missing=True):
     saved = store.read_json(timings_path(args)) if os.path.exists(timings_path(args)) else {}
     timed = {}
 
-    def hours(cfg):
+    def hours(cfg, done=0):
         shape = _shape(cfg)
         if shape not in ms:
             if " ".join(shape) in saved or not time_missing:
                 ms[shape] = saved.get(" ".join(shape), float("nan"))
             else:
                 ms[shape] = timed[" ".join(shape)] = timed_ms_per_epoch(cfg)
-        return epochs.get(_cell(cfg), cfg.epochs) * ms[shape] / 3.6e6
+        expected = epochs.get(_cell(cfg), cfg.epochs)
+        # a run cut short past its cell's typical length may well run to the budget
+        left = expected - done if expected > done else cfg.epochs - done
+        return left * ms[shape] / 3.6e6
 
     seen, out = set(), {}
     for name in names:
@@ -152,7 +164,8 @@ def study_plans(names, args, time_missing=True):
         new = {k: c for k, c in missing.items() if k not in seen}      # shared with an earlier study: counted there
         seen |= set(missing)
         out[name] = (len(keys), len(keys) - len(missing), len(missing), len(new),
-                     sum(hours(c) for c in new.values()), sum(hours(c) for c in keys.values()))
+                     sum(hours(c, epochs_done(sargs.runs_dir, k)) for k, c in new.items()),
+                     sum(hours(c) for c in keys.values()))
     if timed:
         store.write_json(timings_path(args), {**saved, **timed})
     return out

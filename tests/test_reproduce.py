@@ -178,6 +178,26 @@ def test_a_dry_run_times_a_shape_once_and_keeps_the_saved_timing(capsys, tmp_pat
     assert "total: 2 runs to train" in capsys.readouterr().out
 
 
+def test_a_dry_run_charges_a_run_cut_short_only_its_epochs_left(tmp_path, monkeypatch):
+    """A missing run with a checkpoint (train.save_checkpoint) at half its budget costs half;
+    the dry run charged it the whole budget before."""
+    import argparse
+    import pytest
+    import torch
+    import store
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(reproduce, "timed_ms_per_epoch", lambda cfg: 1.0)
+    args = argparse.Namespace(quick=True, results_dir=str(tmp_path), store=None)
+    hours = lambda: reproduce.study_plans(["bound"], args)["bound"][4]
+    before = hours()
+    module, sargs = reproduce.study_args("bound", args)
+    (_, cfg), *others = module.planned_runs(sargs)
+    os.makedirs(os.path.join(sargs.runs_dir, store.run_key(cfg)))
+    torch.save({"epoch": cfg.epochs // 2}, os.path.join(sargs.runs_dir, store.run_key(cfg), "checkpoint.pt"))
+    n = 1 + len(others)
+    assert hours() == pytest.approx(before * (n - 0.5) / n)
+
+
 def test_every_registered_study_plans_its_runs():
     """Each registry entry names a script whose parse / planned_runs give a non-empty plan."""
     import argparse
