@@ -190,19 +190,23 @@ def plot_arms(results, grok, args, arms, path, title, norm=False, name=None):
     plt = plots.pyplot()
     panels = 3 if norm else 2
     fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 4.5))
+    # an arm at another strength ("kl@0.1") takes its arm's colour, dashed: twelve arms would
+    # otherwise wrap the ten-colour cycle and share colours with unrelated arms
+    kinds = list(dict.fromkeys(a.split("@")[0] for a in arms))
     for i, arm in enumerate(arms):
+        color, ls = f"C{kinds.index(arm.split('@')[0]) % 10}", "--" if "@" in arm else "-"
         hists = [results[name(arm, s)][1] for s in args.seeds if name(arm, s) in results]
         if hists:
             grid, acc = plots.curves(hists, "test_acc", args.epochs)
-            plots.band(axes[0], grid, acc, arm, f"C{i % 10}")
+            plots.band(axes[0], grid, acc, arm, color, ls=ls)
             if norm:
                 grid, mlp = plots.curves(hists, "mlp_norm", args.epochs)
-                plots.band(axes[2], grid, mlp, arm, f"C{i % 10}", log=True)
+                plots.band(axes[2], grid, mlp, arm, color, log=True, ls=ls)
         ys = [g for g in grok[arm] if g != "missing"]
         xs = i + np.linspace(-0.15, 0.15, max(1, len(ys)))
         for x, g in zip(xs, ys):
-            axes[1].scatter(x, args.epochs if g is None else g, color=f"C{i % 10}",
-                            marker="^" if g is None else "o", facecolors="none" if g is None else f"C{i % 10}")
+            axes[1].scatter(x, args.epochs if g is None else g, color=color,
+                            marker="^" if g is None else "o", facecolors="none" if g is None else color)
     axes[0].set(xlabel="epoch", ylabel="test accuracy", title="test accuracy (median, min-max over seeds)")
     axes[0].legend(fontsize=8)
     axes[1].axhline(args.epochs, color="gray", ls=":", lw=1)

@@ -39,10 +39,10 @@ def save_figure(fig, path, title):
     print(f"wrote {path}")
 
 
-def band(ax, grid, values, label=None, color=None, log=False):
+def band(ax, grid, values, label=None, color=None, log=False, ls="-"):
     """Plot the median with the min-max spread over runs."""
     mid = np.median(values, 0)
-    line, = ax.plot(grid, mid, label=label, color=color)
+    line, = ax.plot(grid, mid, label=label, color=color, ls=ls)
     ax.fill_between(grid, values.min(0), values.max(0), color=line.get_color(), alpha=0.2, lw=0)
     if log:
         ax.set_yscale("log")

@@ -637,9 +637,8 @@ def results_page(results):
         lines += (rows or []) + [""]
         parts = study_parts(results, name)
         if parts:
-            role = (f"reported beside claim {s.claim}, never part of its verdict ({table[s.claim][0]})"
-                    if s.variant_of else f"claim {s.claim} ({table[s.claim][0]}; every part in REPORT.md)")
-            lines.append(f"Its parts of {role}:")
+            lines.append(f"Its parts, reported beside claim {s.claim} and never part of its verdict ({table[s.claim][0]}):"
+                         if s.variant_of else f"Its parts of claim {s.claim} ({table[s.claim][0]}; every part in REPORT.md):")
             lines += [f"- {part}: {A.describe(v)}" for part, v in parts.items()]
             lines.append("")
     return "\n".join(lines)
