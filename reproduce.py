@@ -110,7 +110,7 @@ def timings_path(args):
 
 def epochs_done(runs_dir, key):
     """The epochs a run cut short has behind it: its checkpoint's (train.save_checkpoint), else 0."""
-    path = os.path.join(runs_dir, key, "checkpoint.pt")
+    path = train.checkpoint_path(os.path.join(runs_dir, key))
     return torch.load(path, map_location="cpu")["epoch"] if os.path.exists(path) else 0
 
 

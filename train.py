@@ -415,7 +415,7 @@ def train(cfg, log=print, weights=None):
     tau = cfg.tau if cfg.tau is not None else 1 / (2 * task.k)
     batch_gen = torch.Generator().manual_seed(cfg.seed + 104729)   # minibatch order only
     loop = {"epoch": 0, "history": {"epoch": []}, "grok": None, "elapsed": 0.0, "resumed_at": []}
-    checkpoint = os.path.join(cfg.out, "checkpoint.pt") if cfg.out and cfg.checkpoint_every else None
+    checkpoint = checkpoint_path(cfg.out) if cfg.out and cfg.checkpoint_every else None
     if checkpoint and os.path.exists(checkpoint):      # a run cut short: go on where it stopped
         loop = load_checkpoint(checkpoint, cfg, model, opt, task, batch_gen)
         train_set["x"] = task.train_x.to(device)
@@ -555,8 +555,13 @@ def save_run(out, summary, history, weights):
         atomic_write(os.path.join(out, f"{kind}.pt"), lambda f: torch.save(state, f), mode="wb")
     for name, obj in (("history", history), ("summary", summary)):
         atomic_write(os.path.join(out, f"{name}.json"), lambda f: json.dump(obj, f))
-    if os.path.exists(os.path.join(out, "checkpoint.pt")):
-        os.remove(os.path.join(out, "checkpoint.pt"))
+    if os.path.exists(checkpoint_path(out)):
+        os.remove(checkpoint_path(out))
+
+
+def checkpoint_path(out):
+    """Where a run folder keeps the loop's state while the run is unfinished."""
+    return os.path.join(out, "checkpoint.pt")
 
 
 def save_checkpoint(path, cfg, model, opt, task, batch_gen, loop):

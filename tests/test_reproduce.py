@@ -185,6 +185,7 @@ def test_a_dry_run_charges_a_run_cut_short_only_its_epochs_left(tmp_path, monkey
     import pytest
     import torch
     import store
+    import train
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(reproduce, "timed_ms_per_epoch", lambda cfg: 1.0)
     args = argparse.Namespace(quick=True, results_dir=str(tmp_path), store=None)
@@ -192,8 +193,9 @@ def test_a_dry_run_charges_a_run_cut_short_only_its_epochs_left(tmp_path, monkey
     before = hours()
     module, sargs = reproduce.study_args("bound", args)
     (_, cfg), *others = module.planned_runs(sargs)
-    os.makedirs(os.path.join(sargs.runs_dir, store.run_key(cfg)))
-    torch.save({"epoch": cfg.epochs // 2}, os.path.join(sargs.runs_dir, store.run_key(cfg), "checkpoint.pt"))
+    folder = os.path.join(sargs.runs_dir, store.run_key(cfg))
+    os.makedirs(folder)
+    torch.save({"epoch": cfg.epochs // 2}, train.checkpoint_path(folder))
     n = 1 + len(others)
     assert hours() == pytest.approx(before * (n - 0.5) / n)
 
