@@ -723,8 +723,291 @@ def scaling_verdict(times, budget, label="1/lambda", cap=None, margin=SLOPE_MARG
     return out
 
 
-# Both versions by name, so that a claim can be judged under each (REPORT.md shows both).
+# ---------------------------------------------------------------------------------------
+# Verdict rules, version 3 (from 2026-11-25): what decides every verdict in REPORT.md and the
+# README. STATS.md states each rule and its error rates measured on synthetic data
+# (simulate_rules.py); version 2 above is kept, unchanged, and REPORT.md shows it beside.
+# What changed from version 2:
+# 1. n counts informative seeds: a seed censored in both arms, or with no measurable value,
+#    does not count toward the five (MIN_SEEDS) a decision needs.
+# 2. Effects get a smallest effect that counts, stated per claim in advance (SMALLEST_SPEEDUP,
+#    1.25x, unless the paper implies more). On the per-seed values' t-interval [lo, hi]:
+#    not reproduced   hi < smallest (the paper's effect, at a size that counts, is absent;
+#                     a real but smaller effect says so in its reason);
+#    reproduced       lo > 0 (and not the line above);
+#    inconclusive     otherwise.
+#    A seed censored in one arm is a bound, not a measurement; it may only help a verdict on
+#    the side it is conservative for: a lower bound (the baseline never grokked) blocks "not
+#    reproduced", an upper bound (the treatment never grokked) blocks "reproduced". Every
+#    bound is printed in the verdict line with its value.
+# 3. Non-inferiority (C4): as v2, with rules 1-2's counting and bounds.
+# 4. Levels: as v2; quantitative properties (C1's informative mass at memorization) are
+#    judged on their level, a band named per claim, not as a count of seeds.
+# 5. Properties of single runs that are truly yes/no: as v2.
+# 5b. An exact inequality (Lemma 5.1) is judged on every logged point of every seed: not
+#    reproduced by any violation beyond rounding; reproduced when the one-sided 97.5% upper
+#    bound on the violation rate is below MAX_VIOLATION_RATE (1%). Serial correlation: points
+#    closer than THIN_EPOCHS (100 epochs) count as one, so a 10k-epoch run gives 100 points.
+# 6. Scaling laws: a room named in advance per claim (STATS.md: x values named before the
+#    verdicts were recomputed), never read off the medians. An x of the room whose median is
+#    censored (no time measured there) drops out of it, named; fewer than MIN_ROOM x left:
+#    not decided. Per-seed least-squares slopes over the room, their t-interval, margin
+#    SLOPE_MARGIN_V3 = 0.5 (1/x against no law, 0, and a divergence, >= 2): reproduced
+#    inside [0.5, 1.5] with no censored run in the room, not reproduced wholly outside on a
+#    side censoring cannot move it across (a flat curve fails here), inconclusive otherwise.
+# 7. "Untestable here": a part whose premise never occurs here or whose plan costs more than
+#    10 core-hours (docs/plan.md); it gives the reason and the design that would decide, and
+#    is neither reproduced nor not (combine_v3 leaves it out).
+
+UNTESTABLE = "untestable here"
+SMALLEST_SPEEDUP = 1.25
+SLOPE_MARGIN_V3 = 0.5
+MAX_VIOLATION_RATE = 0.01
+THIN_EPOCHS = 100
+
+
+def _cap_v3(verdict, n, reasons):
+    if n < MIN_SEEDS and verdict in (REPRODUCED, NOT_REPRODUCED):
+        reasons.append(f"{verdict} in direction, but {n} informative seeds < {MIN_SEEDS}")
+        return INCONCLUSIVE
+    return verdict
+
+
+def effect_verdict_v3(effects, smallest, what="effect", fmt=lambda x: f"{x:+.2f}", bounds=None, n_run=None,
+                      bound_note=""):
+    """Rule 2 (v3) on per-seed effects (positive = the paper's direction); smallest: the smallest
+    effect that counts, on the effects' scale (> 0). bounds: per effect +1 (a lower bound), -1
+    (an upper bound) or 0 (measured); n_run: the seeds run, when some were uninformative."""
+    n = len(effects)
+    n_run = n if n_run is None else n_run
+    bounds = [0] * n if bounds is None else list(bounds)
+    out = {"n": n, "n_run": n_run, "n_informative": n, "smallest": smallest}
+    if not effects:
+        return {**out, "verdict": NOT_DECIDED if not n_run else INCONCLUSIVE,
+                "reason": "no data" if not n_run else "no informative seed" + (f" ({bound_note})" if bound_note else "")}
+    ti = t_interval(effects)
+    out.update(estimate=float(np.mean(effects)), p_signflip=sign_flip_p(effects))
+    seeds_note = "" if n == n_run else f", {n} of {n_run} seeds informative"
+    if ti is None:
+        return {**out, "verdict": INCONCLUSIVE, "text": f"{what} {fmt(out['estimate'])} (one informative seed)",
+                "reason": "; ".join(filter(None, ["fewer than two informative seeds: no interval", bound_note]))}
+    _, lo, hi = ti
+    lower, upper = any(b > 0 for b in bounds), any(b < 0 for b in bounds)
+    reasons = []
+    if hi < smallest and not lower:
+        verdict = NOT_REPRODUCED
+        if lo > 0:
+            reasons.append(f"an effect above 0, but below the smallest that counts ({fmt(smallest)})")
+    elif lo > 0 and not upper:
+        verdict = REPRODUCED
+    else:
+        verdict = INCONCLUSIVE
+        if hi < smallest:
+            reasons.append("below the smallest effect that counts, but lower bounds could lift it")
+        elif lo > 0:
+            reasons.append("above 0, but upper bounds could lower it")
+    verdict = _cap_v3(verdict, n, reasons)
+    if bound_note:
+        reasons.append(bound_note)
+    return {**out, "verdict": verdict, "ci": [lo, hi],
+            "text": f"{what} {fmt(out['estimate'])} [{fmt(lo)}, {fmt(hi)}], smallest that counts {fmt(smallest)}, "
+                    f"sign-flip p = {out['p_signflip']:.3g}{seeds_note}",
+            "reason": "; ".join(reasons)}
+
+
+def _bounded_log_ratios(numerator, denominator, budget):
+    """Per seed log(numerator / denominator), censored at the budget, with its kind: 0 measured,
+    +1 a lower bound (only the numerator never grokked), -1 an upper bound (only the
+    denominator); seeds censored in both arms left out. Returns (effects, bounds, seeds, note)."""
+    seeds = sorted(set(numerator) & set(denominator), key=str)
+    effects, bounds, lows, highs, both = [], [], [], [], 0
+    for s in seeds:
+        a, b = numerator[s], denominator[s]
+        if a is None and b is None:
+            both += 1
+            continue
+        r = float(np.log(censor(a, budget) / censor(b, budget)))
+        effects.append(r)
+        bounds.append(+1 if a is None else -1 if b is None else 0)
+        (lows if a is None else highs if b is None else []).append(r)
+    x = lambda v: ", ".join(f"{np.exp(r):.2f}x" for r in v)
+    notes = []
+    if lows:
+        notes.append(f"{len(lows)} seeds' ratios are lower bounds (never grokked within {budget:g} in the "
+                     f"numerator arm): >= {x(lows)}")
+    if highs:
+        notes.append(f"{len(highs)} are upper bounds (never grokked within {budget:g} in the denominator arm): "
+                     f"<= {x(highs)}")
+    if both:
+        notes.append(f"{both} censored in both arms, left out (no information on the ratio)")
+    return effects, bounds, seeds, "; ".join(notes)
+
+
+def speedup_verdict_v3(baseline, treatment, budget, what="speed-up", smallest=SMALLEST_SPEEDUP):
+    """Rule 2 (v3) for 'treatment groks faster than baseline, by at least `smallest`x'."""
+    effects, bounds, seeds, note = _bounded_log_ratios(baseline, treatment, budget)
+    if not seeds:
+        return {"verdict": NOT_DECIDED, "n": 0, "reason": "no seed run in both arms"}
+    v = effect_verdict_v3(effects, math.log(smallest), what, fmt=lambda x: f"{np.exp(x):.2f}x", bounds=bounds,
+                          n_run=len(seeds), bound_note=note)
+    v["seeds"] = seeds
+    return v
+
+
+def noninferiority_verdict_v3(reference, treatment, budget, margin=NONINFERIORITY, what="time ratio"):
+    """Rule 3 (v3): per seed log(t_treatment / t_reference); reproduced if the interval's upper
+    end is below log(margin) and no ratio is a lower bound; not reproduced if its lower end is
+    above it and no ratio is an upper bound."""
+    effects, bounds, seeds, note = _bounded_log_ratios(treatment, reference, budget)
+    out = {"n": len(effects), "n_run": len(seeds), "n_informative": len(effects), "margin": margin}
+    if not seeds:
+        return {**out, "verdict": NOT_DECIDED, "reason": "no seed run in both arms"}
+    ti = t_interval(effects)
+    if ti is None:
+        return {**out, "verdict": INCONCLUSIVE,
+                "reason": "; ".join(filter(None, ["fewer than two informative seeds: no interval", note]))}
+    est, lo, hi = ti
+    lower, upper = any(b > 0 for b in bounds), any(b < 0 for b in bounds)
+    verdict = (REPRODUCED if hi < math.log(margin) and not lower else
+               NOT_REPRODUCED if lo > math.log(margin) and not upper else INCONCLUSIVE)
+    reasons = []
+    verdict = _cap_v3(verdict, len(effects), reasons)
+    if note:
+        reasons.append(note)
+    x = lambda v: f"{np.exp(v):.2f}x"
+    return {**out, "verdict": verdict, "estimate": est, "ci": [lo, hi],
+            "text": f"{what} {x(est)} [{x(lo)}, {x(hi)}], non-inferior if the upper end < {margin:g}x",
+            "reason": "; ".join(reasons)}
+
+
+def level_verdict_v3(values, low, high, what="mean"):
+    """Rule 4 (v3): the t-interval of the per-seed values (None: not measurable, left out)
+    against the band [low, high)."""
+    vals = [float(v) for v in values if v is not None]
+    out = {"n": len(vals), "n_run": len(values)}
+    if not vals:
+        return {**out, "verdict": NOT_DECIDED, "reason": "no data"}
+    band = f"band [{low:g}, {high:g})"
+    ti = t_interval(vals)
+    if ti is None:
+        return {**out, "verdict": INCONCLUSIVE, "estimate": vals[0], "text": f"{what} {vals[0]:.3f} (one seed), {band}",
+                "reason": "fewer than two seeds: no interval"}
+    est, lo, hi = ti
+    verdict = REPRODUCED if low <= lo and hi < high else NOT_REPRODUCED if hi < low or lo >= high else INCONCLUSIVE
+    reasons = []
+    verdict = _cap_v3(verdict, len(vals), reasons)
+    return {**out, "verdict": verdict, "estimate": est, "ci": [lo, hi],
+            "text": f"{what} {est:.3f} [{lo:.3f}, {hi:.3f}], {band}", "reason": "; ".join(reasons)}
+
+
+def property_verdict_v3(oks, what="seeds showing it"):
+    """Rule 5 (v3): a yes/no property per seed, as v2 (None: not measurable, left out)."""
+    return property_verdict(oks, what)
+
+
+def exact_inequality_verdict(points, violations, what="the bound"):
+    """Rule 5b: {seed: points checked (after thinning)}, {seed: violations beyond rounding}."""
+    n_points, n_viol = int(sum(points.values())), int(sum(violations.values()))
+    out = {"n": len(points), "points": n_points, "violations": n_viol}
+    if not n_points:
+        return {**out, "verdict": NOT_DECIDED, "reason": "no logged point"}
+    if n_viol:
+        return {**out, "verdict": NOT_REPRODUCED, "text": f"{n_viol} violations of {what} in {n_points} points",
+                "reason": "an exact inequality is not reproduced by a single violation beyond rounding"}
+    upper = 1 - 0.025 ** (1 / n_points)                         # Clopper-Pearson, 0 of n, one side 97.5%
+    verdict = REPRODUCED if upper < MAX_VIOLATION_RATE else INCONCLUSIVE
+    reasons = []
+    verdict = _cap_v3(verdict, len(points), reasons)
+    if upper >= MAX_VIOLATION_RATE:
+        reasons.append(f"{n_points} points bound the rate only below {upper:.2%} (need < {MAX_VIOLATION_RATE:.0%})")
+    return {**out, "verdict": verdict, "ci": [0.0, upper],
+            "text": f"0 violations of {what} in {n_points} points ({len(points)} seeds, one point per "
+                    f"{THIN_EPOCHS} epochs): violation rate < {upper:.2%} (97.5% upper bound)",
+            "reason": "; ".join(reasons)}
+
+
+def thinned_points(epochs, violations, every=THIN_EPOCHS):
+    """(points, violations) of one run's log for rule 5b: the logged epochs grouped into
+    windows of `every` epochs, a window counting once and violating if any epoch in it did."""
+    windows = {}
+    for e, v in zip(epochs, violations):
+        windows[int(e) // every] = windows.get(int(e) // every, 0) + int(v)
+    return len(windows), sum(1 for v in windows.values() if v)
+
+
+def scaling_verdict_v3(times, budget, room, label="1/lambda", margin=SLOPE_MARGIN_V3):
+    """Rule 6 (v3). times: {x: {seed: grok epoch or None}}; room: the x named in advance. An x
+    of the room whose median is censored drops out, named; the slope of log t on log x per
+    seed over the rest, its t-interval against [1 - margin, 1 + margin]."""
+    named = sorted(float(x) for x in room)
+    have = [x for x in named if x in times]
+    out = {"n": 0, "budget": budget, "margin": margin, "room_named": named}
+    short = lambda v: [float(f"{x:.4g}") for x in v]
+    if len(have) < MIN_ROOM:
+        return {**out, "verdict": NOT_DECIDED,
+                "reason": f"only {len(have)} of the named {label} values {short(named)} have runs (need {MIN_ROOM})"}
+    seeds = sorted(set.intersection(*(set(times[x]) for x in have)), key=str)
+    cens_med = [x for x in have if censored_median([times[x][s] for s in seeds], budget)[1]]
+    used = [x for x in have if x not in cens_med]
+    out.update(room=used, at_cap=cens_med, medians={f"{x:g}": censored_median([times[x][s] for s in seeds], budget)[0]
+                                                    for x in have})
+    dropped = (f"; {label} = {short(cens_med)} dropped: median censored at {budget:g} (no time measured)"
+               if cens_med else "")
+    if len(used) < MIN_ROOM:
+        return {**out, "n": len(seeds), "verdict": NOT_DECIDED, "text": f"room named {short(named)}{dropped}",
+                "reason": f"only {len(used)} {label} values of the named room have a measured median (need {MIN_ROOM})"}
+    table = np.array([[censor(times[x][s], budget) for s in seeds] for x in used])
+    informative = [j for j in range(len(seeds)) if (table[:, j] < budget).sum() >= 2]
+    table = table[:, informative]
+    out["n"] = len(informative)
+    lx = np.log(used) - np.log(used).mean()
+    slopes = (lx[:, None] * np.log(table)).sum(0) / (lx ** 2).sum()
+    out["slopes"] = [float(b) for b in slopes]
+    ti = t_interval(slopes)
+    if ti is None:
+        return {**out, "verdict": INCONCLUSIVE, "reason": "fewer than two informative seeds: no interval"}
+    est, lo, hi = ti
+    decades = math.log10(used[-1] / used[0])
+    censored = table >= budget
+    bias = censoring_bias(np.log(used), censored)
+    out.update(estimate=est, ci=[lo, hi], decades=decades,
+               text=f"slope {est:.2f} [{lo:.2f}, {hi:.2f}] over {label} in {short(used)} ({decades:.1f} decades, "
+                    f"room named in advance{dropped}); 1/x within 1 +- {margin:g}")
+    if lo >= 1 - margin and hi <= 1 + margin and bias is None:
+        verdict = REPRODUCED
+    elif (hi < 1 - margin and bias not in ("lower", "both")) or (lo > 1 + margin and bias not in ("upper", "both")):
+        verdict = NOT_REPRODUCED
+    else:
+        verdict = INCONCLUSIVE
+    reasons = []
+    if bias:
+        kind = {"lower": "a lower bound", "upper": "an upper bound", "both": "biased both ways"}[bias]
+        reasons.append(f"{int(censored.sum())} runs in the room censored at {budget:g} make the slope {kind}")
+    out["verdict"] = _cap_v3(verdict, len(informative), reasons)
+    out["reason"] = "; ".join(reasons)
+    return out
+
+
+def untestable(reason, design):
+    """Rule 7: a part that cannot be decided here, with why and what would decide it."""
+    return {"verdict": UNTESTABLE, "n": 0, "reason": reason, "text": f"would decide: {design}"}
+
+
+def combine_v3(parts):
+    """Rule 7 (v3): rule 5's combination over the parts that are testable here; a claim whose
+    parts are all untestable is untestable."""
+    testable = {k: p for k, p in parts.items() if p["verdict"] != UNTESTABLE}
+    if parts and not testable:
+        return UNTESTABLE
+    return combine(testable)
+
+
+# Every version by name, so that a claim can be judged under each (REPORT.md shows v3 and v2).
 RULES = {
+    "v3": SimpleNamespace(version="v3", effect=effect_verdict_v3, speedup=speedup_verdict_v3,
+                          level=level_verdict_v3, property=property_verdict_v3, scaling=scaling_verdict_v3,
+                          noninferiority=noninferiority_verdict_v3, exact=exact_inequality_verdict,
+                          combine=combine_v3),
     "v2": SimpleNamespace(version="v2", effect=effect_verdict, speedup=speedup_verdict, level=level_verdict,
                           property=property_verdict, scaling=scaling_verdict),
     "v1": SimpleNamespace(version="v1", effect=effect_verdict_v1, speedup=speedup_verdict_v1, level=level_verdict_v1,

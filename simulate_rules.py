@@ -1,4 +1,4 @@
-"""Operating characteristics of the verdict rules (analysis.py, version 2), measured on
+"""Operating characteristics of the verdict rules (analysis.py, versions 3 and 2), measured on
 synthetic data whose truth is known: how often each rule says "reproduced" when the claimed
 effect is absent, how often its interval covers the truth, and its power at the effect sizes
 the paper claims. The rules are called as they are, once per simulated data set.
@@ -233,8 +233,115 @@ def scaling_rows(reps=REPS_SCALING):
     return rows
 
 
+# ---------------------------------------------------------------------------------------
+# Rules v3 (2026-11-25): the smallest effect that counts, informative seeds, bounds, the
+# exact-inequality rate, and scaling over a room named in advance (STATS.md)
+V3_SPEEDUP = "v3 speed-up (smallest 1.25x)"
+V3_NI = "v3 non-inferiority (margin 1.25)"
+V3_EXACT = "v3 exact inequality (rate < 1%)"
+V3_SCALING = "v3 scaling (named room, margin 0.5)"
+AT_SMALLEST = "at the smallest effect"        # the truth where "not reproduced" must stay <= 2.5%
+
+
+def v3_effect_rows(reps=REPS):
+    rows = []
+    for kind in ("normal", "t3", "contaminated"):
+        for sd in (0.3, 0.6):
+            for ratio, what, truth in ((1.0, "no effect", "none"), (1.25, "1.25x faster", AT_SMALLEST),
+                                       (2.0, "2x faster", "2x")):
+                rng = np.random.default_rng(stable_seed('v3 speed-up', kind, sd, ratio))
+                rep, wrong, cover = [], [], []
+                for _ in range(reps):
+                    v = A.speedup_verdict_v3(*speedup_scenario(rng, 5, ratio, sd, kind, budget=1e12), 1e12)
+                    rep.append(v["verdict"] == A.REPRODUCED)
+                    wrong.append(v["verdict"] == A.NOT_REPRODUCED)
+                    cover.append(v["ci"][0] <= math.log(ratio) <= v["ci"][1])
+                rows.append(dict(rule=V3_SPEEDUP, scenario=f"{what}, {kind} noise sd {sd}", n=5, truth=truth,
+                                 reproduced=rate(rep), not_reproduced=rate(wrong), coverage=rate(cover)))
+    # censoring: a quarter of the runs (baseline median 8,000 of 10,000), and three of five
+    # seeds censored in both arms (both medians past the budget): those seeds do not count
+    for ratio, base, what, truth in ((1.0, 8000, "no effect, baseline median 8,000 of a 10,000 budget (~25% censored)",
+                                      "none"),
+                                     (1.25, 8000, "1.25x faster, ~25% censored", AT_SMALLEST),
+                                     (1.0, 13000, "no effect, both medians past the budget (~3 of 5 seeds "
+                                                  "censored in both arms)", "none")):
+        rng = np.random.default_rng(stable_seed('v3 censored', ratio, base))
+        got = [A.speedup_verdict_v3(*speedup_scenario(rng, 5, ratio, 0.3, "normal", base_median=base), BUDGET)["verdict"]
+               for _ in range(reps)]
+        rows.append(dict(rule=V3_SPEEDUP, scenario=what, n=5, truth=truth,
+                         reproduced=rate([g == A.REPRODUCED for g in got]),
+                         not_reproduced=rate([g == A.NOT_REPRODUCED for g in got])))
+    # non-inferiority at C4's seed scatter (sd 0.67 of the per-seed log ratio), 10 and 20 seeds
+    for n in (10, 20):
+        for ratio, what, truth in ((1.25, "time ratio 1.25 (the margin)", "not non-inferior"),
+                                   (1.0, "identical arms", "non-inferior")):
+            rng = np.random.default_rng(stable_seed('v3 ni', n, ratio))
+            rep, cover = [], []
+            for _ in range(reps):
+                ref, treat = speedup_scenario(rng, n, 1 / ratio, 0.67, "normal", budget=1e12)
+                v = A.noninferiority_verdict_v3(ref, treat, 1e12)
+                rep.append(v["verdict"] == A.REPRODUCED)
+                cover.append(v["ci"][0] <= math.log(ratio) <= v["ci"][1])
+            rows.append(dict(rule=V3_NI, scenario=f"{what}, C4's scatter (sd 0.67)", n=n, truth=truth,
+                             reproduced=rate(rep), coverage=rate(cover)))
+    return rows
+
+
+def v3_exact_rows():
+    """Exact: 'reproduced' needs 0 violations in N points and N large enough that the 97.5%
+    upper bound falls below 1%; P(0 of N) = (1 - rate)^N."""
+    rows = []
+    for n_points in (100, 500, 2000):
+        ok = A.exact_inequality_verdict({s: n_points // 5 for s in range(5)}, {s: 0 for s in range(5)})
+        for r, truth in ((0.01, "outside"), (0.0, "holds")):
+            rows.append(dict(rule=V3_EXACT, scenario=f"violation rate {r:g} per point, {n_points} points, exact",
+                             n=5, truth=truth,
+                             reproduced=(1 - r) ** n_points if ok["verdict"] == A.REPRODUCED else 0.0))
+    return rows
+
+
+C11_ROOM = [0.5, 1, 2]                       # x = 1/wd at wd 2, 1, 0.5: 0.6 decades, 2x apart
+
+
+def v3_scaling_rows(reps=REPS_SCALING):
+    S = [  # (scenario, truth slope, room, law, sd, budget, n)
+        ("C11's shape: clean 1/x over 0.6 decades, 2x apart, seed scatter 40%", 1.0, C11_ROOM,
+         lambda x: 3500 * x, 0.4, 1e9, 10),
+        ("C11's shape, 5 seeds", 1.0, C11_ROOM, lambda x: 3500 * x, 0.4, 1e9, 5),
+        ("flat curve (no law), seed scatter 30%", 0.0, C11_ROOM, lambda x: 3000.0, 0.3, 1e9, 5),
+        ("flat curve over Figure 3's weak-prior room, seed scatter 30%", 0.0, [1 / l for l in (0.003, 0.01, 0.03, 0.1, 0.3)],
+         lambda x: 3000.0, 0.3, 10000, 5),
+        ("a capped law, the cap the budget: 2500x on x 1-8, budget 10,000", 1.0, [1, 2, 4, 8],
+         lambda x: 2500 * x, 0.3, 10000, 5),
+        ("slope 0.5 (the margin), 0.6 decades, seed scatter 40%", 0.5, C11_ROOM, lambda x: 3500 * x ** 0.5, 0.4, 1e9, 10),
+        ("slope 1.5 (the margin), 0.6 decades, seed scatter 40%", 1.5, C11_ROOM, lambda x: 3500 * x ** 1.5, 0.4, 1e9, 10),
+        ("slope 1.5 (the margin), 1.5 decades, seed scatter 30%", 1.5, [1 / l for l in (0.003, 0.01, 0.03, 0.1)],
+         lambda x: 20 * x ** 1.5, 0.3, 1e12, 5),
+        ("slope 4 (a divergence), 0.4 decades, seed scatter 50%, censored at 20,000", 4.0, [20, 100 / 3, 50],
+         lambda x: 350 * (x / 20) ** 4, 0.5, 20000, 10),
+    ]
+    rows = []
+    for k, (name, slope, room, lawf, sd, budget, n) in enumerate(S):
+        rng = np.random.default_rng(stable_seed("v3 scaling", k))
+        got = {A.REPRODUCED: 0, A.NOT_REPRODUCED: 0, A.INCONCLUSIVE: 0, A.NOT_DECIDED: 0}
+        cover = []
+        for _ in range(reps):
+            v = A.scaling_verdict_v3(law_times(rng, [1 / x for x in room], n, "normal", sd, lawf, budget), budget, room)
+            got[v["verdict"]] += 1
+            if "ci" in v and not v.get("reason") and not v.get("at_cap"):
+                cover.append(v["ci"][0] <= slope <= v["ci"][1])
+        inside = abs(slope - 1) < A.SLOPE_MARGIN_V3
+        rows.append(dict(rule=V3_SCALING, scenario=name, n=n,
+                         truth=f"slope {slope:g}" + (" (inside the margin)" if inside else " (outside)"),
+                         reproduced=got[A.REPRODUCED] / reps, not_reproduced=got[A.NOT_REPRODUCED] / reps,
+                         not_decided=got[A.NOT_DECIDED] / reps,
+                         coverage=rate(cover) if len(cover) >= reps // 4 else None))
+    return rows
+
+
 def table(reps=REPS, reps_scaling=REPS_SCALING):
-    return (effect_rows(reps) + noninferiority_rows(reps) + level_rows(reps) + property_rows()
+    return (v3_effect_rows(reps) + v3_exact_rows() + v3_scaling_rows(reps_scaling)
+            + effect_rows(reps) + noninferiority_rows(reps) + level_rows(reps) + property_rows()
             + scaling_rows(reps_scaling) + composition_rows(reps))
 
 
