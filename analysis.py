@@ -815,10 +815,11 @@ def effect_verdict_v3(effects, smallest, what="effect", fmt=lambda x: f"{x:+.2f}
             "reason": "; ".join(reasons)}
 
 
-def _bounded_log_ratios(numerator, denominator, budget):
+def _bounded_log_ratios(numerator, denominator, budget, names=("baseline", "treatment")):
     """Per seed log(numerator / denominator), censored at the budget, with its kind: 0 measured,
     +1 a lower bound (only the numerator never grokked), -1 an upper bound (only the
-    denominator); seeds censored in both arms left out. Returns (effects, bounds, seeds, note)."""
+    denominator); seeds censored in both arms left out. names: the two arms, for the note.
+    Returns (effects, bounds, seeds, note)."""
     seeds = sorted(set(numerator) & set(denominator), key=str)
     effects, bounds, lows, highs, both = [], [], [], [], 0
     for s in seeds:
@@ -833,10 +834,10 @@ def _bounded_log_ratios(numerator, denominator, budget):
     x = lambda v: ", ".join(f"{np.exp(r):.2f}x" for r in v)
     notes = []
     if lows:
-        notes.append(f"{len(lows)} seeds' ratios are lower bounds (never grokked within {budget:g} in the "
-                     f"numerator arm): >= {x(lows)}")
+        notes.append(f"{len(lows)} ratios are lower bounds ({names[0]} never grokked within {budget:g}): "
+                     f">= {x(lows)}")
     if highs:
-        notes.append(f"{len(highs)} are upper bounds (never grokked within {budget:g} in the denominator arm): "
+        notes.append(f"{len(highs)} ratios are upper bounds ({names[1]} never grokked within {budget:g}): "
                      f"<= {x(highs)}")
     if both:
         notes.append(f"{both} censored in both arms, left out (no information on the ratio)")
@@ -858,7 +859,7 @@ def noninferiority_verdict_v3(reference, treatment, budget, margin=NONINFERIORIT
     """Rule 3 (v3): per seed log(t_treatment / t_reference); reproduced if the interval's upper
     end is below log(margin) and no ratio is a lower bound; not reproduced if its lower end is
     above it and no ratio is an upper bound."""
-    effects, bounds, seeds, note = _bounded_log_ratios(treatment, reference, budget)
+    effects, bounds, seeds, note = _bounded_log_ratios(treatment, reference, budget, ("treatment", "reference"))
     out = {"n": len(effects), "n_run": len(seeds), "n_informative": len(effects), "margin": margin}
     if not seeds:
         return {**out, "verdict": NOT_DECIDED, "reason": "no seed run in both arms"}
@@ -960,6 +961,8 @@ def scaling_verdict_v3(times, budget, room, label="1/lambda", margin=SLOPE_MARGI
     informative = [j for j in range(len(seeds)) if (table[:, j] < budget).sum() >= 2]
     table = table[:, informative]
     out["n"] = len(informative)
+    clean = (table < budget).all(1)           # the seed scatter of log t, pooled over x with no censored run
+    out["sigma"] = float(np.sqrt(np.mean(np.log(table[clean]).var(1, ddof=1)))) if clean.any() and table.shape[1] > 1 else None
     lx = np.log(used) - np.log(used).mean()
     slopes = (lx[:, None] * np.log(table)).sum(0) / (lx ** 2).sum()
     out["slopes"] = [float(b) for b in slopes]

@@ -110,7 +110,10 @@ def run_bound(args):
         v = int(sum(h["lemma_violations"]))
         total_violations += v
         r = phase_ratios(h)
-        summary[name] = {"violations": v, "max_ratio": float(max(h["lemma_ratio_max"])), **r}
+        # rules v3, 5b: the run's logged points, one per 100-epoch window (serial correlation)
+        points, violating = analysis.thinned_points(h["epoch"], h["lemma_violations"])
+        summary[name] = {"violations": v, "max_ratio": float(max(h["lemma_ratio_max"])), **r,
+                         "points": points, "violating_points": violating}
         fmt = lambda x: "-" if x is None else f"{x:.2e}"
         print(f"{name:28s} {v:10d}  {fmt(r.get('before memorization'))} | {fmt(r.get('plateau'))} | "
               f"{fmt(r.get('after grokking'))}   (max per-example ratio {max(h['lemma_ratio_max']):.3f})")

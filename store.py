@@ -21,6 +21,7 @@ is written whole and atomically, and the same run gives the same bytes (gzip mti
 import gzip
 import json
 import os
+import re
 
 import torch
 
@@ -114,16 +115,50 @@ def read_file(file):
 
 def read(folder, cfg):
     """(summary, history) of the stored run of cfg, None if absent. ValueError if the file
-    under cfg's key holds another config."""
+    under cfg's key holds another config. A run stored under another budget or early stop that
+    holds cfg's run epoch for epoch serves it (`derived`)."""
     file = path(folder, cfg)
     if not os.path.exists(file):
-        return None
+        return derived(folder, cfg)
     summary, history = read_file(file)
     changed = config_differences(summary["config"], cfg)
     if changed:
         raise ValueError(f"{file} holds a run with another config (differs in: {', '.join(changed)}); "
                          "use another --store or delete it")
     return summary, history
+
+
+def derived(folder, cfg):
+    """cfg's run read from a stored run of the same config with another budget or early stop,
+    None if none holds it. Training never looks at either until it stops (train.py: the loop
+    only ends earlier), so a run that stopped early at epoch E serves every budget >= E, and a
+    run trained without an early stop serves the run that stops `stop_after` epochs after it
+    grokked, cut there (tested bitwise on the stored dense runs, tests/test_store.py). The
+    summary is recomputed from the cut history and names its source (`derived_from`)."""
+    key = run_key(cfg)
+    stem = key[:key.rindex(f"_seed{cfg.seed}_")] + f"_seed{cfg.seed}_"
+    if not os.path.isdir(folder):
+        return None
+    for name in sorted(os.listdir(folder)):
+        m = re.fullmatch(re.escape(stem) + r"e(\d+)(?:_stop(\d+))?\.json\.gz", name)
+        if not m or name == key + ".json.gz":
+            continue
+        summary, history = read_file(os.path.join(folder, name))
+        if [k for k in config_differences(summary["config"], cfg) if k not in ("epochs", "stop_after")]:
+            continue
+        grok = summary["grok_epoch"]
+        grok = grok if grok is not None and grok <= cfg.epochs else None
+        end = cfg.epochs if grok is None or cfg.stop_after is None else min(cfg.epochs, grok + cfg.stop_after)
+        if summary["epochs_run"] < end or (grok is None and summary["grok_epoch"] is not None
+                                            and summary["grok_epoch"] <= end):
+            continue                                     # it stopped before cfg's run would have
+        keep = [i for i, e in enumerate(history["epoch"]) if e <= end]
+        cut = {k: [v[i] for i in keep] if isinstance(v, list) and len(v) == len(history["epoch"]) else v
+               for k, v in history.items()}
+        out = train.summarize(cfg, cut, grok, end, summary["ms_per_epoch"] * end / 1000, summary["device"])
+        out.update(threads=summary["threads"], ms_per_epoch=summary["ms_per_epoch"], derived_from=name[:-8])
+        return out, cut
+    return None
 
 
 def weights_path(folder, cfg, kind="final"):

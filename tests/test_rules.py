@@ -217,7 +217,7 @@ def test_v3_bounds_carry_a_verdict_only_on_their_safe_side():
     # the treatment never grokked: upper bounds, printed with their values; they may refute
     base = {s: 3900 + 10 * s for s in range(5)}
     never = A.speedup_verdict_v3(base, {s: None for s in range(5)}, BUDGET)
-    assert never["verdict"] == A.NOT_REPRODUCED and "upper bounds" in never["reason"] and "<= 0.39x" in never["reason"]
+    assert never["verdict"] == A.NOT_REPRODUCED and "upper bounds (treatment never grokked" in never["reason"] and "<= 0.39x" in never["reason"]
     # but they cannot confirm: three fast seeds and two that never grokked
     mixed = A.speedup_verdict_v3({s: 8000 for s in range(5)}, {0: 1000, 1: 1100, 2: 1200, 3: None, 4: None}, 1e4)
     assert mixed["verdict"] != A.REPRODUCED

@@ -295,3 +295,34 @@ def test_apply_quick_replaces_the_scale_and_keeps_a_given_flag():
     assert (a.lam, a.regime, a.epochs) == ([0.3], "fresh", 3000)    # the scale is the preset's
     a = exp_fig3_kl.parse(["--lam", "0.3"])
     assert (a.p, a.epochs, a.regime, a.results_dir) == (113, 10000, "fresh", "results")
+
+
+def test_a_run_stored_under_another_budget_or_stop_serves_when_it_holds_the_run(tmp_path):
+    """store.derived: a run trained without an early stop serves the early-stopped run, cut
+    `stop_after` epochs after it grokked, and a run that stopped early serves any budget it
+    stopped within; both bitwise what training them gives (same process). A run that never
+    grokked in a shorter budget serves no longer one."""
+    folder = str(tmp_path)
+    tiny = dict(p=11, frac=0.6, d_model=16, d_mlp=32, lr=3e-3, grok_acc=0.15, eval_every=5, quiet=True)
+    full = train.make_config(epochs=160, **tiny)            # test accuracy passes 0.15 near epoch 130
+    s_full, h_full = train.train(full)
+    assert s_full["grok_epoch"] is not None and s_full["grok_epoch"] + 20 < 160
+    store.write(folder, s_full, h_full, full)
+    stop = train.make_config(epochs=160, stop_after=20, **tiny)
+    s_stop, h_stop = train.train(stop)
+    got_s, got_h = store.read(folder, stop)
+    assert got_s["derived_from"] == store.run_key(full)
+    assert got_h["epoch"] == h_stop["epoch"] and got_h["test_acc"] == pytest.approx(h_stop["test_acc"], rel=1e-6)
+    for k in ("grok_epoch", "mem_epoch", "struct_epoch", "epochs_run", "lemma_violations"):
+        assert got_s[k] == s_stop[k], k
+    assert got_s["final_test_acc"] == pytest.approx(s_stop["final_test_acc"], rel=1e-6)
+    # the early-stopped run, stored, serves a larger budget
+    store.write(folder, s_stop, h_stop, stop)
+    longer = train.make_config(epochs=400, stop_after=20, **tiny)
+    assert store.read(folder, longer)[0]["epochs_run"] == s_stop["epochs_run"]
+    # a run that never grokked within its budget serves no longer budget
+    never = dict(tiny, grok_acc=1.01)
+    short = train.make_config(epochs=30, stop_after=20, **never)
+    store.write(folder, *train.train(short), short)
+    assert store.read(folder, train.make_config(epochs=60, stop_after=20, **never)) is None
+    assert store.read(folder, train.make_config(epochs=20, stop_after=20, **never))[0]["epochs_run"] == 20
