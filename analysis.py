@@ -936,10 +936,33 @@ def thinned_points(epochs, violations, every=THIN_EPOCHS):
     return len(windows), sum(1 for v in windows.values() if v)
 
 
-def scaling_verdict_v3(times, budget, room, label="1/lambda", margin=SLOPE_MARGIN_V3):
-    """Rule 6 (v3). times: {x: {seed: grok epoch or None}}; room: the x named in advance. An x
-    of the room whose median is censored drops out, named; the slope of log t on log x per
-    seed over the rest, its t-interval against [1 - margin, 1 + margin]."""
+def eq7_slope(x, t, floor):
+    """beta of t = floor + C x^beta (Thm. 5.2, Eq. 7: t - floor ~ 1/lambda, x = 1/lambda) for one
+    seed's times t at x, the floor known: least squares on log t over C > 0 and beta, on a grid
+    of beta (-1 to 6, step 0.05) and C (log-spaced); with floor 0, the log-log slope exactly."""
+    x, t = np.asarray(x, float), np.asarray(t, float)
+    lx = np.log(x) - np.log(x).mean()
+    if floor <= 0:
+        return float((lx * np.log(t)).sum() / (lx ** 2).sum())
+    betas = np.arange(-1.0, 6.0 + 1e-9, 0.05)
+    scale = np.exp(np.mean(np.log(t)))
+    cs = scale * np.logspace(-4, 3, 200)                                   # C x_gm^beta
+    u = np.exp(betas[:, None] * lx[None, :])                               # (B, k): (x / x_gm)^beta
+    pred = np.log(floor + cs[None, :, None] * u[:, None, :])               # (B, C, k)
+    sse = ((np.log(t)[None, None, :] - pred) ** 2).sum(-1)
+    return float(betas[np.unravel_index(np.argmin(sse), sse.shape)[0]])
+
+
+def scaling_verdict_v3(times, budget, room, label="1/lambda", margin=SLOPE_MARGIN_V3, floor_x=None,
+                       smallest=SMALLEST_SPEEDUP):
+    """Rule 6 (v3). times: {x: {seed: grok epoch or None}}; room: the x named in advance; floor_x:
+    the x named in advance as the floor cell (Eq. 7's floor: C3's strongest prior), None for a law
+    with no floor (C11). An x of the room whose median is censored drops out, named. Per seed,
+    beta of t = F_s + C x^beta over the rest (F_s that seed's own time at the floor cell, so that
+    the floor's noise is in the seeds' scatter; 0 without a floor cell), its t-interval against
+    [1 - margin, 1 + margin]. A flat curve fails first: per seed log(t at the room's largest x /
+    F_s) (without a floor, / t at its smallest x) whose interval lies below log(smallest) means t
+    does not rise over the room (nothing for a law to follow)."""
     named = sorted(float(x) for x in room)
     have = [x for x in named if x in times]
     out = {"n": 0, "budget": budget, "margin": margin, "room_named": named}
@@ -947,24 +970,35 @@ def scaling_verdict_v3(times, budget, room, label="1/lambda", margin=SLOPE_MARGI
     if len(have) < MIN_ROOM:
         return {**out, "verdict": NOT_DECIDED,
                 "reason": f"only {len(have)} of the named {label} values {short(named)} have runs (need {MIN_ROOM})"}
-    seeds = sorted(set.intersection(*(set(times[x]) for x in have)), key=str)
+    sets = [set(times[x]) for x in have] + ([set(times[floor_x])] if floor_x is not None and floor_x in times else [])
+    seeds = sorted(set.intersection(*sets), key=str)
+    F = 0.0
+    if floor_x is not None:
+        if floor_x not in times:
+            return {**out, "verdict": NOT_DECIDED, "reason": f"no runs at the floor cell {label} = {floor_x:g}"}
+        F, cens = censored_median([times[floor_x][s] for s in seeds], budget)
+        if cens:
+            return {**out, "verdict": NOT_DECIDED, "reason": f"the floor cell's median is censored at {budget:g}"}
+        out["floor"] = F
     cens_med = [x for x in have if censored_median([times[x][s] for s in seeds], budget)[1]]
     used = [x for x in have if x not in cens_med]
     out.update(room=used, at_cap=cens_med, medians={f"{x:g}": censored_median([times[x][s] for s in seeds], budget)[0]
                                                     for x in have})
     dropped = (f"; {label} = {short(cens_med)} dropped: median censored at {budget:g} (no time measured)"
                if cens_med else "")
+    form = f"t = F + C x^beta (Eq. 7; F each seed's time at {label} = {floor_x:.4g}, median {F:.0f})" \
+        if floor_x is not None else "t = C x^beta"
     if len(used) < MIN_ROOM:
         return {**out, "n": len(seeds), "verdict": NOT_DECIDED, "text": f"room named {short(named)}{dropped}",
                 "reason": f"only {len(used)} {label} values of the named room have a measured median (need {MIN_ROOM})"}
     table = np.array([[censor(times[x][s], budget) for s in seeds] for x in used])
-    informative = [j for j in range(len(seeds)) if (table[:, j] < budget).sum() >= 2]
-    table = table[:, informative]
+    floors = np.array([censor(times[floor_x][s], budget) if floor_x is not None else 0.0 for s in seeds])
+    informative = [j for j in range(len(seeds)) if (table[:, j] < budget).sum() >= 2 and floors[j] < budget]
+    table, floors = table[:, informative], floors[informative]
     out["n"] = len(informative)
     clean = (table < budget).all(1)           # the seed scatter of log t, pooled over x with no censored run
     out["sigma"] = float(np.sqrt(np.mean(np.log(table[clean]).var(1, ddof=1)))) if clean.any() and table.shape[1] > 1 else None
-    lx = np.log(used) - np.log(used).mean()
-    slopes = (lx[:, None] * np.log(table)).sum(0) / (lx ** 2).sum()
+    slopes = np.array([eq7_slope(used, table[:, j], floors[j]) for j in range(table.shape[1])])
     out["slopes"] = [float(b) for b in slopes]
     ti = t_interval(slopes)
     if ti is None:
@@ -973,16 +1007,24 @@ def scaling_verdict_v3(times, budget, room, label="1/lambda", margin=SLOPE_MARGI
     decades = math.log10(used[-1] / used[0])
     censored = table >= budget
     bias = censoring_bias(np.log(used), censored)
-    out.update(estimate=est, ci=[lo, hi], decades=decades,
-               text=f"slope {est:.2f} [{lo:.2f}, {hi:.2f}] over {label} in {short(used)} ({decades:.1f} decades, "
-                    f"room named in advance{dropped}); 1/x within 1 +- {margin:g}")
-    if lo >= 1 - margin and hi <= 1 + margin and bias is None:
+    rise = np.log(table[-1] / (floors if floor_x is not None else table[0]))   # per seed: does t rise over the room?
+    r_ti = t_interval(rise)
+    out.update(estimate=est, ci=[lo, hi], decades=decades, rise=[float(r_ti[1]), float(r_ti[2])],
+               text=f"beta {est:.2f} [{lo:.2f}, {hi:.2f}] in {form}, over {label} in {short(used)} ({decades:.1f} "
+                    f"decades, room named in advance{dropped}); 1/x within 1 +- {margin:g}; rise over the room "
+                    f"{math.exp(r_ti[0]):.2f}x [{math.exp(r_ti[1]):.2f}x, {math.exp(r_ti[2]):.2f}x]")
+    reasons = []
+    if r_ti[2] < math.log(smallest) and bias not in ("lower", "both"):
+        verdict = NOT_REPRODUCED
+        reasons.append(f"flat: t at {label} = {used[-1]:.4g} is within {smallest:g}x of "
+                       + ("the floor cell's" if floor_x is not None else f"t at {label} = {used[0]:.4g}")
+                       + ": no law to follow")
+    elif lo >= 1 - margin and hi <= 1 + margin and bias is None:
         verdict = REPRODUCED
     elif (hi < 1 - margin and bias not in ("lower", "both")) or (lo > 1 + margin and bias not in ("upper", "both")):
         verdict = NOT_REPRODUCED
     else:
         verdict = INCONCLUSIVE
-    reasons = []
     if bias:
         kind = {"lower": "a lower bound", "upper": "an upper bound", "both": "biased both ways"}[bias]
         reasons.append(f"{int(censored.sum())} runs in the room censored at {budget:g} make the slope {kind}")
@@ -996,13 +1038,18 @@ def untestable(reason, design):
     return {"verdict": UNTESTABLE, "n": 0, "reason": reason, "text": f"would decide: {design}"}
 
 
+PARTLY = "reproduced where testable"
+
+
 def combine_v3(parts):
     """Rule 7 (v3): rule 5's combination over the parts that are testable here; a claim whose
-    parts are all untestable is untestable."""
+    parts are all untestable is untestable, and one whose testable parts are all reproduced
+    while others are untestable is "reproduced where testable", never plain reproduced."""
     testable = {k: p for k, p in parts.items() if p["verdict"] != UNTESTABLE}
     if parts and not testable:
         return UNTESTABLE
-    return combine(testable)
+    verdict = combine(testable)
+    return PARTLY if verdict == REPRODUCED and len(testable) < len(parts) else verdict
 
 
 # Every version by name, so that a claim can be judged under each (REPORT.md shows v3 and v2).

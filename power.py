@@ -40,8 +40,8 @@ REPS = 4000
 # costs: store key patterns ({seed}) of the arms to train for a new seed, whose cost is read off
 # their stored runs (median epochs run x median ms/epoch, the speed they were trained at).
 # `derived` arms are served by stored runs of another budget or stop (store.derived): free.
-Design = namedtuple("Design", "claim part kind smallest paper arms seeds_now command note",
-                    defaults=((), 5, "", ""))
+Design = namedtuple("Design", "claim part kind smallest paper arms seeds_now command note floor_x budget",
+                    defaults=((), 5, "", "", None, 10000))
 FRESH0 = "add_p113_fresh_seed{seed}_e10000_stop200"
 FRESH1 = "add_p113_fresh_lam=1_seed{seed}_e10000_stop200"
 DESIGNS = [
@@ -52,11 +52,14 @@ DESIGNS = [
            math.log(1.25), math.log(2), (FRESH0, FRESH1), 5, "python exp_fig3_kl.py --lam 0 1 --seeds 0 ... N-1",
            "the same comparison as C6's KL arm and C9's addition (one set of runs serves all three); the "
            "baseline's seeds 5-9 are derived from the dense runs"),
-    Design("C3f", "distractors fixed, seeds [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 20000-epoch budget: t_grok ~ 1/lambda "
-                  "over the named room", "scaling", None, 1.0,
-           tuple(f"add_p113_fixed_lam={l}_seed{{seed}}_e20000_stop200" for l in ("0.01", "0.02", "0.03", "0.05", "0.1", "0.2")),
-           10, "python exp_fig3_kl.py --regime fixed --epochs 20000 --lam 0 0.01 0.02 0.03 0.05 0.1 0.2 0.3 1 "
-               "--seeds 0 ... N-1"),
+    Design("C3", "distractors fresh: t_grok - floor ~ 1/lambda over the named room (Eq. 7)", "scaling", None, 1.0,
+           tuple(f"add_p113_fresh_lam={l}_seed{{seed}}_e10000_stop200" for l in ("0.003", "0.01", "0.03", "0.1", "0.3", "3")),
+           5, "python exp_fig3_kl.py --seeds 0 ... N-1", floor_x=1 / 3),
+    Design("C3b", "cell rho0.003_wd1_lam0 (the closest cell: none shows the paper's regime), seeds [5, 6, 7, 8, 9]: "
+                  "t_grok - floor ~ 1/lambda over the named room (Eq. 7)", "scaling", None, 1.0,
+           tuple(f"add_p113_refresh0.003_lam={l}_seed{{seed}}_e10000_stop200" for l in ("0.003", "0.01", "0.03", "0.1", "0.3", "3")),
+           5, "python exp_fig3_kl.py --regime refresh0.003 --seeds 5 ... N+4 (held-out seeds from 5 on)", floor_x=1 / 3,
+           note="seeds 0-4 of this regime were seen by the regime map's selection; new seeds start at 10"),
     Design("C4", "Bayesian ticket matches or outperforms the lottery ticket (non-inferiority, margin 1.25x)",
            "noninferiority", math.log(1.25), 0.0,
            ("add_p113_fresh_seed{seed}_e10000",
@@ -110,7 +113,7 @@ DESIGNS = [
            tuple(f"add_p113_{regime}_{wd}seed{{seed}}_e40000_stop200" for wd in ("wd=0.5_", "", "wd=2_")), 0,
            f"python exp_regime_map.py --part wd --epochs 40000 --seeds 0 ... N-1 (rho {name})",
            "a 40,000-epoch budget, so that the named room's medians are measured; runs that grokked within "
-           "10,000 epochs are derived from the stored ones")
+           "10,000 epochs are derived from the stored ones", budget=40000)
     for regime, name in (("fixed", "fixed"), ("refresh0.001", "rho 0.001"), ("refresh0.003", "rho 0.003"),
                          ("refresh0.01", "rho 0.01"), ("fresh", "fresh"))
 ] + [
@@ -132,14 +135,25 @@ def t_decided(n, mu, sd, decide, reps=REPS, seed=0):
     return float(np.mean(decide(x.mean(1) - half, x.mean(1) + half)))
 
 
-def seeds_for(decided_at, start=5):
-    """The fewest seeds n >= start at which decided_at(n) >= POWER (None past MAX_SEEDS)."""
-    n = start
-    while n <= MAX_SEEDS:
-        if decided_at(n) >= POWER:
-            return n
-        n = n + 1 if n < 40 else n + 5
-    return None
+def seeds_for(decided_at, start=5, step=1):
+    """The fewest seeds n >= start (in steps of `step`, then bisected) at which decided_at(n) >=
+    POWER, None past MAX_SEEDS. Costly rules (scaling) search a doubling ladder, then bisect."""
+    if step == 1:
+        n = start
+        while n <= MAX_SEEDS:
+            if decided_at(n) >= POWER:
+                return n
+            n = n + 1 if n < 40 else n + 5
+        return None
+    lo, hi = start - 1, start
+    while decided_at(hi) < POWER:
+        lo, hi = hi, hi * 2
+        if hi > MAX_SEEDS:
+            return None
+    while hi - lo > max(1, hi // 10):          # within 10%
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if decided_at(mid) >= POWER else (mid, hi)
+    return hi
 
 
 def property_decided(n, p):
@@ -148,17 +162,23 @@ def property_decided(n, p):
     return sum(math.comb(n, k) * p ** k * (1 - p) ** (n - k) for k in ks)
 
 
-def scaling_decided(n, room, sigma, slope, budget, level, reps=300, seed=0):
-    """The rule's decision rate on t = level (x / x_gm)^slope with log-normal seed scatter sigma,
-    censored at the budget, x_gm the room's geometric mean."""
+def scaling_decided(n, room, sigma, slope, budget, level, floor=0.0, floor_x=None, reps=200, seed=0):
+    """The rule's decision rate on simulated laws with log-normal seed scatter sigma, censored at
+    the budget: without a floor, t = level (x / x_gm)^slope (x_gm the room's geometric mean);
+    with one (Eq. 7), t = floor + level (x / x_max)^slope at the room and t = floor at the floor
+    cell, and slope 0 means no law at all: t = floor everywhere (a flat curve)."""
     rng = np.random.default_rng(seed)
-    x_gm = math.exp(np.mean(np.log(room)))
+    x_gm, x_max = math.exp(np.mean(np.log(room))), max(room)
+    if floor_x is None:
+        law = lambda x: level * (x / x_gm) ** slope
+    else:
+        law = lambda x: floor if (x == floor_x or slope == 0) else floor + level * (x / x_max) ** slope
+    grid = list(room) + ([floor_x] if floor_x is not None else [])
     got = 0
     for _ in range(reps):
         times = {x: {s: (None if t > budget else float(t)) for s, t in
-                     enumerate(level * (x / x_gm) ** slope * np.exp(rng.normal(0, sigma, n)))}
-                 for x in room}
-        got += A.scaling_verdict_v3(times, budget, room)["verdict"] in (A.REPRODUCED, A.NOT_REPRODUCED)
+                     enumerate(law(x) * np.exp(rng.normal(0, sigma, n)))} for x in grid}
+        got += A.scaling_verdict_v3(times, budget, room, floor_x=floor_x)["verdict"] in (A.REPRODUCED, A.NOT_REPRODUCED)
     return got / reps
 
 
@@ -247,13 +267,17 @@ def plan(results="results"):
         elif d.kind == "scaling":
             room = [float(x) for x in v.get("room_named", [])]
             sigma = v.get("sigma") or 0.45           # the part's own, else C11 fresh's (0.45)
-            meds = [m for x, m in v.get("medians", {}).items() if float(x) in v.get("room", [])]
-            level = math.exp(np.mean(np.log(meds))) if meds else 5000.0   # the measured level, else a guess
-            budget = 40000 if d.claim == "C11" else 20000
-            n = seeds_for(lambda n: min(scaling_decided(n, room, sigma, 1.0, budget, level),
-                                        scaling_decided(n, room, sigma, 0.0, budget, level)), start=5)
-            row.update(seeds=n, scatter=sigma, power={"slope 1": scaling_decided(n or 60, room, sigma, 1.0, budget, level),
-                                                      "slope 0": scaling_decided(n or 60, room, sigma, 0.0, budget, level)})
+            meds = {float(x): m for x, m in v.get("medians", {}).items() if float(x) in v.get("room", [])}
+            floor = v.get("floor") or 0.0
+            floor_x = d.floor_x
+            if floor_x is None:
+                level = math.exp(np.mean(np.log(list(meds.values())))) if meds else 5000.0   # measured, else a guess
+            else:                                    # the excess over the floor at the room's weakest prior
+                level = max(meds[max(meds)] - floor, 0.25 * floor) if meds else floor
+            budget = d.budget
+            at = lambda n, b: scaling_decided(n, room, sigma, b, budget, level, floor, floor_x)
+            n = seeds_for(lambda n: min(at(n, 1.0), at(n, 0.0)), start=5, step=2)
+            row.update(seeds=n, scatter=sigma, power={"slope 1": at(n or 60, 1.0), "no law": at(n or 60, 0.0)})
         else:                              # no scatter known (no run grokked): ten seeds, costed
             row.update(seeds=10, power={}, note=d.note)
         n = row["seeds"] or MAX_SEEDS

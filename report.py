@@ -94,8 +94,9 @@ def _fig3_parts(d, label, R, room=ROOM_C3):
         if 0.0 in grok and PLATEAU_LAM in grok:
             parts[f"{label}: the prior removes the plateau (t_grok(0) / t_grok(lambda = {PLATEAU_LAM:g}))"] = \
                 R.speedup(grok[0.0], grok[PLATEAU_LAM], d["budget"])
-        parts[f"{label}: t_grok ~ 1/lambda over the named room"] = R.scaling(times, d["budget"], [1 / l for l in room],
-                                                                           "1/lambda")
+        strongest = max(l for l in grok if l > 0)           # Eq. 7's floor cell, named: the grid's strongest prior
+        parts[f"{label}: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"] = R.scaling(
+            times, d["budget"], [1 / l for l in room], "1/lambda", floor_x=1 / strongest)
         return parts
     if R.version == "v1":
         return {f"{label}: t_grok ~ 1/lambda above a floor": R.scaling(times, d["budget"], "1/lambda")}
@@ -407,7 +408,7 @@ def plan_power(path=os.path.join("results", "plan.json")):
     rows = [r for r in json.load(open(path))["rows"] if not r.get("untestable")]
     out = {}
     for r in rows:
-        if r["claim"] not in out or r["power"] < out[r["claim"]]["power"]:
+        if r["claim"] not in out or r["power_min"] < out[r["claim"]]["power_min"]:
             out[r["claim"]] = r
     return out
 
@@ -544,9 +545,11 @@ def block_markers(name):
 
 def deciding_part(verdict, parts):
     """The part that decides a claim's verdict under rule 5: (its name, its verdict dict)."""
-    pick = next((p for p, v in parts.items() if v["verdict"] == verdict), None)
+    want = A.UNTESTABLE if verdict == A.PARTLY else verdict      # reproduced where testable: name what is not
+    pick = next((p for p, v in parts.items() if v["verdict"] == want), None)
     if pick is None:     # inconclusive from a mix of reproduced / not decided parts
-        pick = next(p for p, v in parts.items() if v["verdict"] != A.REPRODUCED)
+        pick = next((p for p, v in parts.items() if v["verdict"] not in (A.REPRODUCED, A.UNTESTABLE)),
+                    next(iter(parts)))
     return pick, parts[pick]
 
 
@@ -559,20 +562,25 @@ def part_summary(verdict, parts, width=100):
     """The deciding part in one short cell: its name, then its estimate and interval, or for a
     claim not decided the reason (no data, no room between floor and cap)."""
     name, v = deciding_part(verdict, parts)
-    what = v.get("reason") if verdict == A.NOT_DECIDED and v.get("reason") else v.get("text") or v.get("reason", "")
+    what = (v.get("reason") if verdict in (A.NOT_DECIDED, A.UNTESTABLE, A.PARTLY) and v.get("reason")
+            else v.get("text") or v.get("reason", ""))
     return short_cell(f"{short_cell(name, 48)}: {what}", width)
 
 
 def readme_table(results):
     """The verdict table: claim, verdict, n and the deciding part's estimate with its 95%
     interval, from the same verdicts as REPORT.md (where every part has its reason)."""
-    rows = ["| claim | verdict | n | deciding part: estimate [95% interval] |", "|---|---|---|---|"]
+    rows = ["| claim | verdict | n | deciding part: estimate [95% interval] | the power plan (docs/plan.md) |",
+            "|---|---|---|---|---|"]
+    plan = plan_power()
     for claim, (verdict, parts) in verdicts(results).items():
         if not parts:
-            rows.append(f"| {claim} {PAPER_SHORT[claim]} | {verdict} | 0 | no summary yet |")
+            rows.append(f"| {claim} {PAPER_SHORT[claim]} | {verdict} | 0 | no summary yet | |")
             continue
+        p = plan.get(claim) if verdict in (A.INCONCLUSIVE, A.NOT_DECIDED, A.PARTLY) else None
+        power = (f"{p['seeds']} seeds: power {p['power_min']:.2f} ({short_cell(p['part'], 40)})" if p else "")
         rows.append(f"| {claim} {PAPER_SHORT[claim]} | **{verdict}** | {deciding_part(verdict, parts)[1].get('n', 0)} "
-                    f"| {part_summary(verdict, parts)} |")
+                    f"| {part_summary(verdict, parts)} | {power} |")
     return "\n".join(rows)
 
 
@@ -617,10 +625,13 @@ def answer(results):
         f"least-attended operand; uniform attention gives 0.2, the oracle 0.5) is {_range(mass(rare))} at "
         f"memorization there, against {_range(mass(often))} where they are redrawn often.\n\n"
         f"**What that leaves of the paper.** By this repository's verdict rules (95% intervals over seeds, "
-        f"[STATS.md](STATS.md)), of the paper's eleven claims C1–C11 reproduced: {listed(named(A.REPRODUCED))}; "
-        f"not reproduced: {listed(named(A.NOT_REPRODUCED))}; the other "
-        f"{len(paper) - len(named(A.REPRODUCED)) - len(named(A.NOT_REPRODUCED))} are inconclusive or not decided "
-        f"at the seeds run so far. The 1/λ law (C3) is {table['C3'][0]} under `fresh` distractors, "
+        f"[STATS.md](STATS.md), version 3), of the paper's eleven claims C1–C11 reproduced: "
+        f"{listed(named(A.REPRODUCED))}; reproduced where testable: {listed(named(A.PARTLY))}; not reproduced: "
+        f"{listed(named(A.NOT_REPRODUCED))}; untestable here: {listed(named(A.UNTESTABLE))}; the other "
+        f"{len(paper) - sum(len(named(v)) for v in (A.REPRODUCED, A.PARTLY, A.NOT_REPRODUCED, A.UNTESTABLE))} are "
+        f"inconclusive or not decided at the seeds run so far, each with the seeds the power plan "
+        f"([docs/plan.md](docs/plan.md)) says would decide it. The 1/λ law (C3) is {table['C3'][0]} under "
+        f"`fresh` distractors, "
         f"{table['C3b'][0]} in the closest regime on held-out seeds (C3b), and {table['C3f'][0]} under `fixed` "
         f"distractors at ten seeds (C3f), where the prior is the only way out.")
 

@@ -173,6 +173,10 @@ def law_times(rng, lams, n, kind, sd, law, budget):
 CROWDED = {"slope 1 above a floor and under the budget, 2 decades",
            "Figure 3 fixed-like: 270/lambda, floor 2400, budget 20,000", "Figure 3 fixed-like, seed noise 30%",
            "Figure 3 fixed-like, seed noise 30%, 10 seeds", "slope 1 above a floor on a grid point, seed noise 30%"}
+# v3's scaling scenarios whose floor crowds the named room (Eq. 7 near its floor): their
+# intervals cover at 91-94%, below the 93% target in one case (STATS.md says so)
+V3_CROWDED = {"Eq. 7 with its floor inside the room (C3b's levels: 2,700 + 17/lambda), seed scatter 20%",
+              "Eq. 7 reaching its floor early (2,700 + 3/lambda), seed scatter 20%"}
 PAPER_GRID = [0.03, 0.1, 0.3, 1, 3]          # Figure 3's lambdas (above 0)
 WIDE_GRID = [0.003, 0.01, 0.03, 0.1, 0.3, 1, 3]
 FIXED_GRID = [0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 1]
@@ -239,7 +243,7 @@ def scaling_rows(reps=REPS_SCALING):
 V3_SPEEDUP = "v3 speed-up (smallest 1.25x)"
 V3_NI = "v3 non-inferiority (margin 1.25)"
 V3_EXACT = "v3 exact inequality (rate < 1%)"
-V3_SCALING = "v3 scaling (named room, margin 0.5)"
+V3_SCALING = "v3 scaling (named room, Eq. 7's floor, margin 0.5)"
 AT_SMALLEST = "at the smallest effect"        # the truth where "not reproduced" must stay <= 2.5%
 
 
@@ -301,6 +305,7 @@ def v3_exact_rows():
 
 
 C11_ROOM = [0.5, 1, 2]                       # x = 1/wd at wd 2, 1, 0.5: 0.6 decades, 2x apart
+C3_ROOM = [1 / l for l in (0.003, 0.01, 0.03, 0.1, 0.3)]     # C3's named room (x = 1/lambda)
 
 
 def v3_scaling_rows(reps=REPS_SCALING):
@@ -319,14 +324,27 @@ def v3_scaling_rows(reps=REPS_SCALING):
          lambda x: 20 * x ** 1.5, 0.3, 1e12, 5),
         ("slope 4 (a divergence), 0.4 decades, seed scatter 50%, censored at 20,000", 4.0, [20, 100 / 3, 50],
          lambda x: 350 * (x / 20) ** 4, 0.5, 20000, 10),
+        # Eq. 7, t = floor + C / lambda, judged with its floor read at the floor cell (C3: lambda = 3)
+        ("Eq. 7 with its floor inside the room (C3b's levels: 2,700 + 17/lambda), seed scatter 20%", 1.0, C3_ROOM,
+         lambda x: 2700 + 17 * x, 0.2, 10000, 5, 1 / 3),
+        ("Eq. 7 with its floor inside the room, seed scatter 30%, 10 seeds", 1.0, C3_ROOM,
+         lambda x: 2700 + 17 * x, 0.3, 10000, 10, 1 / 3),
+        ("Eq. 7 reaching its floor early (2,700 + 3/lambda), seed scatter 20%", 1.0, C3_ROOM,
+         lambda x: 2700 + 3 * x, 0.2, 10000, 5, 1 / 3),
+        ("a flat curve with a floor cell (C3 fresh: 3,300 everywhere), seed scatter 30%", 0.0, C3_ROOM,
+         lambda x: 3300.0, 0.3, 10000, 5, 1 / 3),
+        ("floor + C/lambda^4 (C3f's levels: 2,900 + 8e-3/lambda^4), seed scatter 30%, 10 seeds", 4.0,
+         [1 / l for l in (0.03, 0.05, 0.1, 0.2)], lambda x: 2900 + 8e-3 * x ** 4, 0.3, 20000, 10, 1.0),
     ]
     rows = []
-    for k, (name, slope, room, lawf, sd, budget, n) in enumerate(S):
+    for k, (name, slope, room, lawf, sd, budget, n, *floor) in enumerate(S):
+        floor_x = floor[0] if floor else None
         rng = np.random.default_rng(stable_seed("v3 scaling", k))
         got = {A.REPRODUCED: 0, A.NOT_REPRODUCED: 0, A.INCONCLUSIVE: 0, A.NOT_DECIDED: 0}
         cover = []
+        grid = [1 / x for x in room] + ([1 / floor_x] if floor_x else [])
         for _ in range(reps):
-            v = A.scaling_verdict_v3(law_times(rng, [1 / x for x in room], n, "normal", sd, lawf, budget), budget, room)
+            v = A.scaling_verdict_v3(law_times(rng, grid, n, "normal", sd, lawf, budget), budget, room, floor_x=floor_x)
             got[v["verdict"]] += 1
             if "ci" in v and not v.get("reason") and not v.get("at_cap"):
                 cover.append(v["ci"][0] <= slope <= v["ci"][1])
