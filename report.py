@@ -54,7 +54,8 @@ def _speedup(d, baseline, arm, R, what="speed-up"):
 
 
 def claim_c1(results, R=A.RULES["v3"], use=None):
-    d = _summary(results, "fig1", use)
+    # seeds 0-9 once they are all in (the power plan), else 0-4
+    d = _summary(results, "fig1_seeds0-9", use) or _summary(results, "fig1", use)
     if d is None:
         return None
     rows = d["rows"].values()
@@ -612,6 +613,14 @@ def answer(results):
     paper = [c for c in table if c in ("C1", "C2", "C4", "C5", "C6", "C7", "C8", "C9", "C10", "C11")] + ["C3"]
     named = lambda verdict: [c for c in paper if table[c][0] == verdict]
     listed = lambda cs: ", ".join(cs) if cs else "none"
+
+    def law(claim):              # the verdict of a claim's 1/lambda part, with its estimate where decided
+        v = next((v for p, v in table[claim][1].items() if "1/lambda" in p), None)
+        if v is None:
+            return "not run"
+        est = f" (beta {v['estimate']:.2f} [{v['ci'][0]:.2f}, {v['ci'][1]:.2f}])" if v["verdict"] in (
+            A.REPRODUCED, A.NOT_REPRODUCED) and "ci" in v else ""
+        return f"**{v['verdict']}**{est}"
     return (
         f"**Where the prior pays off.** A penalty that pulls a one-layer transformer's attention toward the "
         f"operand positions (the paper's KL prior toward the *oracle*, strength λ) makes modular addition "
@@ -630,10 +639,9 @@ def answer(results):
         f"{listed(named(A.NOT_REPRODUCED))}; untestable here: {listed(named(A.UNTESTABLE))}; the other "
         f"{len(paper) - sum(len(named(v)) for v in (A.REPRODUCED, A.PARTLY, A.NOT_REPRODUCED, A.UNTESTABLE))} are "
         f"inconclusive or not decided at the seeds run so far, each with the seeds the power plan "
-        f"([docs/plan.md](docs/plan.md)) says would decide it. The 1/λ law (C3) is {table['C3'][0]} under "
-        f"`fresh` distractors, "
-        f"{table['C3b'][0]} in the closest regime on held-out seeds (C3b), and {table['C3f'][0]} under `fixed` "
-        f"distractors at ten seeds (C3f), where the prior is the only way out.")
+        f"([docs/plan.md](docs/plan.md)) says would decide it. The 1/λ law (Theorem 5.2's Eq. 7, t_grok − floor "
+        f"∝ 1/λ) is {law('C3')} under `fresh` distractors, {law('C3b')} in the closest regime on held-out seeds "
+        f"(C3b), and {law('C3f')} under `fixed` distractors at ten seeds (C3f), where the prior is the only way out.")
 
 
 def gallery(results):

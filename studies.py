@@ -63,6 +63,9 @@ FIXED_GRID = ["--regime", "fixed", "--epochs", "20000", "--lam"] + \
 STUDIES = {
     "fig1": Study("C1", ["exp_fig1_phases.py"], "fig1_fresh_lam0.json", "fig1_fresh_lam0.png",
                   "Figure 1: four phases (fresh)"),
+    # the power plan (docs/plan.md): seeds 5-9 are cut from Figure 4's dense runs (store.derived)
+    "fig1_seeds0-9": Study("C1", ["exp_fig1_phases.py", "--seeds"] + TEN, "fig1_fresh_lam0_seeds0-9.json",
+                           "fig1_fresh_lam0_seeds0-9.png", "Figure 1 at seeds 0-9"),
     "fig2": Study("C2", ["exp_fig2_ablation.py"], "fig2_ablation.json", "fig2_ablation.png",
                   "Figure 2: capacity x structure"),
     "fig3": Study("C3", ["exp_fig3_kl.py"], "fig3_kl.json", "fig3_kl.png",
