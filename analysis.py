@@ -849,6 +849,9 @@ def speedup_verdict_v3(baseline, treatment, budget, what="speed-up", smallest=SM
     effects, bounds, seeds, note = _bounded_log_ratios(baseline, treatment, budget)
     if not seeds:
         return {"verdict": NOT_DECIDED, "n": 0, "reason": "no seed run in both arms"}
+    if not effects:
+        return {"verdict": INCONCLUSIVE, "n": 0, "n_run": len(seeds), "n_informative": 0,
+                "reason": f"no run of either arm grokked within {budget:g}: no informative seed"}
     v = effect_verdict_v3(effects, math.log(smallest), what, fmt=lambda x: f"{np.exp(x):.2f}x", bounds=bounds,
                           n_run=len(seeds), bound_note=note)
     v["seeds"] = seeds

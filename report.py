@@ -127,11 +127,11 @@ def claim_c3_other_regimes(results, R=A.RULES["v3"]):
     d = _load(results, "regime_map.json")          # the map's KL speed-up per distractor regime
     cells = (d or {}).get("cells", {})
     for key, cell in cells.items():
-        if R.version == "v3":                       # recomputed from the map's times, by v3
+        if R.version == "v3" and "grok" in cell:    # recomputed from the map's times, by v3
             base = cells.get(f"rho{cell['rho']:g}_wd{cell['wd']:g}_lam0")
             v = None if cell["lam"] == 0 or base is None else R.speedup(_cell_times(base), _cell_times(cell), d["budget"])
         else:
-            v = cell.get("speedup" if R.version == "v2" else "speedup_v1")
+            v = cell.get("speedup_v1" if R.version == "v1" else "speedup")
         if v is not None:
             out[f"regime map {key}: KL speed-up t_grok(0) / t_grok(lambda)"] = v
     return out
@@ -190,7 +190,11 @@ def claim_c5(results, R=A.RULES["v3"], use=None):
              for rs in ([r for r in rs if r.get("before memorization") and r.get("plateau")] for rs in by_seed.values())
              if rs]
     if R.version == "v3":            # rule 5b on every (thinned) logged point; "far below": smallest 2x
-        if not all("points" in r for rs in by_seed.values() for r in rs):
+        if d["total_violations"]:           # any violation refutes an exact inequality, points counted or not
+            bound = {"verdict": A.NOT_REPRODUCED, "n": len(by_seed), "violations": d["total_violations"],
+                     "text": f"{d['total_violations']} violations of Lemma 5.1's bound",
+                     "reason": "an exact inequality is not reproduced by a single violation beyond rounding"}
+        elif not all("points" in r for rs in by_seed.values() for r in rs):
             bound = {"verdict": A.NOT_DECIDED, "n": 0, "reason": "the summary predates rule 5b: redraw it "
                                                                    "(python exp_appendix.py bound --plot-only)"}
         else:
@@ -373,12 +377,12 @@ UNTESTABLE_PARTS = {
 }
 
 
-def mark_untestable(claim, parts, R, with_plan=True):
+def mark_untestable(claim, parts, R, with_plan=True, results="results"):
     """Rules v3: the parts of UNTESTABLE_PARTS (and, with_plan, the power plan's) say so, with
     what was measured."""
     if R.version != "v3" or not parts:
         return parts
-    marks = {**UNTESTABLE_PARTS.get(claim, {}), **(plan_untestable().get(claim, {}) if with_plan else {})}
+    marks = {**UNTESTABLE_PARTS.get(claim, {}), **(plan_untestable(results).get(claim, {}) if with_plan else {})}
     out = {}
     for part, v in parts.items():
         if part in marks:
@@ -390,8 +394,10 @@ def mark_untestable(claim, parts, R, with_plan=True):
     return out
 
 
-def plan_untestable(path=os.path.join("results", "plan.json")):
-    """{claim: {part: (reason, design)}}: the parts the power plan found too costly to decide."""
+def plan_untestable(results="results"):
+    """{claim: {part: (reason, design)}}: the parts the power plan (results/plan.json) found too
+    costly to decide."""
+    path = os.path.join(results, "plan.json")
     if not os.path.exists(path):
         return {}
     plan = json.load(open(path))
@@ -402,8 +408,9 @@ def plan_untestable(path=os.path.join("results", "plan.json")):
     return out
 
 
-def plan_power(path=os.path.join("results", "plan.json")):
+def plan_power(results="results"):
     """{claim: the plan's row with the smallest predicted power among its undecided parts}."""
+    path = os.path.join(results, "plan.json")
     if not os.path.exists(path):
         return {}
     rows = [r for r in json.load(open(path))["rows"] if not r.get("untestable")]
@@ -427,7 +434,8 @@ def study_parts(results, name, R=A.RULES["v3"]):
     s = studies.STUDIES[name]
     if s.claim not in CLAIMS:
         return None
-    return mark_untestable(s.claim, CLAIMS[s.claim](results, R, use={s.variant_of or name: name}), R)
+    return mark_untestable(s.claim, CLAIMS[s.claim](results, R, use={s.variant_of or name: name}), R,
+                           results=results)
 
 
 def beside(results, claim, R=A.RULES["v3"]):
@@ -457,7 +465,7 @@ def verdicts(results, only=None, rules="v3", with_plan=True):
         if only is not None and claim not in only:
             continue
         try:
-            parts = mark_untestable(claim, fn(results, R), R, with_plan)
+            parts = mark_untestable(claim, fn(results, R), R, with_plan, results)
         except Exception as e:
             if "PYTEST_CURRENT_TEST" in os.environ:
                 raise
@@ -573,7 +581,7 @@ def readme_table(results):
     interval, from the same verdicts as REPORT.md (where every part has its reason)."""
     rows = ["| claim | verdict | n | deciding part: estimate [95% interval] | the power plan (docs/plan.md) |",
             "|---|---|---|---|---|"]
-    plan = plan_power()
+    plan = plan_power(results)
     for claim, (verdict, parts) in verdicts(results).items():
         if not parts:
             rows.append(f"| {claim} {PAPER_SHORT[claim]} | {verdict} | 0 | no summary yet | |")

@@ -152,6 +152,8 @@ def derived(folder, cfg):
         if summary["epochs_run"] < end or (grok is None and summary["grok_epoch"] is not None
                                             and summary["grok_epoch"] <= end):
             continue                                     # it stopped before cfg's run would have
+        if end not in history["epoch"]:
+            continue                                     # cfg's run logs its last epoch; this one did not
         keep = [i for i, e in enumerate(history["epoch"]) if e <= end]
         cut = {k: [v[i] for i in keep] if isinstance(v, list) and len(v) == len(history["epoch"]) else v
                for k, v in history.items()}

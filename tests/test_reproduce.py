@@ -24,11 +24,12 @@ def fig3(lams, law, regime="fresh"):
             "table": {f"{l:g}": {"grok": [law(l, s) for s in SEEDS]} for l in lams}}
 
 
-def verdict_lines(tmp_path):
-    """The report's text and {claim: its verdict under rules v2 (the table's third column)}."""
+def verdict_lines(tmp_path, rules="v3"):
+    """The report's text and {claim: its verdict under rules v3 (the table's third column) or v2
+    (its fourth)}."""
     text = report.make_report(str(tmp_path))
     rows = [l.split(" | ") for l in text.splitlines() if l.startswith("| C")]
-    return text, {r[0][2:]: r[2].strip("*") for r in rows}
+    return text, {r[0][2:]: r[{"v3": 2, "v2": 3}[rules]].strip("*") for r in rows}
 
 
 def test_report_verdicts_from_a_fixture(tmp_path):
@@ -55,7 +56,8 @@ def test_clean_inverse_law_without_floor_and_no_grokking_do_not_crash(tmp_path):
     report, line = verdict_lines(tmp_path)                  # one lambda groks: no room at all
     assert line["C3"] == "not decided" and "error:" not in report
     write(tmp_path, "fig3_kl.json", fig3([0.01, 0.1], lambda l, s: None))
-    assert verdict_lines(tmp_path)[1]["C3"] == "inconclusive"
+    assert verdict_lines(tmp_path)[1]["C3"] == "not decided"               # v3: two x of the named room
+    assert verdict_lines(tmp_path, "v2")[1]["C3"] == "inconclusive"
 
 
 def test_other_regimes_never_change_the_c3_verdict(tmp_path):
@@ -64,7 +66,8 @@ def test_other_regimes_never_change_the_c3_verdict(tmp_path):
     before = verdict_lines(tmp_path)[1]["C3"]
     write(tmp_path, "fig3_kl_fixed.json", fig3([0.01, 0.03, 0.1, 0.3, 1.0], lambda l, s: round(20 / l), "fixed"))
     report, line = verdict_lines(tmp_path)
-    assert line["C3"] == before == "not decided"            # a flat curve is all floor: no room
+    assert line["C3"] == before == "not reproduced" and "flat" in report       # v3: a flat curve fails
+    assert verdict_lines(tmp_path, "v2")[1]["C3"] == "not decided"              # v2: all floor, no room
     assert "(not part of the verdict)" in report and "fig3_kl_fixed.json" in report
     speedup = {"verdict": "reproduced", "n": 5, "estimate": 1.2, "ci": [1.0, 1.4], "text": "speed-up 3.32x [2.72x, 4.06x]"}
     write(tmp_path, "regime_map.json", {"selection": None, "cells": {"rho0.003_wd1_lam0.3": {"speedup": speedup}}})
@@ -96,7 +99,8 @@ def test_vacuous_checks_are_not_decided(tmp_path):
     write(tmp_path, "fig10_tasks.json", {"budget": 10000, "seeds": SEEDS, "runs": {
         "perm/baseline": {"grok": [None] * 5, "violations": 0}, "perm/kl": {"grok": [None] * 5, "violations": 0}}})
     report, line = verdict_lines(tmp_path)
-    assert "sgd: the MLP norm contracts on the plateau: **not decided**" in report
+    assert "sgd: the MLP norm contracts on the plateau: **untestable here**" in report      # v3, rule 7
+    assert "sgd: the MLP norm contracts on the plateau: not decided" in report            # v2, beside
     assert line["C10"] == "inconclusive"            # one optimizer had no plateau to measure
     assert "perm: KL faster: **inconclusive**" in report and "no run of either arm grokked" in report
     assert line["C9"] == "inconclusive"
@@ -212,7 +216,7 @@ def test_every_registered_study_plans_its_runs():
 def test_only_takes_claims_or_studies():
     import pytest
     assert reproduce.selected(["C4"]) == ["fig4", "fig4_seeds0-9"]
-    assert reproduce.selected(["fig2", "C1"]) == ["fig1", "fig2"]
+    assert reproduce.selected(["fig2", "C1"]) == ["fig1", "fig1_seeds0-9", "fig2"]
     with pytest.raises(SystemExit, match="--only"):
         reproduce.selected(["C99"])
 
@@ -256,13 +260,15 @@ def test_a_variant_is_reported_beside_its_claim_and_never_decides_it(tmp_path):
     write(tmp_path, "fig6_priors.json", priors(same, [2900, 3110, 2950, 3100, 3040],     # no detectable effect
                                                uniform=same, **{"kl@0.1": same, "uniform@0.1": same}))
     text, line = verdict_lines(tmp_path)
-    assert line["C6"] == "inconclusive"
+    assert line["C6"] == "not reproduced"                   # v3: the KL arm is no faster than 1.25x
+    assert verdict_lines(tmp_path, "v2")[1]["C6"] == "inconclusive"
     assert "Figures 6-7: structural priors (fresh), secondary comparisons:" in text
     assert "  - kl faster than uniform: **" in text and "  - kl@0.1 faster than uniform@0.1: **" in text
     assert "pre-registered, not part of the verdict) Figures 6-7 at rho 0.003:\n  - **not decided**" in text
     write(tmp_path, "fig6_priors_refresh0.003.json", priors(same, [9000 + 100 * s for s in SEEDS]))
     text, line = verdict_lines(tmp_path)
-    assert line["C6"] == "inconclusive"          # counted, the variant's slower KL would make it not reproduced
+    assert line["C6"] == "not reproduced"        # unchanged: the variant is beside it, never counted
+    assert verdict_lines(tmp_path, "v2")[1]["C6"] == "inconclusive"   # counted, its slower KL would refute under v2
     side = text.split("Figures 6-7 at rho 0.003:\n")[1].split("\n- ")[0]
     assert "  - kl faster than weight decay alone: **not reproduced**" in side       # 3x slower on 5/5 seeds
     assert report.study_parts(str(tmp_path), "priors_rho")["kl faster than weight decay alone"]["verdict"] == \
