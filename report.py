@@ -531,6 +531,20 @@ def beyond_the_paper(results):
         lines.append(f"- {part}: {A.describe(v)}{medians_note(v)}")
         for name, row in v.get("cells", {}).items():
             lines.append(f"  - {name}: {h3_cell(row)}")
+    return lines + [""] + critical_block(results)
+
+
+def critical_block(results):
+    """The critical-strength study (docs/critical.md, pre-registered): H6a-c with their numbers."""
+    lines = ["## Beyond the paper: a critical prior strength (pre-registered, docs/critical.md)", ""]
+    d = _load(results, studies.summary("critical")) or _load(os.path.join(results, "partial"), studies.summary("critical"))
+    if d is None:
+        return lines + ["- not run: `python exp_critical.py --jobs 2`", ""]
+    lines.append(f"- share that grokked within 20,000 epochs (fixed, wd 1, seeds stored so far: "
+                 f"{d['stored']['fit']} of {d['stored']['fit_planned']} runs): "
+                 + ", ".join(f"lambda {l}: {v:.1f}" for l, v in d["share"].items() if v is not None))
+    for h in ("H6a", "H6b", "H6c"):
+        lines.append(f"- {h}: {A.describe(d[h])}")
     return lines + [""]
 
 

@@ -127,6 +127,9 @@ STUDIES = {
     # beyond the paper (docs/two_clocks.md): its own block of REPORT.md, not a claim row
     "two_clocks": Study("beyond", ["exp_two_clocks.py"], "two_clocks.json", "two_clocks.png",
                         "Beyond the paper: the two clocks"),
+    # beyond the paper (docs/critical.md, pre-registered 2026-11-25): a critical prior strength
+    "critical": Study("beyond", ["exp_critical.py"], "critical.json", "critical.png",
+                      "Beyond the paper: a critical prior strength"),
 }
 
 

@@ -1,0 +1,334 @@
+"""Beyond the paper: is there a critical prior strength below which the KL prior never rescues a
+memorized model? The study pre-registered in docs/critical.md (2026-11-25), hypotheses H6a-c.
+
+    python exp_critical.py --jobs 2              # every run (the stored C3f grid serves most of the fit)
+    python exp_critical.py --part fit            # the fitting set only
+    python exp_critical.py --plot-only           # redraw from the store
+    python exp_critical.py --quick               # the small model, two seeds: a first look, never a verdict
+
+H6a the transition: P(grok within 20k | lambda) logistic in log lambda; lambda_c and its width
+    W = lambda_90 / lambda_10 with 95% seed-bootstrap intervals; holds if W's interval < 2.
+H6b the divergence: t = floor + C / lambda (Eq. 7, the paper) against t = floor +
+    C (lambda - lambda_c)^-gamma, log-normal scatter, censored maximum likelihood; likelihood
+    ratio on the fit, log-likelihood on held-out seeds 10-14 at a 40k budget.
+H6c lambda_c predicted from the lambda = 0 runs alone: sqrt(B) ||dL/ds|| / ||a - q*|| (committed
+    before any run: 0.066); holds if within 1.5x of H6a's lambda_c.
+Every number here is the registration's; none is tuned.
+"""
+import argparse
+import gzip
+import json
+import math
+import os
+
+import numpy as np
+import torch
+
+import analysis as A
+import plots
+import store
+import sweep
+
+FIT_LAMS = (0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.05, 0.1, 0.2, 0.3, 1.0)
+BUDGET, HELD_OUT_BUDGET = 20000, 40000
+HELD_OUT_SEEDS = (10, 11, 12, 13, 14)
+HELD_OUT_LAMS = ()        # lambda_c / 1.3 and x 1.3: registered in docs/critical.md once the fit exists
+WDS, WD_LAMS, WD_SEEDS = (0.5, 2.0), (0.015, 0.02, 0.03, 0.3), (0, 1, 2, 3, 4)
+PARTS = ("fit", "heldout", "wd")
+WIDTH_LIMIT, H6C_FACTOR, LR_CUT, HELD_OUT_NATS = 2.0, 1.5, 5.99, 2.0
+N_BOOT = 2000
+H6C_PREDICTED = 0.066      # committed 2026-11-25 before any run (docs/critical.md); h6c_prediction recomputes it
+QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0, 1], fit_lams=(0.01, 0.03, 0.1, 1.0), budget=3000, part=["fit"])
+
+
+def get_parser():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--part", nargs="+", default=list(PARTS), choices=PARTS, help="which runs to ask for")
+    sweep.add_scale_args(p, QUICK)
+    sweep.add_sweep_args(p)
+    p.set_defaults(regime="fixed", seeds=list(range(10)))
+    return p
+
+
+def parse(argv=None):
+    args = get_parser().parse_args(argv)
+    args.fit_lams, args.budget = FIT_LAMS, BUDGET
+    sweep.apply_quick(args, QUICK)
+    return args
+
+
+def run(lam, seed, args, wd=1.0, budget=None):
+    budget = budget or args.budget
+    return (f"fixed_lam{lam:g}_wd{wd:g}_seed{seed}_e{budget}",
+            sweep.study_config(args, seed, regime="fixed", lam=lam, wd=wd, epochs=budget))
+
+
+def cells(args):
+    """{part: {lambda or (wd, lambda): [(label, cfg) per seed]}}."""
+    out = {"fit": {l: [run(l, s, args) for s in args.seeds] for l in args.fit_lams},
+           "heldout": {l: [run(l, s, args, budget=HELD_OUT_BUDGET) for s in HELD_OUT_SEEDS] for l in HELD_OUT_LAMS},
+           "wd": {(wd, l): [run(l, s, args, wd=wd) for s in WD_SEEDS] for wd in WDS for l in WD_LAMS}}
+    return {k: v for k, v in out.items() if k in args.part}
+
+
+def planned_runs(args):
+    runs = {}
+    for part in cells(args).values():
+        for cell in part.values():
+            runs.update(cell)
+    return list(runs.items())
+
+
+# ---------------------------------------------------------------------------------------
+# H6a: a logistic transition in log lambda
+
+def logistic_fit(lams, grokked, max_slope=100.0, iters=60):
+    """Maximum-likelihood logistic P(grok) = 1 / (1 + exp(-(ln lam - ln lam_c) / s)) by Newton's
+    method on (a, b) of a + b ln lam; b is held <= max_slope (s >= 0.01) so that a perfectly
+    separated sample has a finite fit. Returns (lam_c, s)."""
+    x, y = np.log(np.asarray(lams, float)), np.asarray(grokked, float)
+    xm = x.mean()
+    a, b = 0.0, 1.0
+    for _ in range(iters):
+        p = 1 / (1 + np.exp(-(a + b * (x - xm))))
+        w = np.clip(p * (1 - p), 1e-9, None)
+        X = np.stack([np.ones_like(x), x - xm], 1)
+        H = X.T @ (w[:, None] * X) + 1e-9 * np.eye(2)
+        a, b = np.array([a, b]) + np.linalg.solve(H, X.T @ (y - p))
+        b = float(np.clip(b, 1e-3, max_slope))
+    return float(np.exp(xm - a / b)), 1 / b
+
+
+def width(s):
+    """lambda_90 / lambda_10 of the logistic: 9^(2s)."""
+    return 9.0 ** (2 * s)
+
+
+def transition(grok, seeds, n_boot=N_BOOT, seed=0):
+    """H6a from {lam: {seed: t or None}}: lam_c, W and their seed-bootstrap intervals."""
+    lams = sorted(grok)
+    def fit(ss):
+        ls = [l for l in lams for s in ss if s in grok[l]]
+        ys = [grok[l][s] is not None for l in lams for s in ss if s in grok[l]]
+        return logistic_fit(ls, ys)
+    lam_c, s = fit(list(seeds))
+    rng = np.random.default_rng(seed)
+    boots = np.array([fit(list(rng.choice(seeds, len(seeds)))) for _ in range(n_boot)])
+    ci = lambda v: [float(np.percentile(v, 2.5)), float(np.percentile(v, 97.5))]
+    return {"lam_c": lam_c, "s": s, "width": width(s), "lam_c_ci": ci(boots[:, 0]), "width_ci": ci(width(boots[:, 1]))}
+
+
+# ---------------------------------------------------------------------------------------
+# H6b: two censored models of t_grok
+
+def _loglik(params, lam, t, budget, model, lam_min):
+    """Censored log-normal log-likelihood (torch, float64) of t_grok under one model."""
+    log_floor, log_c, log_sigma = params[0], params[1], params[2]
+    floor, c, sigma = log_floor.exp(), log_c.exp(), log_sigma.exp()
+    if model == "paper":
+        mu = torch.log(floor + c / lam)
+        alive = torch.ones_like(lam, dtype=torch.bool)
+    else:
+        lam_c = lam_min * torch.sigmoid(params[3])          # below every lambda at which a run grokked
+        gamma = params[4].exp()
+        alive = lam > lam_c
+        gap = torch.where(alive, lam - lam_c, torch.ones_like(lam))
+        mu = torch.log(floor + c * gap ** (-gamma))
+    done = ~torch.isnan(t)
+    z_obs = (torch.log(torch.nan_to_num(t, nan=1.0)) - mu) / sigma
+    obs = -0.5 * z_obs ** 2 - log_sigma - 0.5 * math.log(2 * math.pi) - torch.log(torch.nan_to_num(t, nan=1.0))
+    cens = torch.special.log_ndtr(-(math.log(budget) - mu) / sigma)        # P(t > budget)
+    ll = torch.where(done, torch.where(alive, obs, torch.full_like(obs, -1e6)),
+                     torch.where(alive, cens, torch.zeros_like(cens)))
+    return ll.sum()
+
+
+def fit_model(lams, times, budget, model, starts=12, seed=0):
+    """Censored maximum likelihood of 'paper' (floor + C/lambda) or 'threshold'
+    (floor + C (lambda - lambda_c)^-gamma); times None = never within the budget. Several starts,
+    L-BFGS. Returns {params..., loglik, k}."""
+    lam = torch.tensor(lams, dtype=torch.float64)
+    t = torch.tensor([np.nan if v is None else float(v) for v in times], dtype=torch.float64)
+    lam_min = float(min(l for l, v in zip(lams, times) if v is not None))
+    rng = np.random.default_rng(seed)
+    best = None
+    for i in range(starts):
+        init = [math.log(2500 * rng.uniform(0.5, 1.5)), math.log(100 * rng.uniform(0.1, 10)), math.log(0.4)]
+        if model == "threshold":
+            init += [rng.normal(0, 2), math.log(rng.uniform(0.5, 4))]
+        p = torch.tensor(init, dtype=torch.float64, requires_grad=True)
+        opt = torch.optim.LBFGS([p], max_iter=300, line_search_fn="strong_wolfe")
+        def closure():
+            opt.zero_grad()
+            loss = -_loglik(p, lam, t, budget, model, lam_min)
+            loss.backward()
+            return loss
+        try:
+            opt.step(closure)
+        except RuntimeError:
+            continue
+        ll = float(_loglik(p.detach(), lam, t, budget, model, lam_min))
+        if np.isfinite(ll) and (best is None or ll > best[0]):
+            best = (ll, p.detach().clone())
+    ll, p = best
+    out = {"model": model, "loglik": ll, "k": len(p), "floor": float(p[0].exp()), "C": float(p[1].exp()),
+           "sigma": float(p[2].exp()), "lam_min": lam_min}
+    if model == "threshold":
+        out.update(lam_c=float(lam_min * torch.sigmoid(p[3])), gamma=float(p[4].exp()))
+    return out
+
+
+def predict_median(m, lam):
+    """A fitted model's median t_grok at lambda (inf where it never groks)."""
+    lam = np.asarray(lam, float)
+    if m["model"] == "paper":
+        return m["floor"] + m["C"] / lam
+    gap = lam - m["lam_c"]
+    return np.where(gap > 0, m["floor"] + m["C"] * np.abs(gap) ** (-m["gamma"]), np.inf)
+
+
+def heldout_loglik(m, lams, times, budget):
+    """A fitted model's censored log-likelihood of held-out runs, every parameter fixed."""
+    keys = ("floor", "C", "sigma") + (("lam_c", "gamma") if m["model"] == "threshold" else ())
+    vals = [math.log(m[k]) for k in keys[:3]]
+    if m["model"] == "threshold":
+        q = m["lam_c"] / m["lam_min"]
+        vals += [math.log(q / (1 - q)), math.log(m["gamma"])]
+    p = torch.tensor(vals, dtype=torch.float64)
+    t = torch.tensor([np.nan if v is None else float(v) for v in times], dtype=torch.float64)
+    return float(_loglik(p, torch.tensor(lams, dtype=torch.float64), t, budget, m["model"], m["lam_min"]))
+
+
+# ---------------------------------------------------------------------------------------
+# H6c: lambda_c from the lambda = 0 runs alone
+
+def h6c_prediction(folder=store.STORE, wd=1.0, seeds=range(10), budget=20000):
+    """docs/critical.md's formula, as committed: per seed, the median over logged epochs from
+    t_mem to the end of sqrt(B) ||dL/ds|| / ||a_bar - q*|| (grad_s_norm, attn_mass of the stored
+    fixed lambda = 0 runs), then the median over seeds. Returns (median, per-seed values)."""
+    q = np.array([0.5, 0.5, 0.0, 0.0, 0.0])                # the oracle over (a, b, d1, d2, query)
+    n_train = round(0.3 * 113 ** 2)
+    per_seed = []
+    wd_part = "" if wd == 1.0 else f"wd={wd:g}_"
+    for s in seeds:
+        with gzip.open(os.path.join(folder, f"add_p113_fixed_{wd_part}seed{s}_e{budget}_stop200.json.gz"), "rt") as f:
+            run = json.load(f)
+        h, t_mem = run["history"], run["summary"]["mem_epoch"]
+        ep = np.array(h["epoch"])
+        ratio = math.sqrt(n_train) * np.array(h["grad_s_norm"]) / np.linalg.norm(np.array(h["attn_mass"]) - q, axis=1)
+        per_seed.append(float(np.median(ratio[ep >= t_mem])))
+    return float(np.median(per_seed)), per_seed
+
+
+# ---------------------------------------------------------------------------------------
+# Judging, as registered
+
+def grok_table(cell, results):
+    """{seed: grok epoch or None} of the stored runs of one cell."""
+    return {cfg.seed: results[label][0]["grok_epoch"] for label, cfg in cell if label in results}
+
+
+def analyse(results, args):
+    c = cells(args)
+    out = {}
+    fit = {l: grok_table(cell, results) for l, cell in c.get("fit", {}).items()}
+    complete = fit and all(len(v) == len(args.seeds) for v in fit.values())
+    stored = sum(len(v) for v in fit.values())
+    out["stored"] = {"fit": stored, "fit_planned": len(args.seeds) * len(args.fit_lams)}
+    out["grok"] = {f"{l:g}": v for l, v in fit.items()}
+    out["share"] = {f"{l:g}": float(np.mean([t is not None for t in v.values()])) if v else None for l, v in fit.items()}
+    if not complete:
+        why = f"{stored} of the fitting set's {out['stored']['fit_planned']} runs stored; judged once all are"
+        for h in ("H6a", "H6b", "H6c"):
+            out[h] = {"verdict": A.NOT_DECIDED, "n": 0, "reason": why}
+    else:
+        tr = transition(fit, list(args.seeds))
+        lo, hi = tr["width_ci"]
+        verdict = A.REPRODUCED if hi < WIDTH_LIMIT else A.NOT_REPRODUCED if lo > WIDTH_LIMIT else A.INCONCLUSIVE
+        out["H6a"] = {"verdict": verdict, "n": len(args.seeds), **tr,
+                      "text": f"lambda_c {tr['lam_c']:.4f} [{tr['lam_c_ci'][0]:.4f}, {tr['lam_c_ci'][1]:.4f}], "
+                              f"width lambda_90/lambda_10 {tr['width']:.2f} [{lo:.2f}, {hi:.2f}] (holds below {WIDTH_LIMIT:g})"}
+        lams = [l for l in fit for s in fit[l]]
+        times = [fit[l][s] for l in fit for s in fit[l]]
+        paper, thresh = (fit_model(lams, times, args.budget, m) for m in ("paper", "threshold"))
+        lr = 2 * (thresh["loglik"] - paper["loglik"])
+        implied = math.exp(2 * 1.2816 * paper["sigma"])
+        out["H6b"] = {"verdict": A.NOT_DECIDED if not HELD_OUT_LAMS else A.INCONCLUSIVE, "n": len(args.seeds),
+                      "paper": paper, "threshold": thresh, "lr": lr,
+                      "text": f"fit: 2 delta loglik {lr:.1f} (threshold preferred on the fit if >= {LR_CUT}); paper: floor "
+                              f"{paper['floor']:.0f}, C {paper['C']:.1f}, sigma {paper['sigma']:.2f} (its width at a "
+                              f"fixed budget: {implied:.2f}); threshold: lambda_c {thresh['lam_c']:.4f}, gamma "
+                              f"{thresh['gamma']:.2f}, floor {thresh['floor']:.0f}, sigma {thresh['sigma']:.2f}",
+                      "reason": "" if HELD_OUT_LAMS else "the held-out cells are registered once the fit exists"}
+        ratio = H6C_PREDICTED / tr["lam_c"]
+        out["H6c"] = {"verdict": A.REPRODUCED if 1 / H6C_FACTOR <= ratio <= H6C_FACTOR else A.NOT_REPRODUCED,
+                      "n": 10, "text": f"predicted {H6C_PREDICTED:g} from the lambda = 0 runs, fitted lambda_c "
+                                       f"{tr['lam_c']:.4f}: ratio {ratio:.2f} (holds within {H6C_FACTOR:g}x)"}
+    wd = {f"wd {w:g}": {f"{l:g}": grok_table(cell, results) for (w2, l), cell in c.get("wd", {}).items() if w2 == w}
+          for w in WDS}
+    out["wd"] = wd
+    return out
+
+
+def plot(results, out, args, path):
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(1, 3, figsize=(16, 4.8))
+    fit = {float(l): v for l, v in out["grok"].items()}
+    lams = sorted(fit)
+    share = [np.mean([t is not None for t in fit[l].values()]) if fit[l] else np.nan for l in lams]
+    ax[0].plot(lams, share, "o", color="C0", label=f"fitting set, seeds {args.seeds[0]}-{args.seeds[-1]}")
+    grid = np.logspace(math.log10(min(lams)), math.log10(max(lams)), 300)
+    h6a = out.get("H6a", {})
+    if "lam_c" in h6a:
+        ax[0].plot(grid, 1 / (1 + np.exp(-(np.log(grid) - math.log(h6a["lam_c"])) / h6a["s"])), color="C0",
+                   label=f"logistic: lambda_c {h6a['lam_c']:.3f}, width {h6a['width']:.2f}x")
+        ax[0].axvline(H6C_PREDICTED, color="C3", ls="--", lw=1, label=f"H6c's prediction {H6C_PREDICTED:g}")
+    for i, (w, cellz) in enumerate(out["wd"].items()):
+        ls = sorted(float(l) for l in cellz if cellz[l])
+        if ls:
+            ax[0].plot(ls, [np.mean([t is not None for t in cellz[f"{l:g}"].values()]) for l in ls], "s--",
+                       color=f"C{i + 1}", ms=4, lw=0.8, label=f"{w} (seeds 0-4)")
+    ax[0].set(xscale="log", xlabel="lambda", ylabel=f"share grokked within {args.budget:,} epochs",
+              title="H6a: the transition (fixed, wd 1)")
+    ax[0].legend(fontsize=7)
+    for l in lams:
+        for t in fit[l].values():
+            ax[1].scatter(l, t if t is not None else args.budget, s=14, color="C0",
+                          marker="o" if t is not None else "^", facecolors="C0" if t is not None else "none")
+    h6b = out.get("H6b", {})
+    for key, color in (("paper", "C1"), ("threshold", "C2")):
+        if key in h6b:
+            ax[1].plot(grid, np.minimum(predict_median(h6b[key], grid), 1e6), color=color,
+                       label=f"{key}: {'floor + C/lambda' if key == 'paper' else 'floor + C (lambda - lambda_c)^-gamma'}"
+                             f" (loglik {h6b[key]['loglik']:.1f})")
+    ax[1].axhline(args.budget, color="gray", ls=":", lw=0.8)
+    ax[1].set(xscale="log", yscale="log", ylim=(1000, 3 * args.budget), xlabel="lambda", ylabel="t_grok (^: never)",
+              title="H6b: t_grok against lambda, two models (median)")
+    if ax[1].get_legend_handles_labels()[0]:
+        ax[1].legend(fontsize=7)
+    ax[2].axis("off")
+    text = [f"{h}: {out[h]['verdict']}" + (f"\n  {out[h].get('text', '')}" if out[h].get("text") else "")
+            + (f"\n  {out[h]['reason']}" if out[h].get("reason") else "") for h in ("H6a", "H6b", "H6c") if h in out]
+    ax[2].text(0, 1, "\n\n".join(text), va="top", fontsize=7, wrap=True, transform=ax[2].transAxes)
+    plots.save_figure(fig, path, "A critical prior strength? (pre-registered, docs/critical.md)")
+
+
+def main(argv=None):
+    args = parse(argv)
+    os.makedirs(args.results_dir, exist_ok=True)
+    runs = planned_runs(args)
+    results = sweep.run_sweep(runs, args)
+    if len(results) < len(runs):                   # part of the study: never over the whole one's figure
+        sweep.write_partial(args)
+    out = analyse(results, args)
+    print("\nA critical prior strength (docs/critical.md, pre-registered before any run):")
+    print("  share grokked per lambda: " + ", ".join(f"{l}: {v:.1f}" for l, v in out["share"].items() if v is not None))
+    for h in ("H6a", "H6b", "H6c"):
+        print(f"  {h}: " + A.describe(out[h]).replace("**", ""))
+    store.write_json(os.path.join(args.results_dir, "critical.json"), out)
+    plot(results, out, args, os.path.join(args.results_dir, "critical.png"))
+
+
+if __name__ == "__main__":
+    main()

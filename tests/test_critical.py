@@ -1,0 +1,56 @@
+"""exp_critical.py (docs/critical.md): the logistic transition, the two censored models of
+t_grok and H6c's committed prediction."""
+import numpy as np
+import pytest
+
+import exp_critical as E
+
+LAMS = [0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.05, 0.1, 0.2, 0.3, 1.0]
+
+
+def test_logistic_fit_recovers_a_known_transition():
+    rng = np.random.default_rng(0)
+    lams = np.exp(rng.uniform(np.log(0.005), np.log(0.2), 20000))
+    p = 1 / (1 + np.exp(-(np.log(lams) - np.log(0.03)) / 0.2))
+    lam_c, s = E.logistic_fit(lams, rng.random(lams.size) < p)
+    assert lam_c == pytest.approx(0.03, rel=0.03) and s == pytest.approx(0.2, rel=0.05)
+    assert E.width(0.2) == pytest.approx(9 ** 0.4)
+    # a perfectly separated sample: a finite fit at the slope cap, between the two sides
+    lam_c, s = E.logistic_fit([0.01, 0.02, 0.03, 0.05], [False, False, True, True])
+    assert 0.02 < lam_c < 0.03 and s == pytest.approx(0.01)
+
+
+def synthetic(law, sigma=0.25, seeds=10, budget=20000, seed=0):
+    rng = np.random.default_rng(seed)
+    lams, times = [], []
+    for lam in LAMS:
+        for _ in range(seeds):
+            t = law(lam) * np.exp(rng.normal(0, sigma))
+            lams.append(lam)
+            times.append(None if t > budget else float(t))
+    return lams, times
+
+
+def test_the_paper_model_is_recovered_and_its_likelihood_is_consistent():
+    lams, times = synthetic(lambda l: 2500 + 300 / l)
+    m = E.fit_model(lams, times, 20000, "paper")
+    assert m["floor"] == pytest.approx(2500, rel=0.15) and m["C"] == pytest.approx(300, rel=0.2)
+    assert m["sigma"] == pytest.approx(0.25, rel=0.2)
+    assert E.heldout_loglik(m, lams, times, 20000) == pytest.approx(m["loglik"], rel=1e-9)
+    t = E.fit_model(lams, times, 20000, "threshold")
+    assert 2 * (t["loglik"] - m["loglik"]) < E.LR_CUT          # nested: no real gain on the paper's own law
+
+
+def test_a_threshold_is_preferred_where_there_is_one():
+    lams, times = synthetic(lambda l: np.inf if l <= 0.022 else 2500 + 20 / (l - 0.022))
+    paper, thresh = (E.fit_model(lams, times, 20000, m) for m in ("paper", "threshold"))
+    assert 2 * (thresh["loglik"] - paper["loglik"]) > E.LR_CUT
+    assert 0.015 < thresh["lam_c"] < 0.025
+    assert np.isinf(E.predict_median(thresh, 0.01)) and np.isfinite(E.predict_median(paper, 0.01))
+
+
+def test_h6c_recomputes_the_committed_prediction_from_the_store():
+    # the store's histories are float32: the median of a ratio of them is the same to 1e-6 anywhere
+    value, per_seed = E.h6c_prediction()
+    assert round(value, 3) == E.H6C_PREDICTED and len(per_seed) == 10
+    assert per_seed == pytest.approx([0.062, 0.122, 0.065, 0.077, 0.055, 0.067, 0.052, 0.092, 0.095, 0.060], abs=6e-4)
