@@ -537,9 +537,10 @@ def beyond_the_paper(results):
 def critical_block(results):
     """The critical-strength study (docs/critical.md, pre-registered): H6a-c with their numbers."""
     lines = ["## Beyond the paper: a critical prior strength (pre-registered, docs/critical.md)", ""]
-    d = _load(results, studies.summary("critical")) or _load(os.path.join(results, "partial"), studies.summary("critical"))
-    if d is None:
-        return lines + ["- not run: `python exp_critical.py --jobs 2`", ""]
+    d = _load(results, studies.summary("critical"))
+    if d is None:                     # drawn once its runs are stored (a partial redraw: results/partial/)
+        return lines + ["- not complete: `python exp_critical.py --jobs 2` trains what is missing "
+                        "(`python reproduce.py --dry-run` counts it); a partial redraw goes to results/partial/", ""]
     lines.append(f"- share that grokked within 20,000 epochs (fixed, wd 1, seeds stored so far: "
                  f"{d['stored']['fit']} of {d['stored']['fit_planned']} runs): "
                  + ", ".join(f"lambda {l}: {v:.1f}" for l, v in d["share"].items() if v is not None))
