@@ -495,7 +495,8 @@ def make_report(results):
              "| claim | paper | verdict | rules v2 | rules v1 |", "|---|---|---|---|---|"]
     table, v2, old = verdicts(results), verdicts(results, rules="v2"), verdicts(results, rules="v1")
     for claim, (verdict, _) in table.items():
-        lines.append(f"| {claim} | {PAPER[claim]} | **{verdict}** | {v2[claim][0]} | {old[claim][0]} |")
+        paper = PAPER[claim].replace("|", "\\|")          # ||theta|| would split the cell
+        lines.append(f"| {claim} | {paper} | **{verdict}** | {v2[claim][0]} | {old[claim][0]} |")
     lines += ["", "## Parts and numbers", ""]
     for claim, (verdict, parts) in table.items():
         lines.append(f"### {claim}: {verdict}")
