@@ -200,6 +200,31 @@ def heldout_loglik(m, lams, times, budget):
     return float(_loglik(p, torch.tensor(lams, dtype=torch.float64), t, budget, m["model"], m["lam_min"]))
 
 
+def predictions(m, lam, budgets=(BUDGET, HELD_OUT_BUDGET)):
+    """What a fitted model predicts at lambda: its median t_grok and the share of seeds that
+    grok within each budget (log-normal scatter sigma around the median)."""
+    med = float(predict_median(m, lam))
+    share = {b: 0.0 if not np.isfinite(med) else
+             float(0.5 * math.erfc(-(math.log(b) - math.log(med)) / (m["sigma"] * math.sqrt(2)))) for b in budgets}
+    return {"median": med, "share": share}
+
+
+def held_out_lams(lam_c):
+    """The registration's held-out lambda: lambda_c / 1.3 and lambda_c x 1.3, two significant digits."""
+    return tuple(float(f"{lam_c * f:.2g}") for f in (1 / 1.3, 1.3))
+
+
+def judge_h6b(lr, heldout_delta):
+    """docs/critical.md, H6b: holds if the fit prefers the threshold (2 delta loglik >= 5.99) and
+    the held-out set favours it by >= 2 nats; fails if the held-out set favours the paper's
+    model by >= 2 nats, or the fit does not prefer the threshold and the held-out set neither."""
+    if lr >= LR_CUT and heldout_delta >= HELD_OUT_NATS:
+        return A.REPRODUCED
+    if heldout_delta <= -HELD_OUT_NATS or (lr < LR_CUT and abs(heldout_delta) < HELD_OUT_NATS):
+        return A.NOT_REPRODUCED
+    return A.INCONCLUSIVE
+
+
 # ---------------------------------------------------------------------------------------
 # H6c: lambda_c from the lambda = 0 runs alone
 
@@ -254,13 +279,24 @@ def analyse(results, args):
         paper, thresh = (fit_model(lams, times, args.budget, m) for m in ("paper", "threshold"))
         lr = 2 * (thresh["loglik"] - paper["loglik"])
         implied = math.exp(2 * 1.2816 * paper["sigma"])
-        out["H6b"] = {"verdict": A.NOT_DECIDED if not HELD_OUT_LAMS else A.INCONCLUSIVE, "n": len(args.seeds),
+        held = {l: grok_table(cell, results) for l, cell in c.get("heldout", {}).items()}
+        h_lams = [l for l in held for s in held[l]]
+        h_times = [held[l][s] for l in held for s in held[l]]
+        h_done = bool(HELD_OUT_LAMS) and len(h_times) == len(HELD_OUT_LAMS) * len(HELD_OUT_SEEDS)
+        delta = (heldout_loglik(thresh, h_lams, h_times, HELD_OUT_BUDGET)
+                 - heldout_loglik(paper, h_lams, h_times, HELD_OUT_BUDGET)) if h_done else None
+        out["heldout"] = {f"{l:g}": {"grok": held[l], "paper": predictions(paper, l), "threshold": predictions(thresh, l)}
+                          for l in held}
+        out["H6b"] = {"verdict": judge_h6b(lr, delta) if h_done else A.NOT_DECIDED, "n": len(args.seeds),
+                      "heldout_delta": delta,
                       "paper": paper, "threshold": thresh, "lr": lr,
                       "text": f"fit: 2 delta loglik {lr:.1f} (threshold preferred on the fit if >= {LR_CUT}); paper: floor "
                               f"{paper['floor']:.0f}, C {paper['C']:.1f}, sigma {paper['sigma']:.2f} (its width at a "
                               f"fixed budget: {implied:.2f}); threshold: lambda_c {thresh['lam_c']:.4f}, gamma "
                               f"{thresh['gamma']:.2f}, floor {thresh['floor']:.0f}, sigma {thresh['sigma']:.2f}",
-                      "reason": "" if HELD_OUT_LAMS else "the held-out cells are registered once the fit exists"}
+                      "reason": (f"held-out log-likelihood, threshold minus paper: {delta:+.1f} nats (decides at 2)"
+                                 if h_done else "the held-out cells are registered once the fit exists"
+                                 if not HELD_OUT_LAMS else "the held-out runs are not all stored")}
         ratio = H6C_PREDICTED / tr["lam_c"]
         out["H6c"] = {"verdict": A.REPRODUCED if 1 / H6C_FACTOR <= ratio <= H6C_FACTOR else A.NOT_REPRODUCED,
                       "n": 10, "text": f"predicted {H6C_PREDICTED:g} from the lambda = 0 runs, fitted lambda_c "

@@ -54,3 +54,14 @@ def test_h6c_recomputes_the_committed_prediction_from_the_store():
     value, per_seed = E.h6c_prediction()
     assert round(value, 3) == E.H6C_PREDICTED and len(per_seed) == 10
     assert per_seed == pytest.approx([0.062, 0.122, 0.065, 0.077, 0.055, 0.067, 0.052, 0.092, 0.095, 0.060], abs=6e-4)
+
+
+def test_held_out_cells_and_h6b_as_registered():
+    assert E.held_out_lams(0.0237) == (0.018, 0.031)
+    assert E.judge_h6b(10.0, 3.0) == "reproduced" and E.judge_h6b(10.0, -2.5) == "not reproduced"
+    assert E.judge_h6b(3.0, 0.5) == "not reproduced" and E.judge_h6b(10.0, 1.0) == "inconclusive"
+    paper = {"model": "paper", "floor": 2500.0, "C": 300.0, "sigma": 0.3}
+    p = E.predictions(paper, 0.03)
+    assert p["median"] == pytest.approx(12500) and p["share"][20000] == pytest.approx(0.9413, abs=1e-3)
+    thresh = {"model": "threshold", "floor": 2500.0, "C": 20.0, "sigma": 0.3, "lam_c": 0.022, "gamma": 1.0}
+    assert E.predictions(thresh, 0.02)["share"][40000] == 0.0
