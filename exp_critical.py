@@ -32,7 +32,7 @@ import sweep
 FIT_LAMS = (0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.05, 0.1, 0.2, 0.3, 1.0)
 BUDGET, HELD_OUT_BUDGET = 20000, 40000
 HELD_OUT_SEEDS = (10, 11, 12, 13, 14)
-HELD_OUT_LAMS = ()        # lambda_c / 1.3 and x 1.3: registered in docs/critical.md once the fit exists
+HELD_OUT_LAMS = (0.017, 0.029)     # lambda_c / 1.3 and x 1.3, registered in docs/critical.md (amendment 1) before their runs
 WDS, WD_LAMS, WD_SEEDS = (0.5, 2.0), (0.015, 0.02, 0.03, 0.3), (0, 1, 2, 3, 4)
 PARTS = ("fit", "heldout", "wd")
 WIDTH_LIMIT, H6C_FACTOR, LR_CUT, HELD_OUT_NATS = 2.0, 1.5, 5.99, 2.0
