@@ -47,7 +47,7 @@ def get_parser():
     p.add_argument("--part", nargs="+", default=list(PARTS), choices=PARTS, help="which runs to ask for")
     sweep.add_scale_args(p, QUICK)
     sweep.add_sweep_args(p)
-    p.set_defaults(regime="fixed", seeds=list(range(10)))
+    p.set_defaults(regime="fixed", seeds=list(range(10)), partial_ok=True)   # main decides: the fitting set
     return p
 
 
@@ -353,11 +353,14 @@ def plot(results, out, args, path):
 def main(argv=None):
     args = parse(argv)
     os.makedirs(args.results_dir, exist_ok=True)
-    runs = planned_runs(args)
-    results = sweep.run_sweep(runs, args)
-    if len(results) < len(runs):                   # part of the study: never over the whole one's figure
+    sweep.run_sweep(planned_runs(args), args)     # train the parts asked for; judge on every part stored
+    every = argparse.Namespace(**{**vars(args), "part": list(PARTS), "plot_only": True})
+    runs = planned_runs(every)
+    results = sweep.run_sweep(runs, every, log=lambda line: None)
+    out = analyse(results, every)
+    if out["stored"]["fit"] < out["stored"]["fit_planned"]:     # drawn, like the map, from part of the study
+        args.partial_ok = False                                   # once its fitting set is whole; before: partial/
         sweep.write_partial(args)
-    out = analyse(results, args)
     print("\nA critical prior strength (docs/critical.md, pre-registered before any run):")
     print("  share grokked per lambda: " + ", ".join(f"{l}: {v:.1f}" for l, v in out["share"].items() if v is not None))
     for h in ("H6a", "H6b", "H6c"):

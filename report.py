@@ -705,7 +705,8 @@ def medians_note(v):
     return "; median per x (censored at the budget): " + ", ".join(f"{x}: {m:.0f}" for x, m in meds.items()) if meds else ""
 
 
-README_BLOCKS = {"answer": answer, "verdicts": readme_table, "beyond": beyond, "gallery": gallery}
+README_BLOCKS = {"answer": answer, "verdicts": readme_table, "beyond": beyond, "gallery": gallery,
+                 "critical": lambda results: "\n".join(critical_block(results)[2:]).strip()}
 
 
 # ---------------------------------------------------------------------------------------
