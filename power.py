@@ -4,7 +4,7 @@ computed from that part's own seed scatter in the store, what those seeds cost, 
 parts the plan runs. A part whose decision costs more than UNTESTABLE_HOURS is "untestable
 here" (rule 7), with its cost; the plan runs the cheapest parts first, up to CAP_HOURS.
 
-    python power.py              # print the plan
+    python power.py              # print the plan (about 10 minutes: the scaling parts simulate the rule)
     python power.py --write      # and write docs/plan.md and results/plan.json (report.py reads it)
 
 "Either way": under the paper's effect (a 2x speed-up where the paper gives no size; twice

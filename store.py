@@ -133,7 +133,8 @@ def derived(folder, cfg):
     None if none holds it. Training never looks at either until it stops (train.py: the loop
     only ends earlier), so a run that stopped early at epoch E serves every budget >= E, and a
     run trained without an early stop serves the run that stops `stop_after` epochs after it
-    grokked, cut there (tested bitwise on the stored dense runs, tests/test_store.py). The
+    grokked, cut there (tested against training, tests/test_sweep.py; the stored dense runs of
+    Figure 4 match the stored early-stopped ones exactly). The
     summary is recomputed from the cut history and names its source (`derived_from`)."""
     key = run_key(cfg)
     stem = key[:key.rindex(f"_seed{cfg.seed}_")] + f"_seed{cfg.seed}_"
