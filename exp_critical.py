@@ -304,6 +304,22 @@ def analyse(results, args):
     wd = {f"wd {w:g}": {f"{l:g}": grok_table(cell, results) for (w2, l), cell in c.get("wd", {}).items() if w2 == w}
           for w in WDS}
     out["wd"] = wd
+    out["rho"] = rho_shares(args.results_dir)
+    return out
+
+
+def rho_shares(results_dir):
+    """The registered secondary on the refresh rate, from stored cells only: the share of the
+    regime map's five seeds that grokked within 10,000 epochs at lambda 0, 0.03 and 0.3 (wd 1),
+    per rho. {rho: {lambda: share}}, {} if the map's summary is absent."""
+    path = os.path.join(results_dir.split(os.sep + "partial")[0], "regime_map.json")
+    if not os.path.exists(path):
+        return {}
+    cells = json.load(open(path))["cells"]
+    out = {}
+    for c in cells.values():
+        if c["wd"] == 1.0:
+            out.setdefault(f"{c['rho']:g}", {})[f"{c['lam']:g}"] = c["frac_grokked"]
     return out
 
 

@@ -547,6 +547,11 @@ def critical_block(results):
                  + ", ".join(f"lambda {l}: {v:.1f}" for l, v in d["share"].items() if v is not None))
     for h in ("H6a", "H6b", "H6c"):
         lines.append(f"- {h}: {A.describe(d[h])}")
+    if d.get("rho"):                  # the registered secondary on rho: stored regime-map cells only
+        name = lambda r: "fixed" if r == "0" else "fresh" if r == "1" else f"rho {r}"
+        lines.append("- secondary, refresh rate (regime map, wd 1, 10k, share grokked at lambda 0 / 0.03 / 0.3): "
+                     + "; ".join(f"{name(r)}: " + " / ".join(f"{v.get(l, float('nan')):.1f}" for l in ("0", "0.03", "0.3"))
+                                 for r, v in sorted(d["rho"].items(), key=lambda kv: float(kv[0]))))
     return lines + [""]
 
 
