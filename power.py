@@ -241,7 +241,7 @@ def arm_hours(pattern, n_seeds, store=STORE):
 
 
 def plan(results="results"):
-    table = report.verdicts(results, with_plan=False)
+    table = report.verdicts(results, with_plan=False, plan_seeds=False)
     rows = []
     for d in DESIGNS:
         v = table.get(d.claim, (None, {}))[1].get(d.part)

@@ -54,8 +54,7 @@ def _speedup(d, baseline, arm, R, what="speed-up"):
 
 
 def claim_c1(results, R=A.RULES["v3"], use=None):
-    # seeds 0-9 once they are all in (the power plan), else 0-4
-    d = _summary(results, "fig1_seeds0-9", use) or _summary(results, "fig1", use)
+    d = _summary(results, "fig1", use)
     if d is None:
         return None
     rows = d["rows"].values()
@@ -164,8 +163,7 @@ def claim_c3_fixed(results, R=A.RULES["v3"], use=None):
 
 
 def claim_c4(results, R=A.RULES["v3"], use=None):
-    # seeds 0-9 once they are all in (issue: the headline comparisons at ten seeds), else 0-4
-    d = _summary(results, "fig4_seeds0-9", use) or _summary(results, "fig4", use)
+    d = _summary(results, "fig4", use)
     if d is None:
         return None
     run = lambda arm: {s: g for s, g in d["grok"][arm].items() if g != "missing"}
@@ -429,13 +427,29 @@ CLAIMS = {"C1": claim_c1, "C2": claim_c2, "C3": claim_c3, "C3b": claim_c3_paper_
 
 def study_parts(results, name, R=A.RULES["v3"]):
     """The parts of its claim that one study of the registry gives on its own, None if it has no
-    summary: the claim's rules read this study in its role (a variant in the role of the study
-    it repeats), and nothing else."""
+    summary: the claim's rules read this study in its role (a variant or a plan study in the role
+    of the study it repeats), and nothing else; a plan study, only the parts it decides."""
     s = studies.STUDIES[name]
     if s.claim not in CLAIMS:
         return None
-    return mark_untestable(s.claim, CLAIMS[s.claim](results, R, use={s.variant_of or name: name}), R,
-                           results=results)
+    parts = CLAIMS[s.claim](results, R, use={s.variant_of or s.plan_for or name: name})
+    if parts is not None and s.plan_parts:
+        parts = {p: v for p, v in parts.items() if s.plan_parts in p}
+    return mark_untestable(s.claim, parts, R, results=results)
+
+
+def with_plan_seeds(results, claim, parts, R):
+    """The power plan's studies of a claim (studies.py, plan_for) in place of the five-seed parts
+    they decide, once their summaries are written (docs/plan.md, "How the plan runs"); each such
+    part names its study ("plan")."""
+    for name, s in studies.STUDIES.items():
+        if s.claim != claim or s.plan_for is None:
+            continue
+        got = CLAIMS[claim](results, R, use={s.plan_for: name})
+        for part, v in (got or {}).items():
+            if s.plan_parts is None or s.plan_parts in part:
+                parts = {**(parts or {}), part: {**v, "plan": name}}
+    return parts
 
 
 def beside(results, claim, R=A.RULES["v3"]):
@@ -454,9 +468,11 @@ def beside(results, claim, R=A.RULES["v3"]):
     return out
 
 
-def verdicts(results, only=None, rules="v3", with_plan=True):
+def verdicts(results, only=None, rules="v3", with_plan=True, plan_seeds=True):
     """{claim: (verdict, {part: verdict dict})} under rules "v3" (deciding), "v2" or "v1" (shown
-    beside); parts None where the study has no summary. A summary that cannot be read makes
+    beside); parts None where the study has no summary. with_plan: the power plan's untestable
+    parts say so; plan_seeds: the plan's studies decide the parts they were run for (False: the
+    five-seed verdicts, as the plan found them). A summary that cannot be read makes
     its claim "not decided" in a report, but under pytest every error is raised: a bug in a
     claim function must fail the tests, not read as missing data."""
     out = {}
@@ -465,7 +481,10 @@ def verdicts(results, only=None, rules="v3", with_plan=True):
         if only is not None and claim not in only:
             continue
         try:
-            parts = mark_untestable(claim, fn(results, R), R, with_plan, results)
+            parts = fn(results, R)
+            if plan_seeds:
+                parts = with_plan_seeds(results, claim, parts, R)
+            parts = mark_untestable(claim, parts, R, with_plan, results)
         except Exception as e:
             if "PYTEST_CURRENT_TEST" in os.environ:
                 raise
@@ -490,13 +509,18 @@ def make_report(results):
              "otherwise (always with fewer than 5 informative seeds), **not decided** where there is no "
              "data, **untestable here** where the premise never occurs or the decision costs more than "
              "10 core-hours (reason and design given; docs/plan.md). A claim is reproduced if every "
-             "testable part is, not reproduced if any part is. The last two columns give the verdicts "
-             "of rules v2 (2026-11-23 to 2026-11-25) and v1 (until 2026-11-23), for comparison.", "",
-             "| claim | paper | verdict | rules v2 | rules v1 |", "|---|---|---|---|---|"]
-    table, v2, old = verdicts(results), verdicts(results, rules="v2"), verdicts(results, rules="v1")
+             "testable part is, not reproduced if any part is. The verdict reads the power plan's "
+             "studies where their runs are in (docs/plan.md); the next column gives rules v3 on the "
+             "five seeds the plan started from, the last two the verdicts of rules v2 (2026-11-23 to "
+             "2026-11-25, five seeds) and v1 (until 2026-11-23), for comparison.", "",
+             "| claim | paper | verdict | v3, five seeds | rules v2 | rules v1 |", "|---|---|---|---|---|---|"]
+    table, v2, old = verdicts(results), verdicts(results, rules="v2", plan_seeds=False), \
+        verdicts(results, rules="v1", plan_seeds=False)
+    five = verdicts(results, plan_seeds=False)
     for claim, (verdict, _) in table.items():
         paper = PAPER[claim].replace("|", "\\|")          # ||theta|| would split the cell
-        lines.append(f"| {claim} | {paper} | **{verdict}** | {v2[claim][0]} | {old[claim][0]} |")
+        lines.append(f"| {claim} | {paper} | **{verdict}** | {five[claim][0]} | {v2[claim][0]} | {old[claim][0]} |")
+    lines += ["", "## Verdicts that moved", ""] + moved_lines(table, five, v2)
     lines += ["", "## Parts and numbers", ""]
     for claim, (verdict, parts) in table.items():
         lines.append(f"### {claim}: {verdict}")
@@ -520,6 +544,23 @@ def make_report(results):
         lines.append("")
     lines += beyond_the_paper(results)
     return "\n".join(lines)
+
+
+def moved_lines(table, five, v2):
+    """Every claim and part whose verdict moved: from rules v2 to v3 (both on five seeds), and
+    from five seeds to the power plan's (both under v3)."""
+    lines = []
+    for claim, (verdict, parts) in table.items():
+        steps = [f"rules v2 -> v3: {v2[claim][0]} -> {five[claim][0]}"] if v2[claim][0] != five[claim][0] else []
+        if five[claim][0] != verdict:
+            steps.append(f"five seeds -> the plan's: {five[claim][0]} -> **{verdict}**")
+        for part, v in parts.items():
+            was = five[claim][1].get(part) if five[claim][1] else None
+            if v.get("plan") and was and was["verdict"] != v["verdict"]:
+                steps.append(f"{part} ({v['plan']}): {was['verdict']} -> {v['verdict']}")
+        if steps:
+            lines.append(f"- {claim}: " + "; ".join(steps))
+    return lines or ["- none"]
 
 
 def beyond_the_paper(results):

@@ -54,9 +54,19 @@ CLAIMS = {
 # not the first sentence of its claim; variant_of: the study whose claim parts this one repeats
 # in another setting, judged by the same rules and reported beside the claim, never part of
 # its verdict (the pre-registered rho = 0.003 runs of the prior-effect studies, docs/figures.md)
-Study = namedtuple("Study", "claim command summary figure title paper variant_of", defaults=(None, None))
+# plan_for: the study whose parts this one decides at the seeds the power plan sized (docs/plan.md):
+# once its summary is written, its parts whose names contain plan_parts (all, if None) replace the
+# same parts of plan_for's in the verdict; the five-seed verdict stays in REPORT.md beside it
+Study = namedtuple("Study", "claim command summary figure title paper variant_of plan_for plan_parts",
+                   defaults=(None, None, None, None))
 RHO = ["--regime", "refresh0.003"]      # the regime map's selected cell (docs/figures.md, "Figures 6–7")
 TEN = [str(s) for s in range(10)]   # the headline comparisons' seeds (C3f, C4)
+
+
+def seeds(n):
+    """--seeds 0 ... n-1, as command words."""
+    return ["--seeds"] + [str(s) for s in range(n)]
+
 FIXED_GRID = ["--regime", "fixed", "--epochs", "20000", "--lam"] + \
     [str(l) for l in (0, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 1)]
 
@@ -65,11 +75,15 @@ STUDIES = {
                   "Figure 1: four phases (fresh)"),
     # the power plan (docs/plan.md): seeds 5-9 are cut from Figure 4's dense runs (store.derived)
     "fig1_seeds0-9": Study("C1", ["exp_fig1_phases.py", "--seeds"] + TEN, "fig1_fresh_lam0_seeds0-9.json",
-                           "fig1_fresh_lam0_seeds0-9.png", "Figure 1 at seeds 0-9"),
+                           "fig1_fresh_lam0_seeds0-9.png", "Figure 1 at seeds 0-9", plan_for="fig1"),
     "fig2": Study("C2", ["exp_fig2_ablation.py"], "fig2_ablation.json", "fig2_ablation.png",
                   "Figure 2: capacity x structure"),
     "fig3": Study("C3", ["exp_fig3_kl.py"], "fig3_kl.json", "fig3_kl.png",
                   "Figure 3: KL prior, lambda sweep (fresh)"),
+    # the power plan: lambda 0 against 1 at 18 seeds; the same runs are C9's addition and AdamW's
+    "fig3_plan": Study("C3", ["exp_fig3_kl.py", "--lam", "0", "1"] + seeds(18), "fig3_kl_seeds0-17_lam0_1.json",
+                       "fig3_kl_seeds0-17_lam0_1.png", "Figure 3, lambda 0 and 1 at seeds 0-17 (the power plan)",
+                       plan_for="fig3", plan_parts="removes the plateau"),
     "fig3_fixed": Study("C3f", ["exp_fig3_kl.py"] + FIXED_GRID + ["--seeds"] + TEN,
                         "fig3_kl_fixed_seeds0-9_lam0_0.01_0.02_0.03_0.05_0.1_0.2_0.3_1.json",
                         "fig3_kl_fixed_seeds0-9_lam0_0.01_0.02_0.03_0.05_0.1_0.2_0.3_1.png",
@@ -85,7 +99,7 @@ STUDIES = {
                   "Figure 4: Bayesian vs lottery ticket"),
     "fig4_seeds0-9": Study("C4", ["exp_fig4_tickets.py", "--seeds"] + TEN, "fig4_tickets_seeds0-9.json",
                            "fig4_tickets_seeds0-9.png",
-                           "Figure 4 at seeds 0-9"),
+                           "Figure 4 at seeds 0-9", plan_for="fig4"),
     "bound": Study("C5", ["exp_appendix.py", "bound"], "fig5_bound.json", "fig5_bound.png",
                    "Figure 5: Lemma 5.1 bound"),
     "priors": Study("C6", ["exp_appendix.py", "priors"], "fig6_priors.json", "fig6_priors.png",
@@ -106,9 +120,22 @@ STUDIES = {
     "heads": Study("C8", ["exp_appendix.py", "heads"], "fig9_heads.json", "fig9_heads.png",
                    "Figure 9 (right): four heads",
                    "Multi-head models meet the condition through aggregate mass."),
+    "heads_plan": Study("C8", ["exp_appendix.py", "heads"] + seeds(9), "fig9_heads_seeds0-8.json",
+                        "fig9_heads_seeds0-8.png", "Figure 9 (right) at seeds 0-8 (the power plan)",
+                        "Multi-head models meet the condition through aggregate mass.", plan_for="heads"),
     "tasks": Study("C9", ["exp_appendix.py", "tasks"], "fig10_tasks.json", "fig10_tasks.png",
                    "Figure 10: addition, sparse parity, S_5",
                    "Across tasks the starvation diagnostic holds and KL accelerates where routing is the bottleneck."),
+    "tasks_add_plan": Study("C9", ["exp_appendix.py", "tasks", "--tasks", "add"] + seeds(18),
+                            "fig10_tasks_seeds0-17.json", "fig10_tasks_seeds0-17.png",
+                            "Figure 10 addition at seeds 0-17 (the power plan; Figure 3's runs)",
+                            "On addition the starvation diagnostic holds and KL accelerates.",
+                            plan_for="tasks", plan_parts="add: "),
+    "tasks_perm_plan": Study("C9", ["exp_appendix.py", "tasks", "--tasks", "perm"] + seeds(12),
+                             "fig10_tasks_seeds0-11.json", "fig10_tasks_seeds0-11.png",
+                             "Figure 10 S_5 at seeds 0-11 (the power plan)",
+                             "On S_5 the starvation diagnostic holds.",
+                             plan_for="tasks", plan_parts="perm: the bound"),
     "tasks_rho": Study("C9", ["exp_appendix.py", "tasks", "--tasks", "add"] + RHO, "fig10_tasks_refresh0.003.json",
                        "fig10_tasks_refresh0.003.png",
                        "Figure 10 addition at rho 0.003", variant_of="tasks"),
@@ -117,11 +144,22 @@ STUDIES = {
                             "Figure 10: autoregressive parity",
                             "In autoregressive next-token training on sparse parity too, the starvation "
                             "diagnostic holds and KL accelerates."),
+    "autoregressive_plan": Study("C9", ["exp_appendix.py", "autoregressive"] + seeds(23),
+                                 "fig10_autoregressive_seeds0-22.json", "fig10_autoregressive_seeds0-22.png",
+                                 "Figure 10: autoregressive parity at seeds 0-22 (the power plan)",
+                                 "In autoregressive sparse parity the starvation diagnostic holds and KL accelerates.",
+                                 plan_for="autoregressive"),
     "frozen": Study("C10", ["exp_appendix.py", "frozen"], "appendix_frozen.json", "appendix_frozen.png",
                     "App. F.4: attention frozen at the oracle"),
     "optimizers": Study("C10", ["exp_appendix.py", "optimizers"], "fig11_optimizers.json", "fig11_optimizers.png",
                         "Figure 11: optimizers",
                         "Optimizer changes alter rates but keep the norm-contractive decay."),
+    "optimizers_plan": Study("C10", ["exp_appendix.py", "optimizers", "--settings", "adamw", "beta1_0.5",
+                                     "beta2_0.98"] + seeds(12),
+                             "fig11_optimizers_seeds0-11.json", "fig11_optimizers_seeds0-11.png",
+                             "Figure 11: AdamW and its betas at seeds 0-11 (the power plan)",
+                             "Optimizer changes alter rates but keep the norm-contractive decay.",
+                             plan_for="optimizers"),
     "regime_map": Study("C11", ["exp_regime_map.py"], "regime_map.json", "regime_map.png",
                         "Regime map: rho x wd x lambda (C11)"),
     # beyond the paper (docs/two_clocks.md): its own block of REPORT.md, not a claim row

@@ -25,11 +25,11 @@ def fig3(lams, law, regime="fresh"):
 
 
 def verdict_lines(tmp_path, rules="v3"):
-    """The report's text and {claim: its verdict under rules v3 (the table's third column) or v2
-    (its fourth)}."""
+    """The report's text and {claim: its verdict under rules v3 (the table's third column), v3 on
+    the five seeds ("five", its fourth) or v2 (its fifth)}."""
     text = report.make_report(str(tmp_path))
     rows = [l.split(" | ") for l in text.splitlines() if l.startswith("| C")]
-    return text, {r[0][2:]: r[{"v3": 2, "v2": 3}[rules]].strip("*") for r in rows}
+    return text, {r[0][2:]: r[{"v3": 2, "five": 3, "v2": 4}[rules]].strip("*") for r in rows}
 
 
 def test_report_verdicts_from_a_fixture(tmp_path):
@@ -216,6 +216,7 @@ def test_every_registered_study_plans_its_runs():
 def test_only_takes_claims_or_studies():
     import pytest
     assert reproduce.selected(["C4"]) == ["fig4", "fig4_seeds0-9"]
+    assert reproduce.selected(["C8"]) == ["dims", "heads", "heads_plan"]
     assert reproduce.selected(["fig2", "C1"]) == ["fig1", "fig1_seeds0-9", "fig2"]
     with pytest.raises(SystemExit, match="--only"):
         reproduce.selected(["C99"])
@@ -273,6 +274,37 @@ def test_a_variant_is_reported_beside_its_claim_and_never_decides_it(tmp_path):
     assert "  - kl faster than weight decay alone: **not reproduced**" in side       # 3x slower on 5/5 seeds
     assert report.study_parts(str(tmp_path), "priors_rho")["kl faster than weight decay alone"]["verdict"] == \
         "not reproduced"
+
+
+def fig3_summary(seeds, table):
+    return {"budget": 10000, "seeds": seeds, "regime": "fresh",
+            "table": {l: {"grok": times} for l, times in table.items()}}
+
+
+def test_a_plan_study_decides_only_the_parts_it_was_run_for(tmp_path):
+    """The power plan's study of C3's plateau (studies.py, plan_for / plan_parts) replaces that
+    part once its summary exists; Eq. 7's law stays Figure 3's; REPORT.md keeps the five-seed
+    verdict beside it and lists the move."""
+    write(tmp_path, "fig3_kl.json", fig3_summary(SEEDS, {"0": [3000, 2000, 4000, 2500, 3500],     # 1.2x, noisy
+                                                 "1": [2500, 2400, 2600, 2000, 3000],
+                                                 "0.1": [2600, 2500, 2700, 2100, 3100]}))
+    plateau = "distractors fresh: the prior removes the plateau (t_grok(0) / t_grok(lambda = 1))"
+    law = "distractors fresh: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"
+    five = report.verdicts(str(tmp_path))["C3"][1]
+    assert five[plateau]["verdict"] == "inconclusive" and "plan" not in five[plateau]
+    seeds = list(range(18))
+    write(tmp_path, "fig3_kl_seeds0-17_lam0_1.json", fig3_summary(seeds, {"0": [3000 + 10 * s for s in seeds],
+                                                                  "1": [1000 + 10 * s for s in seeds]}))
+    parts = report.verdicts(str(tmp_path))["C3"][1]
+    assert parts[plateau]["verdict"] == "reproduced" and parts[plateau]["plan"] == "fig3_plan"
+    assert parts[plateau]["n"] == 18
+    assert parts[law] == {k: v for k, v in five[law].items()}         # the plan's summary has no law: untouched
+    assert report.verdicts(str(tmp_path), plan_seeds=False)["C3"][1][plateau]["verdict"] == "inconclusive"
+    assert list(report.study_parts(str(tmp_path), "fig3_plan")) == [plateau]
+    text, line = verdict_lines(tmp_path, "five")
+    assert line["C3"] == report.verdicts(str(tmp_path), plan_seeds=False)["C3"][0]
+    moved = text.split("## Verdicts that moved\n")[1].split("\n## ")[0]
+    assert f"{plateau} (fig3_plan): inconclusive -> reproduced" in moved
 
 
 def test_each_gallery_row_shows_its_own_figures_parts(tmp_path, capsys):
@@ -364,6 +396,6 @@ def test_a_failed_study_fails_the_whole_command(tmp_path, monkeypatch, capsys):
     import pytest
     monkeypatch.setattr(reproduce, "study_command", lambda name, args: ["-c", "import sys; sys.exit(3)"])
     with pytest.raises(SystemExit) as stop:
-        reproduce.main(["--plot-only", "--only", "C3", "--results-dir", str(tmp_path)])
+        reproduce.main(["--plot-only", "--only", "fig3", "--results-dir", str(tmp_path)])
     assert "1 study failed: fig3" in str(stop.value.code)
     assert "[fig3] FAILED (exit 3)" in capsys.readouterr().out and (tmp_path / "REPORT.md").exists()
