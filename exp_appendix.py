@@ -338,17 +338,23 @@ FROZEN_ARMS = ("baseline", "kl", "frozen")
 def frozen_parser(sub):
     p = study_parser(sub, "frozen", "App. F.4: attention frozen at the oracle", PRIORS_QUICK)
     p.add_argument("--lam", type=float, default=1.0, help="lambda of the KL arm (shared with priors)")
+    p.add_argument("--arms", nargs="+", default=list(FROZEN_ARMS), choices=FROZEN_ARMS,
+                   help="arms to run (C10 compares frozen with baseline; kl is drawn beside them)")
     return p
 
 
 def frozen_runs(args):
-    return [(run_name(a, s, args), prior_arm_config(a, s, args)) for a in ("baseline", "kl") for s in args.seeds] + \
-        [(run_name("frozen", s, args), sweep.study_config(args, s, frozen_attn="oracle")) for s in args.seeds]
+    arms = getattr(args, "arms", FROZEN_ARMS)
+    return [(run_name(a, s, args), prior_arm_config(a, s, args)) for a in ("baseline", "kl") if a in arms
+            for s in args.seeds] + \
+        [(run_name("frozen", s, args), sweep.study_config(args, s, frozen_attn="oracle")) for s in args.seeds
+         if "frozen" in arms]
 
 
 def run_frozen(args):
     results = sweep.run_sweep(frozen_runs(args), args)
-    grok, med = grok_table(results, args, FROZEN_ARMS)
+    arms = [a for a in FROZEN_ARMS if a in args.arms]
+    grok, med = grok_table(results, args, arms)
     print("\nClaim C10 (paper, App. F.4): with attention frozen at the oracle the MLP alone "
           "generalizes quickly. Grokking epochs:")
     print_grok_table(grok, med, args)
@@ -356,7 +362,7 @@ def run_frozen(args):
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
                       "p": args.p, "regime": args.regime, "seeds": args.seeds})
     print_parts(args, "appendix_frozen")
-    plot_arms(results, grok, args, FROZEN_ARMS, out_path(args, "appendix_frozen", "png"),
+    plot_arms(results, grok, args, arms, out_path(args, "appendix_frozen", "png"),
               f"Frozen oracle attention vs baseline and KL (lambda {args.lam:g}), p = {args.p}, "
               f"distractors {args.regime}, seeds {args.seeds}")
 

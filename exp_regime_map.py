@@ -55,7 +55,7 @@ def grid_cells(parts, rhos=RHOS):
     if "baseline" in parts:
         cells += [(rho, 1.0, 0.0) for rho in rhos]
     if "wd" in parts:   # strongest decay first: shorter runs, so more cells fill per hour
-        cells += [(rho, wd, 0.0) for wd in sorted(WDS, reverse=True) if wd != 1.0 for rho in WD_RHOS]
+        cells += [(rho, wd, 0.0) for wd in sorted(WDS, reverse=True) if wd != 1.0 for rho in WD_RHOS if rho in rhos]
     if "lam" in parts:
         cells += [(rho, 1.0, lam) for lam in LAMS if lam > 0 for rho in RHOS]
     return cells
@@ -70,6 +70,9 @@ def get_parser():
     # the map is drawn from whatever part of the grid is stored (its cells show n): a redraw
     # from part of the runs replaces the committed map (other studies' go to results/partial/)
     p.set_defaults(partial_ok=True)
+    p.add_argument("--rhos", type=float, nargs="+", default=None,
+                   help=f"refresh rates to run (default: all, {RHOS}); with other seeds or another budget "
+                        "the summary is a variant of its own, regime_map_<rhos>_<seeds>_e<budget>.json")
     return p
 
 
@@ -457,8 +460,21 @@ def plot_c11(stats, c11, seeds, budget, model, path):
 def parse(argv=None):
     """The flags, with the --quick preset applied (args.rhos: the refresh rates)."""
     args = get_parser().parse_args(argv)
-    args.rhos = RHOS
+    bad = [r for r in args.rhos or () if r not in RHOS]
+    if bad:
+        raise SystemExit(f"error: --rhos takes values of the map's grid {RHOS}; not {bad}")
+    args.rhos = sorted(args.rhos) if args.rhos else RHOS
     return sweep.apply_quick(args, QUICK)
+
+
+def variant_tag(args):
+    """'' for the map itself (every refresh rate on seeds within 0-4, at any budget, or --quick);
+    else the suffix of a variant's summary and figure, so that it never overwrites the map (the
+    power plan's C11 runs: one refresh rate at 12 seeds and 40,000 epochs, docs/plan.md)."""
+    if args.quick or (args.rhos == RHOS and not sweep.seeds_tag(args.seeds)):
+        return ""
+    return "_" + "_".join(rho_label(r).replace(" ", "") for r in args.rhos) + \
+        sweep.seeds_tag(args.seeds) + f"_e{args.epochs}"
 
 
 def planned_runs(args):
@@ -478,13 +494,15 @@ def main(argv=None):
         raise SystemExit(f"error: {e}")
     stats = analyse(results, cells, args.seeds, args.epochs)
     print_tables(stats, args.epochs)
-    selection = select_cell(stats, grid_cells(["baseline", "wd"], rhos))
+    tag = variant_tag(args)                        # a variant selects nothing: the map's selection is made once
+    selection = None if tag else select_cell(stats, grid_cells(["baseline", "wd"], rhos))
     c11 = c11_parts(stats, args.epochs)
-    print("\nSelection for the held-out confirmation (docs/regime_map.md, pre-registered): "
-          + ("not decided (made once every lambda = 0 cell, baseline and weight-decay parts, has its five seeds)"
-             if selection is None else
-             f"{selection['cell']}" + ("" if selection["shows_regime"] else
-                                       f", the closest cell (no cell shows the regime; failing: {selection['failing']})")))
+    if not tag:
+        print("\nSelection for the held-out confirmation (docs/regime_map.md, pre-registered): "
+              + ("not decided (made once every lambda = 0 cell, baseline and weight-decay parts, has its five seeds)"
+                 if selection is None else
+                 f"{selection['cell']}" + ("" if selection["shows_regime"] else
+                                           f", the closest cell (no cell shows the regime; failing: {selection['failing']})")))
     if selection is not None:
         print("Held-out confirmation (reproduce.py runs it; report.py judges C3b on it):\n"
               + "\n".join("  python " + " ".join(cmd) + " --jobs 2" for cmd in selection["commands"]))
@@ -492,13 +510,16 @@ def main(argv=None):
     for part, v in c11.items():
         print(f"  {part}: " + analysis.describe(v).replace("**", ""))
     strip = lambda c: {k: v for k, v in c.items() if k != "marks"}
-    store.write_json(os.path.join(args.results_dir, "regime_map.json"),
+    store.write_json(os.path.join(args.results_dir, f"regime_map{tag}.json"),
                      {"cells": {k: strip(c) for k, c in stats.items()}, "selection": selection, "c11": c11,
                       "c11_v1": c11_parts(stats, args.epochs, analysis.RULES["v1"]),
                       "budget": args.epochs, "seeds": args.seeds, "criterion": {
                           "found_mass": analysis.FOUND_MASS, "min_plateau": analysis.MIN_PLATEAU,
                           "max_grad_collapse": analysis.MAX_GRAD_COLLAPSE, "min_seeds": analysis.MIN_SEEDS_MEETING}})
     model = "the --quick small model (sweep.QUICK_MODEL)" if args.quick else "paper config"
+    if tag:                                        # a variant: its C11 figure only
+        plot_c11(stats, c11, args.seeds, args.epochs, model, os.path.join(args.results_dir, f"regime_map{tag}_c11.png"))
+        return
     plot(stats, args.seeds, args.epochs, model, os.path.join(args.results_dir, "regime_map.png"))
     plot_headline(stats, args.seeds, args.epochs, model, os.path.join(args.results_dir, "regime_map_headline.png"))
     plot_baselines(results, args.seeds, args.epochs, model, os.path.join(args.results_dir, "regime_map_baselines.png"))

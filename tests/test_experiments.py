@@ -276,3 +276,13 @@ def test_every_quick_preset_runs_the_small_model(script, study, tmp_path, monkey
     for cfg in added:
         assert {k: getattr(cfg, k) for k in sweep.QUICK_MODEL} == sweep.QUICK_MODEL
         assert cfg.epochs <= 3000
+
+
+def test_the_frozen_study_runs_only_the_arms_asked_for():
+    """The power plan compares frozen attention with the baseline at 90 seeds: --arms leaves the
+    KL arm (drawn beside them) out, and the default keeps all three."""
+    run = lambda *argv: exp_appendix.frozen_runs(exp_appendix.parse(["frozen", *argv]))
+    assert len(run()) == 3 * 5
+    two = run("--arms", "baseline", "frozen", "--seeds", "0", "1")
+    assert [name.rsplit("_", 1)[0].split("_")[-1] for name, _ in two] == ["baseline", "baseline", "frozen", "frozen"]
+    assert [cfg.frozen_attn for _, cfg in two] == [None, None, "oracle", "oracle"]

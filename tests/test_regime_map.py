@@ -92,3 +92,18 @@ def test_eq5_bound_and_c11_inverse_weight_decay(tmp_path):
     strong = {**cells, (1.0, 4.0, 0.0): [(300, None, None, 0.45)] * 5}
     slope = M.c11_parts(M.analyse(results_for(strong), list(strong), list(range(5)), BUDGET), BUDGET)["fresh: t_grok ~ 1/wd"]
     assert slope["at_cap"] == [0.25] and "the law breaks" in slope["reason"]
+
+
+def test_a_variant_of_the_map_runs_its_own_cells_under_its_own_name():
+    """The power plan's C11 runs (one refresh rate, 12 seeds, 40k epochs) never overwrite the
+    map's summary, and run only their refresh rate's lambda = 0 cells."""
+    twelve = [str(s) for s in range(12)]
+    args = M.parse(["--part", "baseline", "wd", "--rhos", "0.01", "--epochs", "40000", "--seeds"] + twelve)
+    assert M.variant_tag(args) == "_rho0.01_seeds0-11_e40000"
+    assert M.grid_cells(args.part, args.rhos) == [(0.01, 1.0, 0.0)] + [(0.01, wd, 0.0) for wd in (4.0, 2.0, 0.5)]
+    assert len(M.planned_runs(args)) == 4 * 12
+    assert M.variant_tag(M.parse([])) == "" == M.variant_tag(M.parse(["--quick"])) == M.variant_tag(M.parse(["--epochs", "30"]))
+    assert M.variant_tag(M.parse(["--rhos", "1", "0"])) == "_fixed_fresh_e10000"
+    assert len(M.planned_runs(M.parse([]))) == 5 * (len(M.RHOS) * 3 + len(M.WD_RHOS) * 3)
+    with pytest.raises(SystemExit, match="--rhos"):
+        M.parse(["--rhos", "0.5"])
