@@ -9,7 +9,10 @@ and adds a noise vocabulary (2p + 1 tokens), and `arparity` has a query position
 with causal attention and the vocabulary {0, 1}.
 
 Distractors are drawn uniformly from the same value tokens as the operands, so only the
-position tells an operand from a distractor. How often they are redrawn is the experiment's
+position tells an operand from a distractor (`distractor_vocab="shared"`, the default; the
+arithmetic tasks can instead draw them from a separate noise vocabulary, "separate", or hold
+one pad token at every distractor position, "pad": readings of §3's "the rest of the sequence
+acts as padding", docs/sensitivity.md). How often they are redrawn is the experiment's
 most consequential choice (docs/regime_map.md):
   refresh = 0    `fixed`: drawn once per example, the MLP can memorize through them;
   refresh = 1    `fresh`: every training example gets new distractors every epoch;
@@ -131,22 +134,37 @@ class SeqTask:
                 pick = torch.randint(0, len(self.distractor_pool), (rows.numel(),), generator=self.refresh_gen)
                 new = self.distractor_pool[pick]
             else:
-                new = torch.randint(0, self.n_values, (rows.numel(), len(self.distractor_pos)),
+                new = torch.randint(*self.distractor_range, (rows.numel(), len(self.distractor_pos)),
                                     generator=self.refresh_gen)
             self.train_x[rows[:, None], torch.tensor(self.distractor_pos)] = new
 
 
+DISTRACTOR_VOCABS = ("shared", "separate", "pad")
+
+
+def distractor_tokens(p, vocab):
+    """[lo, hi): the tokens an arithmetic task's distractors are drawn from. shared: the operands'
+    own 0..p-1; separate: a noise vocabulary p+1..2p after `=` (as in `route`); pad: the one
+    token p+1."""
+    return {"shared": (0, p), "separate": (p + 1, 2 * p + 1), "pad": (p + 1, p + 2)}[vocab]
+
+
 def make_task(name="add", *, p=113, frac=0.3, n_distractors=2, seed=0, n_operands=2,
-              n_bits=10, parity_k=3, perm_n=5, n_outputs=3):
+              n_bits=10, parity_k=3, perm_n=5, n_outputs=3, distractor_vocab="shared"):
     """Build a task; the inputs are split once (seeded) into train and test.
 
     add:  y = (a + b) mod p        mul:  y = (a * b) mod p
     addk: y = (a_1 + ... + a_k) mod p  with k = n_operands
     Sequence: (operands..., distractors..., =), informative positions 0..k-1.
     parity, perm, route, arparity: see the module docstring (p is unused by parity/perm/arparity).
+    distractor_vocab: shared | separate | pad (add, mul, addk only; `distractor_tokens`).
     """
     if name not in TASKS:
         raise ValueError(f"unknown task {name!r}; choose from {', '.join(TASKS)}")
+    if distractor_vocab not in DISTRACTOR_VOCABS:
+        raise ValueError(f"unknown distractor vocabulary {distractor_vocab!r}; choose from {', '.join(DISTRACTOR_VOCABS)}")
+    if distractor_vocab != "shared" and name not in ("add", "mul", "addk"):
+        raise ValueError(f"distractor_vocab {distractor_vocab!r} is for add, mul and addk; {name!r} has its own tokens")
     if not 0 < frac < 1:
         raise ValueError(f"frac must lie in (0, 1), got {frac}")
     if n_distractors < 0:
@@ -173,11 +191,12 @@ def make_task(name="add", *, p=113, frac=0.3, n_distractors=2, seed=0, n_operand
     n_train = _n_train(frac, len(ops))
     if name == "route":
         return _route(ops, y, p, n_distractors, n_train, seed, gen)
-    distractors = torch.randint(0, p, (len(ops), n_distractors), generator=gen)
+    lo, hi = distractor_tokens(p, distractor_vocab)
+    distractors = torch.randint(lo, hi, (len(ops), n_distractors), generator=gen)
     eq = torch.full((len(ops), 1), p, dtype=torch.long)
     x = torch.cat([ops, distractors, eq], dim=1)
     return SeqTask(name, x, y, n_values=p, n_classes=p, informative=range(k),
-                   n_train=n_train, seed=seed)
+                   n_train=n_train, seed=seed, vocab_size=max(hi, p + 1), distractor_range=(lo, hi))
 
 
 def _n_train(frac, n):

@@ -35,7 +35,8 @@ from optim import OPTIMIZERS, build_optimizer
 from tasks import TASKS, make_task, query_slot_ids
 
 PRIORS = ("oracle", "adversarial", "uniform", "teacher")       # the target q of the KL prior
-PRIOR_KINDS = ("kl", "entropy", "sparsity")          # directed (KL) and undirected penalties
+PRIOR_KINDS = ("kl", "entropy", "sparsity", "l1-logits")   # directed (KL) and undirected penalties
+INITS = ("paper", "pytorch")
 DISTRACTOR_DRAWS = ("fixed", "fresh", "refresh")        # --distractors: once, every epoch, with prob. rho
 # Flags that change how a run is executed or reported, not the computation it asks for. (The
 # thread count can change float rounding, and through it the grokking epoch: docs/choices.md,
@@ -61,6 +62,9 @@ def get_parser():
       help="fixed | fresh | refresh (redraw each training example with prob. --refresh per epoch); "
            "fresh is the figures' default, chosen by measurement (docs/regime_map.md)")
     a("--refresh", type=float, default=0.0, help="per-epoch redraw probability for --distractors refresh")
+    a("--distractor-vocab", default="shared",
+      help="add / mul / addk: distractor tokens shared with the operands (0..p-1) | separate (a noise "
+           "vocabulary p+1..2p) | pad (one pad token); readings of §3, docs/sensitivity.md")
     a("--n-bits", type=int, default=10, help="parity / arparity: input bits n")
     a("--parity-k", type=int, default=3, help="parity / arparity: bits k in each parity")
     a("--n-outputs", type=int, default=3, help="arparity: parity bits predicted after the inputs")
@@ -71,6 +75,10 @@ def get_parser():
     a("--d-model", type=int, default=64)
     a("--n-heads", type=int, default=1)
     a("--d-mlp", type=int, default=256)
+    a("--init", default="paper",
+      help="paper: N(0, 1/fan_in) for every weight, biases 0 (model.py) | pytorch: PyTorch's defaults "
+           "(embeddings N(0, 1), Linear U(+-1/sqrt(fan_in))); a reading of §3's 'standard initialization'")
+    a("--init-scale", type=float, default=1.0, help="multiply every parameter at init (Omnigrok's knob)")
     # optimization (paper App. G)
     a("--optimizer", default="adamw", help="adamw | sgd | lion | muon (optim.py maps lr and wd between them)")
     a("--batch-size", type=int, default=None, help="minibatch size (default: full batch)")
@@ -88,7 +96,8 @@ def get_parser():
            "information, a live gradient) | teacher (a trained model's attention)")
     a("--teacher", default=None, help="state dict (.pt) of the teacher for --prior teacher (same architecture)")
     a("--prior-kind", default="kl",
-      help="kl: KL(q || a) | entropy: H(a) | sparsity: 1 - ||a||_2^2 (both undirected: no target)")
+      help="kl: KL(q || a) | entropy: H(a) | sparsity: 1 - ||a||_2^2 | l1-logits: sum_i |s_i| of the "
+           "attention logits (the last three undirected: no target)")
     a("--prior-start", type=int, default=0, help="late start: lambda(t) = 0 before this epoch")
     a("--prior-anneal", type=int, default=None,
       help="anneal: lambda(t) falls linearly from lambda to 0 over this many epochs after --prior-start")
@@ -156,6 +165,12 @@ def validate(cfg):
         raise ValueError(f"--teacher {cfg.teacher}: no such file")
     if cfg.prior_start < 0 or (cfg.prior_anneal is not None and cfg.prior_anneal < 1):
         raise ValueError("--prior-start must be >= 0 and --prior-anneal >= 1")
+    if cfg.init not in INITS:
+        raise ValueError(f"unknown --init {cfg.init!r}; choose from {', '.join(INITS)}")
+    if cfg.init_scale <= 0:
+        raise ValueError(f"--init-scale must be > 0, got {cfg.init_scale}")
+    if cfg.distractor_vocab != "shared" and cfg.task not in ("add", "mul", "addk"):
+        raise ValueError(f"--distractor-vocab {cfg.distractor_vocab} is for add, mul and addk")
     if cfg.distractors not in DISTRACTOR_DRAWS:
         raise ValueError(f"unknown distractor regime {cfg.distractors!r}; choose from {', '.join(DISTRACTOR_DRAWS)}")
     if cfg.distractors == "refresh" and not 0 < cfg.refresh < 1:
@@ -221,8 +236,13 @@ def prior_loss(scores, q, kind="kl"):
     kl:       KL(q || a), directed toward q (Eq. 6); d/ds = a - q (Eq. 45)
     entropy:  H(a) = -sum_i a_i log a_i; d/ds_j = -a_j (log a_j + H)
     sparsity: 1 - sum_i a_i^2 (Gini impurity); d/ds_j = -2 a_j (a_j - sum_i a_i^2)
+    l1-logits: sum_i |s_i| over the keys the query sees (masked keys, -inf, left out); d/ds_j = sign(s_j)
     Entropy and sparsity are undirected: minimal at *any* one-hot a, blind to which position
-    is informative. (An L1 penalty would be no penalty at all: sum_i a_i = 1 for softmax.)"""
+    is informative. An L1 penalty on a itself would be no penalty at all (sum_i a_i = 1 for
+    softmax), so "sparsity" read as L1 acts on the logits s (docs/sensitivity.md, C6-L1)."""
+    if kind == "l1-logits":
+        s = scores.double()
+        return torch.where(torch.isfinite(s), s.abs(), torch.zeros_like(s)).sum(-1).mean()
     log_a = torch.log_softmax(scores.double(), dim=-1)
     if kind == "kl":
         return kl_to_target(q, log_a).mean()
@@ -302,17 +322,38 @@ def task_of(cfg):
     """The task a config names, split and seeded as the run sees it."""
     return make_task(cfg.task, p=cfg.p, frac=cfg.frac, n_distractors=cfg.n_distractors, seed=cfg.seed,
                      n_operands=cfg.n_operands, n_bits=cfg.n_bits, parity_k=cfg.parity_k, perm_n=cfg.perm_n,
-                     n_outputs=cfg.n_outputs)
+                     n_outputs=cfg.n_outputs, distractor_vocab=cfg.distractor_vocab)
+
+
+@torch.no_grad()
+def pytorch_init_(model):
+    """PyTorch's default initialisation in place of the paper's (a reading of §3's "standard
+    initialization", docs/sensitivity.md): nn.Embedding's N(0, 1) for the token and position
+    tables (token vectors of norm ~sqrt(d), not ~1: sharp attention at init), nn.Linear's
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for every other weight and bias."""
+    for name, p in model.named_parameters():
+        if name in ("embed", "pos"):
+            p.normal_(0.0, 1.0)
+        else:                        # a (out, in) weight, or a bias whose fan_in is its layer's
+            fan_in = p.shape[1] if p.dim() == 2 else {"b_in": model.W_in, "b_out": model.W_out}[name].shape[1]
+            p.uniform_(-1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
 
 
 def build_run(cfg, device):
     """A run's task and freshly initialised model, in this order: the seed fixes the data
-    split and the distractors first, then the initialisation (unless --init-seed)."""
+    split and the distractors first, then the initialisation (unless --init-seed): the paper's
+    (model.py), or PyTorch's (--init pytorch), times --init-scale."""
     task = task_of(cfg)
     torch.manual_seed(cfg.seed if cfg.init_seed is None else cfg.init_seed)
     model = Transformer(task.vocab_size, task.n_classes, cfg.pos_slots or task.seq_len,
-                        cfg.d_model, cfg.n_heads, cfg.d_mlp).to(device)
-    return task, model
+                        cfg.d_model, cfg.n_heads, cfg.d_mlp)
+    if cfg.init == "pytorch":
+        pytorch_init_(model)
+    if cfg.init_scale != 1.0:
+        with torch.no_grad():
+            for p in model.parameters():
+                p.mul_(cfg.init_scale)
+    return task, model.to(device)
 
 
 def batches(task, cfg, device):

@@ -36,6 +36,16 @@ def test_undirected_penalty_gradients_match_closed_forms():
         torch.testing.assert_close(g, want, rtol=1e-10, atol=1e-14)
 
 
+def test_l1_on_the_attention_logits_and_its_gradient():
+    """C6-L1 (docs/sensitivity.md): mean over rows and heads of sum_i |s_i|, d/ds = sign(s) / n;
+    keys a causal query cannot see (-inf) are left out, with zero gradient."""
+    s = torch.tensor([[[1.0, -2.0, 0.5]], [[-0.25, 3.0, -float("inf")]]], dtype=torch.float64, requires_grad=True)
+    loss = train.prior_loss(s, None, "l1-logits")
+    assert loss.item() == pytest.approx((3.5 + 3.25) / 2)
+    (g,) = torch.autograd.grad(loss, s)
+    assert g.tolist() == [[[0.5, -0.5, 0.5]], [[-0.5, 0.5, 0.0]]]
+
+
 def test_schedules():
     cfg = train.make_config(lam=0.5)
     assert [train.prior_weight(cfg, t) for t in (0, 10, 9999)] == [0.5, 0.5, 0.5]
@@ -105,3 +115,14 @@ def test_each_kl_target_reaches_the_run():
         train_set, _ = train.batches(task, train.make_config(p=11, lam=1.0, prior=prior), torch.device("cpu"))
         assert torch.equal(train_set["target"], q), prior
     assert len({tuple(q[0].tolist()) for q in want.values()}) == 3
+
+
+def test_l1_logits_prior_reaches_the_run():
+    """--prior-kind l1-logits is the penalty the run logs: at epoch 0, the initial model's
+    sum |s_i| over the training rows."""
+    cfg = train.make_config(p=7, epochs=3, eval_every=1, lam=0.1, prior_kind="l1-logits", quiet=True)
+    task, model = train.build_run(cfg, torch.device("cpu"))
+    at_init = train.prior_loss(model.run(task.train_x)["scores"], None, "l1-logits").item()
+    summary, history = train.train(cfg)
+    assert history["prior_loss"][0] == pytest.approx(at_init, rel=1e-9)
+    assert history["prior_loss"][-1] < at_init           # the penalty pulls the logits toward 0

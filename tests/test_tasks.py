@@ -123,7 +123,8 @@ def test_autoregressive_parity_rows():
 
 
 SMALL = {"add": dict(p=11), "mul": dict(p=11), "addk": dict(p=7, n_operands=3), "parity": dict(n_bits=8),
-         "perm": dict(perm_n=3), "route": dict(p=11), "arparity": dict(n_bits=6)}
+         "perm": dict(perm_n=3), "route": dict(p=11), "arparity": dict(n_bits=6),
+         "add/separate": dict(p=11, distractor_vocab="separate"), "add/pad": dict(p=11, distractor_vocab="pad")}
 
 
 @pytest.mark.parametrize("rho", [0.0, 0.3, 1.0])
@@ -131,7 +132,7 @@ SMALL = {"add": dict(p=11), "mul": dict(p=11), "addk": dict(p=7, n_operands=3), 
 def test_train_and_test_inputs_stay_disjoint_at_every_epoch(name, rho):
     """No training input ever equals a test input, in any task and distractor regime (a
     redrawn parity row once became a test string: the leak this guards against)."""
-    t = make_task(name, frac=0.3, seed=0, **SMALL[name])
+    t = make_task(name.split("/")[0], frac=0.3, seed=0, **SMALL[name])
     rows = lambda x: {tuple(r) for r in x.tolist()}
     test = rows(t.test_x)
     test_x, test_y = t.test_x.clone(), t.test_y.clone()
@@ -174,3 +175,31 @@ def test_uniform_target_spreads_over_every_key_the_query_attends():
     keys = torch.arange(t.seq_len)[None] <= qpos[:, None]            # causal: up to the query itself
     assert (u[~keys] == 0).all() and torch.allclose(u[keys], (1 / (qpos + 1).float())[:, None].expand_as(u)[keys])
     assert torch.allclose(u.sum(1), torch.ones(len(u)))
+
+
+@pytest.mark.parametrize("rho", [0.0, 1.0])
+def test_distractor_vocabularies(rho):
+    """shared (the default) is the task as it always was, token for token; separate draws
+    distractors from p+1..2p and pad holds the token p+1, at every epoch, and the vocabulary
+    grows to hold them; operands, labels and the split never change."""
+    p = 11
+    tasks = {v: make_task("add", p=p, seed=3, distractor_vocab=v) for v in ("shared", "separate", "pad")}
+    old = make_task("add", p=p, seed=3)
+    assert torch.equal(tasks["shared"].train_x, old.train_x) and tasks["shared"].vocab_size == p + 1
+    assert tasks["separate"].vocab_size == 2 * p + 1 and tasks["pad"].vocab_size == p + 2
+    for epoch in range(3):
+        for v, t in tasks.items():
+            x = torch.cat([t.train_x, t.test_x])
+            d = x[:, 2:-1]
+            lo, hi = {"shared": (0, p), "separate": (p + 1, 2 * p + 1), "pad": (p + 1, p + 2)}[v]
+            assert d.min() >= lo and d.max() < hi, (v, epoch)
+            assert torch.equal(x[:, :2], torch.cat([old.train_x, old.test_x])[:, :2]) and (x[:, -1] == p).all()
+            assert torch.equal(t.train_y, old.train_y)
+            t.refresh_distractors(rho)
+        old.refresh_distractors(rho)
+        assert torch.equal(tasks["shared"].train_x, old.train_x)
+    assert len(set(tasks["separate"].train_x[:, 2:].flatten().tolist())) > 2       # a noise vocabulary, not one token
+    with pytest.raises(ValueError, match="distractor"):
+        make_task("parity", distractor_vocab="pad")
+    with pytest.raises(ValueError, match="distractor"):
+        make_task("add", p=p, distractor_vocab="noise")

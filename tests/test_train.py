@@ -320,3 +320,28 @@ def test_a_checkpoint_of_another_config_is_refused_and_a_saved_run_drops_it(tmp_
         train.train(train.make_config(**{**kw, "lam": 0.1}))
     train.save_run(str(tmp_path), summary, history, {})
     assert not (tmp_path / "checkpoint.pt").exists() and (tmp_path / "summary.json").exists()
+
+
+def test_initialisations():
+    """--init paper is model.py's N(0, 1/fan_in) (biases 0), the same numbers as before the flag;
+    --init pytorch gives N(0, 1) embeddings and U(+-1/sqrt(fan_in)) weights and biases;
+    --init-scale multiplies every parameter of the same draw."""
+    cpu = torch.device("cpu")
+    _, paper = train.build_run(train.make_config(), cpu)
+    torch.manual_seed(0)
+    _, plain = train.build_run(train.make_config(init="paper", init_scale=1.0), cpu)
+    for (name, a), b in zip(paper.named_parameters(), plain.parameters()):
+        assert torch.equal(a, b), name
+    assert paper.embed.std().item() == pytest.approx(1 / 8, rel=0.05) and not paper.b_in.any()   # d = 64
+    _, pt = train.build_run(train.make_config(init="pytorch"), cpu)
+    assert pt.embed.std().item() == pytest.approx(1.0, rel=0.05) and pt.pos.abs().max() > 1
+    for name, fan_in in (("W_Q", 64), ("W_in", 64), ("b_in", 64), ("W_out", 256), ("b_out", 256), ("W_U", 64)):
+        p = getattr(pt, name)
+        assert p.abs().max().item() <= 1 / math.sqrt(fan_in), name
+        assert p.std().item() == pytest.approx(1 / math.sqrt(3 * fan_in), rel=0.15), name    # U(-b, b): sd b/sqrt(3)
+    _, double = train.build_run(train.make_config(init="pytorch", init_scale=2.0), cpu)
+    for (name, a), b in zip(pt.named_parameters(), double.parameters()):
+        assert torch.equal(2 * a, b), name
+    for bad in (dict(init="xavier"), dict(init_scale=0.0), dict(task="parity", distractor_vocab="pad")):
+        with pytest.raises(ValueError):
+            train.validate(train.make_config(**bad))
