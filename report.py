@@ -588,12 +588,30 @@ def critical_block(results):
                  + ", ".join(f"lambda {l}: {v:.1f}" for l, v in d["share"].items() if v is not None))
     for h in ("H6a", "H6b", "H6c"):
         lines.append(f"- {h}: {A.describe(d[h])}")
+        if h == "H6b":
+            lines += heldout_lines(d.get("heldout", {}))
     if d.get("rho"):                  # the registered secondary on rho: stored regime-map cells only
         name = lambda r: "fixed" if r == "0" else "fresh" if r == "1" else f"rho {r}"
         lines.append("- secondary, refresh rate (regime map, wd 1, 10k, share grokked at lambda 0 / 0.03 / 0.3): "
                      + "; ".join(f"{name(r)}: " + " / ".join(f"{v.get(l, float('nan')):.1f}" for l in ("0", "0.03", "0.3"))
                                  for r, v in sorted(d["rho"].items(), key=lambda kv: float(kv[0]))))
     return lines + [""]
+
+
+def heldout_lines(heldout):
+    """Each held-out cell of H6b (seeds 10-14, 40k budget) against both models' predictions."""
+    lines = []
+    for lam, cell in heldout.items():
+        t = [v for v in cell["grok"].values()]
+        grew = sorted(v for v in t if v is not None)
+        within = lambda b: sum(v is not None and v <= b for v in t)
+        got = (f"{len(t)} seeds: {within(20000)} grokked within 20k, {within(40000)} within 40k"
+               + (f", median {np.median([v if v is not None else math.inf for v in t]):,.0f}" if len(grew) > len(t) / 2 else ""))
+        pred = "; ".join(f"{m} predicted median {cell[m]['median']:,.0f}, share {cell[m]['share']['20000']:.2f} "
+                         f"within 20k and {cell[m]['share']['40000']:.2f} within 40k"
+                         for m in ("paper", "threshold") if m in cell)
+        lines.append(f"  - held-out lambda {lam}: {got}; {pred}")
+    return lines
 
 
 def h3_cell(row):

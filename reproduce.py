@@ -208,7 +208,8 @@ def run_study(name, args, results):
     failed). Under --plot-only what it prints (its tables, its claim's verdict) is kept beside its
     summary."""
     line = [sys.executable] + study_command(name, args) + ["--jobs", str(args.jobs)] + \
-        (["--plot-only"] if args.plot_only else []) + (["--store", args.store] if args.store else [])
+        (["--plot-only"] if args.plot_only else []) + (["--store", args.store] if args.store else []) + \
+        (["--runs-dir", args.runs_dir] if getattr(args, "runs_dir", "runs") != "runs" else [])
     header = f"[{name}] {' '.join(line[1:])}"
     if not args.plot_only:
         print(header, flush=True)            # training streams its progress under it
@@ -235,6 +236,7 @@ def main(argv=None):
     p.add_argument("--dry-run", action="store_true", help="print the plan and the estimate, run nothing")
     p.add_argument("--results-dir", default="results")
     p.add_argument("--store", default=None, help="run store (default: <results-dir>/store)")
+    p.add_argument("--runs-dir", default="runs", help="where the studies' run folders (checkpoints, weights) go")
     args = p.parse_args(argv)
     results = os.path.join(args.results_dir, "quick") if args.quick else args.results_dir
     names = selected(args.only)

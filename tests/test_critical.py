@@ -65,3 +65,14 @@ def test_held_out_cells_and_h6b_as_registered():
     assert p["median"] == pytest.approx(12500) and p["share"][20000] == pytest.approx(0.9413, abs=1e-3)
     thresh = {"model": "threshold", "floor": 2500.0, "C": 20.0, "sigma": 0.3, "lam_c": 0.022, "gamma": 1.0}
     assert E.predictions(thresh, 0.02)["share"][40000] == 0.0
+
+
+def test_each_held_out_cell_is_reported_against_both_predictions():
+    import report
+    cell = {"grok": {"10": 21000, "11": None, "12": 39000, "13": 25000, "14": 45000},
+            "paper": {"median": 20000.0, "share": {"20000": 0.5, "40000": 0.93}},
+            "threshold": {"median": 46000.0, "share": {"20000": 0.02, "40000": 0.36}}}
+    (line,) = report.heldout_lines({"0.017": cell})
+    assert "held-out lambda 0.017: 5 seeds: 0 grokked within 20k, 3 within 40k, median 39,000" in line
+    assert "paper predicted median 20,000, share 0.50 within 20k and 0.93 within 40k" in line
+    assert "threshold predicted median 46,000, share 0.02 within 20k and 0.36 within 40k" in line

@@ -235,7 +235,8 @@ def test_plot_only_redraws_from_a_fixture_store_with_no_training(tmp_path, capsy
     folder = str(tmp_path / "store")
     for _, cfg in module.planned_runs(sargs):
         store.write(folder, dict(summary, config=train.semantic_config(cfg)), history, cfg)
-    reproduce.main(["--plot-only", "--only", "C1", "C3", "--results-dir", str(tmp_path)])
+    runs = ["--runs-dir", str(tmp_path / "runs")]       # not the checkout's runs/, which a live sweep may fill
+    reproduce.main(["--plot-only", "--only", "C1", "C3", "--results-dir", str(tmp_path)] + runs)
     out = capsys.readouterr().out
     assert "[fig1] done" in out and "[fig3] done" in out and "training" not in out
     for f in ("fig3_kl.json", "fig3_kl.png", "fig1_fresh_lam0.json", "fig1_fresh_lam0.png", "REPORT.md"):
@@ -245,7 +246,7 @@ def test_plot_only_redraws_from_a_fixture_store_with_no_training(tmp_path, capsy
     assert "Claim C3" in printout and "training" not in printout
     os.remove(os.path.join(folder, os.listdir(folder)[0]))         # one run missing: a partial redraw
     os.remove(tmp_path / "fig3_kl.txt")
-    reproduce.main(["--plot-only", "--only", "C3", "--results-dir", str(tmp_path)])
+    reproduce.main(["--plot-only", "--only", "C3", "--results-dir", str(tmp_path)] + runs)
     assert not (tmp_path / "fig3_kl.txt").exists() and (tmp_path / "partial" / "fig3_kl.json").exists()
 
 
