@@ -82,6 +82,27 @@ def meets_regime_criterion(m, budget):
 
 
 # ---------------------------------------------------------------------------------------
+# The MLP norm's contraction on the plateau (C10; Def. 3.2: norm-contractive optimizers)
+
+def norm_contraction(history, start, end):
+    """-d log||theta_mlp|| / dt per epoch, least squares over the logged epochs in [start, end);
+    None with fewer than three of them."""
+    ep = np.asarray(history["epoch"], dtype=float)
+    w = (ep >= start) & (ep < end)
+    return float(-np.polyfit(ep[w], np.log(np.asarray(history["mlp_norm"])[w]), 1)[0]) if w.sum() >= 3 else None
+
+
+def plateau_contraction(history, m=None):
+    """Per-epoch contraction rate over the plateau [t_mem, t_struct) (t_grok, or the end of
+    the run, when structure is never met). m: the run's phase marks, if already computed."""
+    m = m or phase_marks(history, rise_acc=0.5)
+    if m["t_mem"] is None:
+        return None, None
+    end = first_not_none(m["t_struct"], m["t_grok"], history["epoch"][-1] + 1)
+    return norm_contraction(history, m["t_mem"], end), (int(m["t_mem"]), int(end))
+
+
+# ---------------------------------------------------------------------------------------
 # "The paper's regime": the pre-registered criterion of docs/regime_map.md ("Where the paper's story
 # holds"), judged on the lambda = 0 baseline only, written down before the grid ran.
 
@@ -89,6 +110,7 @@ FOUND_MASS = 0.25         # informative mass above which attention "has found th
 MIN_PLATEAU = 500         # epochs test accuracy must stay below 0.5 after memorization
 MAX_GRAD_COLLAPSE = 0.1   # plateau task gradient to W at most this fraction of its peak
 MIN_SEEDS_MEETING = 4     # of seeds 0-4, for a cell to show the paper's regime
+
 
 
 def paper_regime_checks(m, budget):

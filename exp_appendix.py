@@ -383,24 +383,6 @@ def optimizers_parser(sub):
     return p
 
 
-def norm_contraction(history, start, end):
-    """-d log||theta_mlp|| / dt per epoch, least squares over the logged epochs in [start, end);
-    None with fewer than three of them."""
-    ep = np.asarray(history["epoch"], dtype=float)
-    w = (ep >= start) & (ep < end)
-    return float(-np.polyfit(ep[w], np.log(np.asarray(history["mlp_norm"])[w]), 1)[0]) if w.sum() >= 3 else None
-
-
-def plateau_contraction(history, m=None):
-    """Per-epoch contraction rate over the plateau [t_mem, t_struct) (t_grok, or the end of
-    the run, when structure is never met). m: the run's phase marks, if already computed."""
-    m = m or analysis.phase_marks(history, rise_acc=0.5)
-    if m["t_mem"] is None:
-        return None, None
-    end = analysis.first_not_none(m["t_struct"], m["t_grok"], history["epoch"][-1] + 1)
-    return norm_contraction(history, m["t_mem"], end), (int(m["t_mem"]), int(end))
-
-
 def contraction_to_grok(history, m=None):
     """Descriptive, beside the verdict's rate (added 2026-11-24 after Muon's runs met B_tau
     before memorizing, leaving [t_mem, t_struct) empty): the same fit over [t_mem, t_grok),
@@ -408,7 +390,8 @@ def contraction_to_grok(history, m=None):
     m = m or analysis.phase_marks(history, rise_acc=0.5)
     if m["t_mem"] is None:
         return None
-    return norm_contraction(history, m["t_mem"], analysis.first_not_none(m["t_grok"], history["epoch"][-1] + 1))
+    return analysis.norm_contraction(history, m["t_mem"],
+                                     analysis.first_not_none(m["t_grok"], history["epoch"][-1] + 1))
 
 
 def predicted_contraction(cfg, n_train):
@@ -436,7 +419,7 @@ def run_optimizers(args):
         for s in args.seeds:
             h = results[run_name(k, s, args)][1] if run_name(k, s, args) in results else None
             m = None if h is None else analysis.phase_marks(h, rise_acc=0.5)
-            rates.append(None if h is None else plateau_contraction(h, m)[0])
+            rates.append(None if h is None else analysis.plateau_contraction(h, m)[0])
             to_grok.append(None if h is None else contraction_to_grok(h, m))
             marks.append({t: None if m is None else m[t] for t in ("t_mem", "t_struct")})
         pred = predicted_contraction(cfgs[k], n_train)

@@ -136,7 +136,7 @@ def test_plateau_contraction_fits_the_decay_rate():
     h = _history(train_acc=[0.5] + [1.0] * 19, test_acc=[0.0] * 19 + [1.0], frac_struct=[0.0] * 20,
                  info_mass=[0.2] * 20, grad=[1.0] * 20)
     h["mlp_norm"] = [float(30 * np.exp(-2e-3 * e)) for e in ep]
-    rate, window = exp_appendix.plateau_contraction(h)
+    rate, window = analysis.plateau_contraction(h)
     assert rate == pytest.approx(2e-3, rel=1e-9) and window == (10, 190)
 
 
@@ -148,7 +148,7 @@ def test_a_plateau_after_structure_is_measured_to_grokking_and_said_why_not_in_t
     h = _history(train_acc=[0.5] * 3 + [1.0] * 17, test_acc=[0.0] * 15 + [1.0] * 5, frac_struct=[0.0] + [1.0] * 19,
                  info_mass=[0.2] * 20, grad=[1.0] * 20)
     h["mlp_norm"] = [float(30 * np.exp(1e-3 * e)) for e in ep]         # grows on the plateau [30, 150)
-    assert exp_appendix.plateau_contraction(h)[0] is None
+    assert analysis.plateau_contraction(h)[0] is None
     assert exp_appendix.contraction_to_grok(h) == pytest.approx(-1e-3, rel=1e-9)
     assert report.no_plateau_reason([{"t_mem": 30, "t_struct": 10}, {"t_mem": 30, "t_struct": 40},
                                      {"t_mem": None, "t_struct": 5}]) == \
