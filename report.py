@@ -573,7 +573,37 @@ def beyond_the_paper(results):
         lines.append(f"- {part}: {A.describe(v)}{medians_note(v)}")
         for name, row in v.get("cells", {}).items():
             lines.append(f"  - {name}: {h3_cell(row)}")
-    return lines + [""] + critical_block(results)
+    return lines + [""] + critical_block(results) + choices_block(results)
+
+
+def choices_block(results):
+    """The sensitivity study (docs/sensitivity.md, pre-registered): per claim, every reading the
+    paper leaves open with its verdict and numbers, by the claim's own rules v3."""
+    lines = ["## Choices: the readings the paper leaves open (pre-registered, docs/sensitivity.md)", ""]
+    d = _load(results, studies.summary("choices"))
+    if d is None:
+        return lines + ["- not run: `python exp_choices.py --jobs 2` (about 205 runs; "
+                        "`python reproduce.py --dry-run --only choices` counts them)", ""]
+    names = {"c2": "C2 (norm-matched rows)", "c6": "C6 (entropy, sparsity)", "headline": "the headline answer",
+             "c1": "C1 (diffuse attention at memorization)", "c10 pilot": "C10 (the mapping pilot, seed 0)",
+             "c10": "C10 (contraction under the chosen mapping)"}
+    for part, rows in d["verdicts"].items():
+        if part == "c10 choice":
+            lines.append(f"- C10's registered choice (first mapping to memorize): "
+                         + ", ".join(f"{o}: {c or 'none memorized'}" for o, c in rows.items()))
+            continue
+        lines.append(f"- {names.get(part, part)}:")
+        lines += [f"  - {reading}: {choice_line(row)}" for reading, row in rows.items()]
+    return lines + [""]
+
+
+def choice_line(row):
+    """One reading of the sensitivity study: its verdict and parts, or how many runs are in."""
+    if "parts" not in row:
+        return f"{row['stored']} of {row['runs']} runs stored" if "max_train_acc" not in row else \
+            f"best train accuracy {row['max_train_acc']:.3f} within the pilot's budget"
+    head = f"**{row['verdict']}**" + (f" (the answer {row['answer']})" if "answer" in row else "")
+    return head + ": " + "; ".join(f"{name}: {A.describe(v).replace('**', '')}" for name, v in row["parts"].items())
 
 
 def critical_block(results):

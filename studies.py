@@ -184,6 +184,10 @@ STUDIES = {
     # beyond the paper (docs/two_clocks.md): its own block of REPORT.md, not a claim row
     "two_clocks": Study("beyond", ["exp_two_clocks.py"], "two_clocks.json", "two_clocks.png",
                         "Beyond the paper: the two clocks"),
+    # the readings the paper leaves open (docs/sensitivity.md, pre-registered 2026-11-25): its own
+    # block of REPORT.md, per claim, never part of a claim's verdict
+    "choices": Study("beyond", ["exp_choices.py"], "choices.json", "choices.png",
+                     "The paper's open readings: C1, C2, C6, C10 and the headline"),
     # beyond the paper (docs/critical.md, pre-registered 2026-11-25): a critical prior strength
     "critical": Study("beyond", ["exp_critical.py"], "critical.json", "critical.png",
                       "Beyond the paper: a critical prior strength"),

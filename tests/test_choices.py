@@ -1,0 +1,103 @@
+"""The sensitivity study (exp_choices.py, docs/sensitivity.md): its cells are the registered
+ones, its runs are shared with the figures', and each reading is judged by its claim's rules."""
+import pytest
+
+import exp_choices as E
+import exp_fig2_ablation
+import optim
+import report
+import store
+import train
+
+
+def test_the_cells_are_the_registered_ones():
+    """docs/sensitivity.md: C2 50 runs, C6 50 (and the stored baselines), the headline 60,
+    C1 30, C10's pilot 6 on seed 0 at 3,000 epochs; seeds 0-4, 10,000 epochs, stop 200."""
+    args = E.parse([])
+    c = E.cells(args)
+    count = lambda part, arm=None: sum(len(by) for arms in c[part].values() for a, by in arms.items() if arm in (None, a))
+    assert (count("c2"), count("c6", "prior"), count("headline"), count("c1"), count("c10 pilot")) == (50, 50, 60, 30, 6)
+    assert c["c10"] == {}                                     # five seeds follow the pilot's choice
+    unique = {store.run_key(cfg) for _, cfg in E.flat(c)}
+    # shared: C6's baselines (10 runs, two readings each), and C1-V's runs are the headline's
+    # separate-vocabulary lambda 0 cells
+    assert len(unique) == 50 + 50 + 10 + 60 + 30 + 6 - 10
+    cfgs = [cfg for label, cfg in E.flat(c) if not label.startswith("c10")]
+    assert {cfg.seed for cfg in cfgs} == set(range(5)) and {cfg.epochs for cfg in cfgs} == {10000}
+    assert {cfg.stop_after for cfg in cfgs} == {200} and {cfg.p for cfg in cfgs} == {113}
+    pilot = [cfg for label, cfg in E.flat(c) if label.startswith("c10 pilot")]
+    assert {(cfg.seed, cfg.epochs) for cfg in pilot} == {(0, 3000)}
+
+
+def test_shared_runs_are_the_same_configs_as_the_figures():
+    """C2-G is Figure 2's gnm row (its seed 0 is stored); C6's baselines and the headline's
+    lambda 0 / 0.3 cells at the default are the regime map's and Figure 3's runs."""
+    assert (E.NORM_R, E.GLOBAL_R) == (exp_fig2_ablation.MEASURED_R, exp_fig2_ablation.MEASURED_GLOBAL_R)
+    args = E.parse([])
+    fig2 = exp_fig2_ablation.parse(["--capacity", "gnm"])
+    for prior in ("oracle", "adversarial"):
+        mine = E.cells(args)["c2"]["C2-G"][prior][0]
+        assert store.run_key(mine) == store.run_key(exp_fig2_ablation.run_config("gnm", prior, 0, fig2))
+    base = E.cells(args)["c6"]["C6-lambda entropy 0.01, fresh"]["baseline"][0]
+    assert store.run_key(base) == store.run_key(train.make_config(stop_after=200))
+
+
+def test_the_c10_mappings_keep_the_decay_clock_and_the_choice_is_the_first_to_memorize():
+    """SGD's and Lion's alternative mappings keep lr * wd (Eq. 5's clock) as registered; batch
+    128 scales lr only. The choice: the first listed mapping whose pilot memorized."""
+    for opt in ("sgd", "lion"):
+        for _, kw in E.C10_MAPPINGS[opt]:
+            assert optim.decay_per_step(opt, kw["lr"], kw["wd"]) == pytest.approx(optim.decay_per_step(opt, E.LR, E.WD))
+    assert all("wd" not in kw for _, kw in E.C10_MAPPINGS["bs128"])
+    run = lambda best: ({}, {"train_acc": [0.1, best]})
+    pilots = {("sgd", "lr x300"): run(0.5), ("sgd", "lr x1000"): run(0.995),
+              ("lion", "lr / 3"): run(1.0), ("bs128", "lr x0.3"): run(0.2), ("bs128", "lr x0.1"): run(0.3)}
+    assert E.pilot_choice(pilots) == {"sgd": "lr x1000", "lion": "lr / 3", "bs128": None}
+    assert E.pilot_choice({("sgd", "lr x300"): run(0.5)})["sgd"] == "pending"
+    args = E.parse(["--part", "c10"])
+    c = E.cells(args, pilots)
+    assert sorted(c["c10"]) == ["lion lr / 3", "sgd lr x1000"]
+    assert {cfg.lr for cfg in c["c10"]["sgd lr x1000"]["run"].values()} == {10 * E.LR}
+
+
+def fake(grok, acc=1.0):
+    return {"grok_epoch": grok, "final_test_acc": acc}, None
+
+
+def test_the_headline_rule():
+    """Holds: reproduced at rho 0.003 and not reproduced (below 1.25x) under fresh; changes if
+    either comes out the other way; otherwise not decided."""
+    seeds = range(5)
+    arms = lambda rho_kl, fresh_kl: {
+        "refresh0.003 lambda 0": {s: fake(None) for s in seeds}, "refresh0.003 lambda 0.3": {s: fake(rho_kl + 10 * s) for s in seeds},
+        "fresh lambda 0": {s: fake(3000 + 10 * s) for s in seeds}, "fresh lambda 0.3": {s: fake(fresh_kl + 10 * s) for s in seeds}}
+    assert E.judge_headline(arms(2000, 3000), 10000)[1] == "holds"
+    assert E.judge_headline(arms(2000, 1000), 10000)[1] == "changes"      # 3x under fresh too
+    noisy = arms(2000, 0)
+    noisy["fresh lambda 0.3"] = {s: fake(t) for s, t in zip(seeds, (2000, 3500, 1800, 3300, 2600))}  # 0.86-1.67x
+    parts, answer = E.judge_headline(noisy, 10000)
+    assert answer == "not decided" and parts["speed-up under fresh (lambda 0.3)"]["verdict"] == "inconclusive"
+
+
+def test_every_part_is_judged_and_drawn_from_stored_runs(tmp_path):
+    """judge() and the figure on one tiny real run standing in for every run of every part;
+    a reading with a run missing says how many are stored; the REPORT block lists them all."""
+    got = train.train(train.make_config(p=7, epochs=40, eval_every=2, quiet=True))
+    args = E.parse(["--results-dir", str(tmp_path)])
+    c = E.cells(args)
+    results = {label: got for label, _ in E.flat(c)}
+    results.pop("c1/C1-P padding, fresh/baseline/seed3")
+    v = E.judge(c, results, args)
+    assert v["c1"]["C1-P padding, fresh"] == {"stored": 4, "runs": 5}
+    assert v["c2"]["C2-W"]["verdict"] in ("not reproduced", "reproduced", "inconclusive")
+    assert set(v["c2"]["C2-W"]["parts"]) == {"oracle: full (final test acc in [0.99, 1.01))",
+                                             "adversarial: chance (final test acc below 3/p = 0.027)"}
+    # identical arms: 1x, so the rho 0.003 speed-up is not reproduced and the answer changes
+    # (no run grokked: nothing is informative, and it is not decided)
+    assert v["headline"]["init scale x2"]["answer"] == ("changes" if got[0]["grok_epoch"] else "not decided")
+    assert set(v["c10 choice"]) == set(E.C10_MAPPINGS)
+    E.plot(v, results, c, args, str(tmp_path / "choices.png"))
+    assert (tmp_path / "choices.png").stat().st_size > 0
+    store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
+    block = "\n".join(report.choices_block(str(tmp_path)))
+    assert "- C2 (norm-matched rows):\n  - C2-G: **" in block and "C1-P padding, fresh: 4 of 5 runs stored" in block
