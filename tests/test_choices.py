@@ -101,3 +101,20 @@ def test_every_part_is_judged_and_drawn_from_stored_runs(tmp_path):
     store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
     block = "\n".join(report.choices_block(str(tmp_path)))
     assert "- C2 (norm-matched rows):\n  - C2-G: **" in block and "C1-P padding, fresh: 4 of 5 runs stored" in block
+
+
+def test_a_call_with_one_part_keeps_every_parts_verdicts(tmp_path):
+    """`--plot-only --part c2` redraws from the store; the summary still lists every part (the
+    others with how many of their runs are stored), so no call drops another's verdicts."""
+    import json
+    summary, history = train.train(train.make_config(p=7, epochs=30, quiet=True))
+    folder = str(tmp_path / "store")
+    args = E.parse(["--part", "c2"])
+    for _, cfg in E.flat(E.cells(args)):
+        store.write(folder, dict(summary, config=train.semantic_config(cfg)), history, cfg)
+    E.main(["--plot-only", "--part", "c2", "--store", folder, "--results-dir", str(tmp_path),
+            "--runs-dir", str(tmp_path / "runs")])
+    v = json.load(open(tmp_path / "choices.json"))["verdicts"]
+    assert set(v) == {"c2", "c6", "headline", "c1", "c10 pilot", "c10 choice"}     # no pilot stored: no c10 yet
+    assert "verdict" in v["c2"]["C2-Q"] and v["c6"]["C6-L1 0.1, fresh"] == {"stored": 0, "runs": 10}
+    assert (tmp_path / "choices.png").exists()
