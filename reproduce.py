@@ -159,7 +159,9 @@ def study_plans(names, args, time_missing=True):
         module, sargs = study_args(name, args)
         keys = {store.run_key(cfg): cfg for _, cfg in module.planned_runs(sargs)}
         sources = weight_sources(keys.values())
-        missing = {k: c for k, c in keys.items() if not os.path.exists(os.path.join(folder, k + ".json.gz"))
+        # a run held by a stored run of another budget or early stop (store.derived) is not missing
+        missing = {k: c for k, c in keys.items()
+                   if (not os.path.exists(os.path.join(folder, k + ".json.gz")) and store.derived(folder, c) is None)
                    or any(not os.path.exists(store.weights_path(folder, c, kind)) for kind in sources.get(k, ()))}
         new = {k: c for k, c in missing.items() if k not in seen}      # shared with an earlier study: counted there
         seen |= set(missing)

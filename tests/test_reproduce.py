@@ -401,3 +401,18 @@ def test_a_failed_study_fails_the_whole_command(tmp_path, monkeypatch, capsys):
         reproduce.main(["--plot-only", "--only", "fig3", "--results-dir", str(tmp_path)])
     assert "1 study failed: fig3" in str(stop.value.code)
     assert "[fig3] FAILED (exit 3)" in capsys.readouterr().out and (tmp_path / "REPORT.md").exists()
+
+
+def test_the_dry_run_counts_a_run_a_stored_run_of_another_budget_holds(tmp_path, monkeypatch):
+    """A run store.derived serves (a stored run of another budget or early stop holds it) is
+    stored for the dry run, not missing: the power plan's 40k-epoch C11 runs that grokked
+    within 10k cost nothing."""
+    import argparse
+    import store
+    monkeypatch.setattr(reproduce, "timed_ms_per_epoch", lambda cfg: 1.0)
+    args = argparse.Namespace(quick=True, results_dir=str(tmp_path), store=None)
+    assert reproduce.study_plans(["fig1"], args)["fig1"][:3] == (2, 0, 2)
+    module, sargs = reproduce.study_args("fig1", args)
+    held = store.run_key(module.planned_runs(sargs)[0][1])
+    monkeypatch.setattr(store, "derived", lambda folder, cfg: ({}, {}) if store.run_key(cfg) == held else None)
+    assert reproduce.study_plans(["fig1"], args)["fig1"][:3] == (2, 1, 1)
