@@ -30,7 +30,7 @@ def test_the_cells_are_the_registered_ones():
 
 
 def test_shared_runs_are_the_same_configs_as_the_figures():
-    """C2-G is Figure 2's gnm row (its seed 0 is stored); C6's baselines and the headline's
+    """C2-G is Figure 2's gnm row (the same configs, so the runs are shared); C6's baselines and the headline's
     lambda 0 / 0.3 cells at the default are the regime map's and Figure 3's runs."""
     assert (E.NORM_R, E.GLOBAL_R) == (exp_fig2_ablation.MEASURED_R, exp_fig2_ablation.MEASURED_GLOBAL_R)
     args = E.parse([])
