@@ -101,6 +101,10 @@ def test_every_part_is_judged_and_drawn_from_stored_runs(tmp_path):
     store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
     block = "\n".join(report.choices_block(str(tmp_path)))
     assert "- C2 (norm-matched rows):\n  - C2-G: **" in block and "C1-P padding, fresh: 4 of 5 runs stored" in block
+    v["c2"]["C2-W"]["verdict"] = "reproduced"                  # said only with its seeds until held out
+    store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
+    block = "\n".join(report.choices_block(str(tmp_path)))
+    assert "(on seeds 0-4; the held-out confirmation on seeds 5-9 not run yet)" in block.split("  - C2-W: ")[1].split("\n")[0]
 
 
 def test_a_call_with_one_part_keeps_every_parts_verdicts(tmp_path):
