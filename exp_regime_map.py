@@ -464,7 +464,12 @@ def parse(argv=None):
     if bad:
         raise SystemExit(f"error: --rhos takes values of the map's grid {RHOS}; not {bad}")
     args.rhos = sorted(args.rhos) if args.rhos else RHOS
-    return sweep.apply_quick(args, QUICK)
+    args = sweep.apply_quick(args, QUICK)
+    # the map draws whatever part of its grid is stored; a variant (the power plan's C11 runs)
+    # decides claim parts, so like every other study it is drawn only once all its runs are in
+    # (a redraw from part of them goes to results/partial/)
+    args.partial_ok = not variant_tag(args)
+    return args
 
 
 def variant_tag(args):

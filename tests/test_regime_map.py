@@ -100,6 +100,7 @@ def test_a_variant_of_the_map_runs_its_own_cells_under_its_own_name():
     twelve = [str(s) for s in range(12)]
     args = M.parse(["--part", "baseline", "wd", "--rhos", "0.01", "--epochs", "40000", "--seeds"] + twelve)
     assert M.variant_tag(args) == "_rho0.01_seeds0-11_e40000"
+    assert not args.partial_ok and M.parse([]).partial_ok        # a variant is drawn only when complete
     assert M.grid_cells(args.part, args.rhos) == [(0.01, 1.0, 0.0)] + [(0.01, wd, 0.0) for wd in (4.0, 2.0, 0.5)]
     assert len(M.planned_runs(args)) == 4 * 12
     assert M.variant_tag(M.parse([])) == "" == M.variant_tag(M.parse(["--quick"])) == M.variant_tag(M.parse(["--epochs", "30"]))
