@@ -2,6 +2,7 @@
 
     python exp_choices.py --jobs 2                    # every part, about 210 runs
     python exp_choices.py --part c2 c6 --jobs 2       # some parts
+    python exp_choices.py --part heldout --jobs 2     # seeds 5-9 of each reading reproduced on 0-4
     python exp_choices.py --plot-only                 # redraw from the store
     python exp_choices.py --quick                     # C2's readings on the small model, one seed
 
@@ -27,6 +28,8 @@ judged by the rules of the claim it tests (analysis.RULES["v3"], STATS.md), neve
             mappings per optimizer to reach train accuracy 0.99 (chosen on memorization alone,
             before contraction is looked at), then five seeds of it at 10,000 epochs and C10's
             "the MLP norm contracts on the plateau" by rule 5.
+  heldout   the registered confirmation: the same cells on seeds 5-9 of every claim's reading
+            (not the headline's) that the store shows reproduced on seeds 0-4, by the same rule.
 
 The rule (docs/sensitivity.md): a negative verdict stands if no reading reproduces the claim's
 failing part; a reading that does is "reproduced under reading X on seeds 0-4" until the same
@@ -42,7 +45,8 @@ import store
 import sweep
 
 R = analysis.RULES["v3"]
-PARTS = ("c2", "c6", "headline", "c1", "c10")
+PARTS = ("c2", "c6", "headline", "c1", "c10", "heldout")
+HELD_OUT_SEEDS = (5, 6, 7, 8, 9)     # the registered confirmation of a reading reproduced on seeds 0-4
 RHO = "refresh0.003"
 # Figure 2's radii (exp_fig2_ablation.py: MEASURED_R, MEASURED_GLOBAL_R), restated so that the
 # runs are the same configs as Figure 2's and shared with it (tests/test_choices.py checks)
@@ -149,6 +153,19 @@ def cells(args, pilots=None):
     return out
 
 
+def held_out_cells(args, verdicts, pilots=None):
+    """The registered confirmation: every reading of a claim (not the headline's variants, not
+    C10's pilot) reproduced on seeds 0-4, as the same cells on seeds 5-9, under the part name
+    "heldout <part>". verdicts: judge()'s, on seeds 0-4."""
+    todo = {part: [r for r, row in rows.items() if row.get("verdict") == analysis.REPRODUCED]
+            for part, rows in verdicts.items() if part in ("c2", "c6", "c1", "c10")}
+    todo = {part: readings for part, readings in todo.items() if readings}
+    if not todo:
+        return {}
+    held = cells(argparse.Namespace(**{**vars(args), "seeds": list(HELD_OUT_SEEDS), "part": list(todo)}), pilots)
+    return {f"heldout {part}": {r: held[part][r] for r in readings} for part, readings in todo.items()}
+
+
 def flat(c):
     """[(label, config)] of cells(): label part/reading/arm/seed."""
     return [(f"{part}/{reading}/{a}/seed{s}", cfg) for part, readings in c.items() for reading, arms in readings.items()
@@ -163,11 +180,14 @@ def pilots_from(c, results):
 
 def planned_runs(args):
     """Every run this call asks for (reproduce.py --dry-run counts them): C10's five seeds once
-    its pilots are stored, and then the mapping they chose."""
+    its pilots are stored, and then the mapping they chose; the held-out seeds of every reading
+    the store already shows reproduced on seeds 0-4."""
     c = cells(args)
     if "c10" in args.part:
         got = {label: store.read(sweep.store_dir(args), cfg) for label, cfg in flat({"c10 pilot": c["c10 pilot"]})}
         c = cells(args, pilots_from(c, {k: v for k, v in got.items() if v is not None}))
+    if "heldout" in args.part:
+        c.update(judged(args)[2]["held"])
     return flat(c)
 
 
@@ -237,16 +257,17 @@ def judge(c, results, args):
                     got[a][s] = results[label]
             stored = sum(len(v) for v in got.values())
             row = {"stored": stored, "runs": len(labels)}
+            kind = part.removeprefix("heldout ")       # a held-out reading: its own part's rule
             if stored == len(labels):
-                if part == "c2":
+                if kind == "c2":
                     row["parts"] = judge_c2(got, args.p)
-                elif part == "c6":
+                elif kind == "c6":
                     row["parts"] = judge_c6(got, args.epochs)
-                elif part == "headline":
+                elif kind == "headline":
                     row["parts"], row["answer"] = judge_headline(got, args.epochs)
-                elif part == "c1":
+                elif kind == "c1":
                     row["parts"] = judge_c1(got, args.epochs)
-                elif part == "c10":
+                elif kind == "c10":
                     row["parts"] = judge_c10(got)
                 elif part == "c10 pilot":
                     (h,) = [g[1] for g in got["pilot"].values()]
@@ -318,6 +339,24 @@ def stored(c, args):
     return {label: g for label, g in got.items() if g is not None}
 
 
+def judged(args):
+    """Every part judged from what the store holds, whatever this call trained: (verdicts,
+    results, cells). A reading with held-out runs gets row["heldout"], judged by the same rule;
+    cells["held"] lists the held-out cells judge() asked for (held_out_cells)."""
+    every = argparse.Namespace(**{**vars(args), "part": [p for p in PARTS if p != "heldout"]})
+    c = cells(every)
+    pilots = pilots_from(c, stored(c, args))
+    c = cells(every, pilots)
+    results = stored(c, args)
+    verdicts = judge(c, results, every)
+    held = held_out_cells(every, verdicts, pilots)
+    results.update(stored(held, args))
+    for part, rows in judge(held, results, every).items():
+        for reading, row in rows.items():
+            verdicts[part.removeprefix("heldout ")][reading]["heldout"] = row
+    return verdicts, results, {**c, "held": held}
+
+
 def main(argv=None):
     args = parse(argv)
     os.makedirs(args.results_dir, exist_ok=True)
@@ -327,22 +366,24 @@ def main(argv=None):
         c = cells(args, pilots_from(c, results))
         if c.get("c10"):
             sweep.run_sweep(flat({"c10": c["c10"]}), args)
+    if "heldout" in args.part:       # stage 3: seeds 5-9 of every reading reproduced on seeds 0-4
+        held = judged(args)[2]["held"]
+        print(f"held-out confirmation: {', '.join(f'{p} / {r}' for p, rows in held.items() for r in rows) or 'none asked for'}")
+        sweep.run_sweep(flat(held), args)
     # the summary and figure cover every part, each from what the store holds of it, so that
     # a call with some parts never drops the others' verdicts
-    every = argparse.Namespace(**{**vars(args), "part": list(PARTS)})
-    c = cells(every)
-    c = cells(every, pilots_from(c, stored(c, args)))
-    results = stored(c, args)
-    verdicts = judge(c, results, every)
+    verdicts, results, c = judged(args)
     print("\nThe paper's open readings (docs/sensitivity.md, pre-registered): each by its claim's rules v3")
     for part, rows in verdicts.items():
         if part == "c10 choice":
             print(f"  c10's registered choice (seed 0, {PILOT_EPOCHS} epochs, first to memorize): {rows}")
             continue
         for reading, row in rows.items():
-            print(f"  {part} / {reading}: {report.choice_line(row).replace('**', '')}")
-    summary = {"verdicts": verdicts, "seeds": args.seeds, "budget": args.epochs, "p": args.p}
+            print(f"  {part} / {reading}: {report.choice_line(row).replace('**', '')}{report.held_out_note(part, row)}")
+    summary = {"verdicts": verdicts, "seeds": args.seeds, "held_out_seeds": list(HELD_OUT_SEEDS),
+               "budget": args.epochs, "p": args.p}
     store.write_json(os.path.join(args.results_dir, "choices.json"), summary)
+    every = argparse.Namespace(**{**vars(args), "part": list(PARTS)})
     plot(verdicts, results, c, every, os.path.join(args.results_dir, "choices.png"))
 
 

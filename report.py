@@ -593,12 +593,22 @@ def choices_block(results):
                          + ", ".join(f"{o}: {c or 'none memorized'}" for o, c in rows.items()))
             continue
         lines.append(f"- {names.get(part, part)}:")
-        # the registered rule: a reading that reproduces a failing claim says so only as
-        # "on seeds 0-4" until the same cells on held-out seeds 5-9 reproduce it again
-        held_out = lambda row: (" (on seeds 0-4; the held-out confirmation on seeds 5-9 not run yet)"
-                                if row.get("verdict") == A.REPRODUCED and part != "headline" else "")
-        lines += [f"  - {reading}: {choice_line(row)}{held_out(row)}" for reading, row in rows.items()]
+        lines += [f"  - {reading}: {choice_line(row)}{held_out_note(part, row)}" for reading, row in rows.items()]
     return lines + [""]
+
+
+def held_out_note(part, row):
+    """The registered rule: a reading that reproduces a failing claim says so only "on seeds
+    0-4" until the same cells on held-out seeds 5-9 reproduce it again (docs/sensitivity.md)."""
+    if row.get("verdict") != A.REPRODUCED or part == "headline":
+        return ""
+    held = row.get("heldout")
+    if held is None or "verdict" not in held:
+        return (" (on seeds 0-4; the held-out confirmation on seeds 5-9 "
+                + (f"has {held['stored']} of {held['runs']} runs stored)" if held else "not run yet)"))
+    confirmed = ("**confirmed**: reproduced under this reading" if held["verdict"] == A.REPRODUCED
+                 else f"**not confirmed** ({held['verdict']}): the negative verdict stands")
+    return f" (on seeds 0-4; held-out seeds 5-9: {confirmed}; {choice_line(held).split(': ', 1)[1]})"
 
 
 def choice_line(row):
@@ -624,12 +634,30 @@ def critical_block(results):
         lines.append(f"- {h}: {A.describe(d[h])}")
         if h == "H6b":
             lines += heldout_lines(d.get("heldout", {}))
+    if d.get("wd_fit"):               # the registered secondary on weight decay (no verdict)
+        lines.append("- secondary, weight decay (fixed, seeds 0-4, 20k): " + wd_line(d["wd_fit"]))
     if d.get("rho"):                  # the registered secondary on rho: stored regime-map cells only
         name = lambda r: "fixed" if r == "0" else "fresh" if r == "1" else f"rho {r}"
         lines.append("- secondary, refresh rate (regime map, wd 1, 10k, share grokked at lambda 0 / 0.03 / 0.3): "
                      + "; ".join(f"{name(r)}: " + " / ".join(f"{v.get(l, float('nan')):.1f}" for l in ("0", "0.03", "0.3"))
                                  for r, v in sorted(d["rho"].items(), key=lambda kv: float(kv[0]))))
     return lines + [""]
+
+
+def wd_line(fit):
+    """The weight-decay secondary of the critical study: per wd, the share that grokked per lambda
+    and lambda_c beside H6c's formula; then the registered direction."""
+    def one(name, row):
+        pred = f" (H6c's formula: {row['predicted']:g})"
+        if "stored" in row:
+            return f"{name}: {row['stored']} of {row['planned']} runs stored{pred}"
+        shares = ("share grokked " + ", ".join(f"lambda {l}: {v:.1f}" for l, v in row["share"].items()) + "; "
+                  if "share" in row else f"{row['seeds']}: ")
+        got = (f"lambda_c {row['lam_c']:.4f} [{row['lam_c_ci'][0]:.4f}, {row['lam_c_ci'][1]:.4f}]" if "lam_c" in row
+               else f"lambda_c {row['bound']} (the grid only bounds it)")
+        return f"{name}: {shares}{got}{pred}"
+    rows = "; ".join(one(n, r) for n, r in fit.items() if n != "direction")
+    return rows + (f"; the registered direction (lambda_c rises with wd) **{fit['direction']}**" if "direction" in fit else "")
 
 
 def heldout_lines(heldout):

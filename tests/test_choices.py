@@ -122,3 +122,32 @@ def test_a_call_with_one_part_keeps_every_parts_verdicts(tmp_path):
     assert set(v) == {"c2", "c6", "headline", "c1", "c10 pilot", "c10 choice"}     # no pilot stored: no c10 yet
     assert "verdict" in v["c2"]["C2-Q"] and v["c6"]["C6-L1 0.1, fresh"] == {"stored": 0, "runs": 10}
     assert (tmp_path / "choices.png").exists()
+
+
+def test_a_reading_reproduced_on_seeds_0_4_is_confirmed_on_the_same_cells_at_seeds_5_9():
+    """docs/sensitivity.md: the held-out confirmation runs the same cells on seeds 5-9, judged
+    by the same rule; until it has run, the reading is said with its seeds only."""
+    args = E.parse([])
+    full, chance = (lambda s: fake(1000 + s, 0.995)), (lambda s: fake(None, 0.008))
+    verdicts = {"c2": {"C2-W": {"verdict": "reproduced"}, "C2-G": {"verdict": "inconclusive"}},
+                "headline": {"init scale x2": {"verdict": "reproduced"}}, "c6": {}}
+    held = E.held_out_cells(args, verdicts)
+    assert list(held) == ["heldout c2"] and list(held["heldout c2"]) == ["C2-W"]     # not the headline
+    same = E.cells(args)["c2"]["C2-W"]["oracle"][0]
+    for prior, by_seed in held["heldout c2"]["C2-W"].items():
+        assert sorted(by_seed) == [5, 6, 7, 8, 9]
+        assert store.run_key(by_seed[5]) == store.run_key(train.make_config(**{**vars(same), "seed": 5, "prior": prior}))
+    results = {f"heldout c2/C2-W/oracle/seed{s}": full(s) for s in E.HELD_OUT_SEEDS}
+    results.update({f"heldout c2/C2-W/adversarial/seed{s}": chance(s) for s in E.HELD_OUT_SEEDS})
+    got = E.judge(held, results, args)["heldout c2"]["C2-W"]
+    assert got["verdict"] == "reproduced"
+    row = {"verdict": "reproduced", "parts": got["parts"]}
+    assert "not run yet" in report.held_out_note("c2", row)
+    assert "has 3 of 10 runs stored" in report.held_out_note("c2", {**row, "heldout": {"stored": 3, "runs": 10}})
+    assert "held-out seeds 5-9: **confirmed**" in report.held_out_note("c2", {**row, "heldout": got})
+    results["heldout c2/C2-W/oracle/seed7"] = fake(None, 0.5)
+    results["heldout c2/C2-W/oracle/seed8"] = fake(None, 0.4)
+    failed = E.judge(held, results, args)["heldout c2"]["C2-W"]
+    assert failed["verdict"] != "reproduced"
+    assert "**not confirmed**" in report.held_out_note("c2", {**row, "heldout": failed})
+    assert report.held_out_note("headline", row) == "" and report.held_out_note("c2", {"verdict": "inconclusive"}) == ""
