@@ -38,6 +38,7 @@ PARTS = ("fit", "heldout", "wd")
 WIDTH_LIMIT, H6C_FACTOR, LR_CUT, HELD_OUT_NATS = 2.0, 1.5, 5.99, 2.0
 N_BOOT = 2000
 H6C_PREDICTED = 0.066      # committed 2026-11-25 before any run (docs/critical.md); h6c_prediction recomputes it
+H6C_WD_PREDICTED = {0.5: 0.030, 1.0: H6C_PREDICTED, 2.0: 0.72}   # the same formula per wd, committed with it
 QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0, 1], fit_lams=(0.01, 0.03, 0.1, 1.0), budget=3000, part=["fit"])
 
 
@@ -304,7 +305,44 @@ def analyse(results, args):
     wd = {f"wd {w:g}": {f"{l:g}": grok_table(cell, results) for (w2, l), cell in c.get("wd", {}).items() if w2 == w}
           for w in WDS}
     out["wd"] = wd
+    out["wd_fit"] = wd_secondary(wd, WD_SEEDS, out.get("H6a"))
     out["rho"] = rho_shares(args.results_dir)
+    return out
+
+
+def wd_secondary(wd, seeds, h6a=None, n_boot=N_BOOT):
+    """The registered weight-decay secondary (no verdict): per wd whose cells are all stored, the
+    share that grokked per lambda and H6a's logistic fit with its seed-bootstrap interval; where
+    every seed grokked at every lambda, or none at any, the grid only bounds lambda_c and no fit
+    is made. wd 1 is H6a's fitting set (h6a: its verdict dict). Then the registered direction
+    (lambda_c rises with wd: 0.5 below 1 below 2), judged on the point estimates.
+    wd: {"wd w": {lam: {seed: t or None}}}. Returns {"wd w": row, ..., "direction": ...}."""
+    out = {}
+    for name, grok in wd.items():
+        w = float(name.split()[1])
+        row = {"predicted": H6C_WD_PREDICTED.get(w)}
+        if not grok or any(len(v) < len(seeds) for v in grok.values()):
+            row.update(stored=sum(len(v) for v in grok.values()), planned=len(seeds) * len(WD_LAMS))
+        else:
+            g = {float(l): v for l, v in grok.items()}
+            row["share"] = {f"{l:g}": float(np.mean([t is not None for t in v.values()])) for l, v in sorted(g.items())}
+            ys = [t is not None for v in g.values() for t in v.values()]
+            if all(ys) or not any(ys):
+                row["bound"] = f"below {min(g):g}" if all(ys) else f"above {max(g):g}"
+            else:
+                with np.errstate(over="ignore", invalid="ignore"):   # a resample with one outcome only:
+                    tr = transition(g, list(seeds), n_boot=n_boot)   # its lambda_c runs off the grid, as it should
+                row.update(lam_c=tr["lam_c"], lam_c_ci=tr["lam_c_ci"])
+        out[name] = row
+    if h6a and "lam_c" in h6a:
+        out["wd 1"] = {"predicted": H6C_PREDICTED, "lam_c": h6a["lam_c"], "lam_c_ci": h6a["lam_c_ci"],
+                       "seeds": "the fitting set, seeds 0-9"}
+    def where(row):      # a point estimate, or the side of the grid's bound (the grid brackets wd 1's)
+        return row.get("lam_c") if "bound" not in row else 0.0 if row["bound"].startswith("below") else math.inf
+    out = {f"wd {w:g}": out[f"wd {w:g}"] for w in sorted(H6C_WD_PREDICTED) if f"wd {w:g}" in out}   # wd 0.5, 1, 2
+    est = [where(r) for r in out.values()]
+    if len(est) == 3 and None not in est:
+        out["direction"] = "holds" if est[0] < est[1] < est[2] else "does not hold"
     return out
 
 
@@ -381,6 +419,8 @@ def main(argv=None):
     print("  share grokked per lambda: " + ", ".join(f"{l}: {v:.1f}" for l, v in out["share"].items() if v is not None))
     for h in ("H6a", "H6b", "H6c"):
         print(f"  {h}: " + A.describe(out[h]).replace("**", ""))
+    for name, row in out["wd_fit"].items():
+        print(f"  weight decay, {name}: {row}")
     store.write_json(os.path.join(args.results_dir, "critical.json"), out)
     plot(results, out, args, os.path.join(args.results_dir, "critical.png"))
 

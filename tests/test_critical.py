@@ -76,3 +76,31 @@ def test_each_held_out_cell_is_reported_against_both_predictions():
     assert "held-out lambda 0.017: 5 seeds: 0 grokked within 20k, 3 within 40k, median 39,000" in line
     assert "paper predicted median 20,000, share 0.50 within 20k and 0.93 within 40k" in line
     assert "threshold predicted median 46,000, share 0.02 within 20k and 0.36 within 40k" in line
+
+
+def test_the_weight_decay_secondary_fits_bounds_and_orders_as_registered():
+    never, always = {s: None for s in range(5)}, {s: 1000 for s in range(5)}
+    half = {0: 9000, 1: None, 2: 8000, 3: None, 4: 7000}
+    h6a = {"lam_c": 0.0225, "lam_c_ci": [0.020, 0.026]}
+    # wd 0.5 turns between 0.02 and 0.03; wd 2 groks everywhere: only bounded, below the grid
+    fit = E.wd_secondary({"wd 0.5": {"0.015": never, "0.02": never, "0.03": half, "0.3": always},
+                          "wd 2": {"0.015": always, "0.02": always, "0.03": always, "0.3": always}},
+                         E.WD_SEEDS, h6a, n_boot=50)
+    assert list(fit) == ["wd 0.5", "wd 1", "wd 2", "direction"]
+    assert 0.02 < fit["wd 0.5"]["lam_c"] < 0.3 and fit["wd 0.5"]["share"]["0.03"] == 0.6
+    assert fit["wd 2"]["bound"] == "below 0.015" and "lam_c" not in fit["wd 2"]
+    assert fit["direction"] == "does not hold"          # 0.5's lambda_c sits above wd 1's
+    # the registered order: wd 2 never groks (above the grid), wd 0.5 turns below wd 1's
+    fit = E.wd_secondary({"wd 0.5": {"0.015": half, "0.02": always, "0.03": always, "0.3": always},
+                          "wd 2": {"0.015": never, "0.02": never, "0.03": never, "0.3": never}},
+                         E.WD_SEEDS, h6a, n_boot=50)
+    assert fit["wd 0.5"]["lam_c"] < 0.0225 and fit["wd 2"]["bound"] == "above 0.3" and fit["direction"] == "holds"
+    # a cell not yet stored: counted, not judged
+    fit = E.wd_secondary({"wd 0.5": {"0.015": {0: None}, "0.02": {}, "0.03": half, "0.3": always}}, E.WD_SEEDS, h6a)
+    assert fit["wd 0.5"]["stored"] == 11 and "direction" not in fit
+
+
+def test_h6c_recomputes_the_weight_decay_predictions_from_the_store():
+    for wd in (0.5, 2.0):
+        value, _ = E.h6c_prediction(wd=wd, seeds=range(5), budget=10000)
+        assert round(value, 2 if wd == 2 else 3) == E.H6C_WD_PREDICTED[wd]
