@@ -791,7 +791,34 @@ def answer(results):
         f"inconclusive or not decided at the seeds run so far, each with the seeds the power plan "
         f"([docs/plan.md](docs/plan.md)) says would decide it. The 1/λ law (Theorem 5.2's Eq. 7, t_grok − floor "
         f"∝ 1/λ) is {law('C3')} under `fresh` distractors, {law('C3b')} in the closest regime on held-out seeds "
-        f"(C3b), and {law('C3f')} under `fixed` distractors at ten seeds (C3f), where the prior is the only way out.")
+        f"(C3b), and {law('C3f')} under `fixed` distractors at ten seeds (C3f), where the prior is the only way out."
+        + readings_sentence(results))
+
+
+def readings_sentence(results):
+    """What the sensitivity study (docs/sensitivity.md) changes in the answer, from its summary:
+    each claim's reading reproduced on seeds 0-4 (and whether held-out seeds confirmed it), and
+    the headline's variants under which the answer holds or changes. "" while nothing is judged."""
+    d = _load(results, studies.summary("choices"))
+    if d is None:
+        return ""
+    v, said = d["verdicts"], []
+    claim = {"c2": "C2", "c6": "C6", "c1": "C1", "c10": "C10"}
+    for part, rows in v.items():
+        for reading, row in rows.items():
+            if part in claim and row.get("verdict") == A.REPRODUCED:
+                held = row.get("heldout", {}).get("verdict")
+                said.append(f"{claim[part]} is reproduced under reading {reading.split()[0]}"
+                            + (" on held-out seeds too" if held == A.REPRODUCED else
+                               f" on seeds 0–4 but not on held-out seeds ({held}), so its verdict stands" if held else
+                               " on seeds 0–4, held-out confirmation pending"))
+    answers = {a: [r for r, row in v.get("headline", {}).items() if row.get("answer") == a]
+               for a in ("holds", "changes", "not decided")}
+    said += [f"the answer above {'is ' * (a == 'not decided')}{a} under {', '.join(rs)}" for a, rs in answers.items() if rs]
+    if not said:
+        return ""
+    return (" Under the other readings the paper's text supports ([docs/sensitivity.md](docs/sensitivity.md), "
+            "REPORT.md's Choices block): " + "; ".join(said) + ".")
 
 
 def gallery(results):

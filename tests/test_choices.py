@@ -151,3 +151,23 @@ def test_a_reading_reproduced_on_seeds_0_4_is_confirmed_on_the_same_cells_at_see
     assert failed["verdict"] != "reproduced"
     assert "**not confirmed**" in report.held_out_note("c2", {**row, "heldout": failed})
     assert report.held_out_note("headline", row) == "" and report.held_out_note("c2", {"verdict": "inconclusive"}) == ""
+
+
+def test_the_readme_answer_says_what_the_readings_change(tmp_path):
+    """The registration: the README's answer says under which reading a claim is reproduced
+    (and whether held-out seeds confirmed it) and under which variants the answer changes."""
+    assert report.readings_sentence(str(tmp_path)) == ""              # nothing run: nothing said
+    v = {"c2": {"C2-W": {"verdict": "reproduced"}, "C2-G": {"verdict": "inconclusive"}},
+         "headline": {"init scale x2": {"verdict": "inconclusive", "answer": "changes"},
+                      "separate vocabulary": {"verdict": "reproduced", "answer": "holds"}}}
+    store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
+    said = report.readings_sentence(str(tmp_path))
+    assert "C2 is reproduced under reading C2-W on seeds 0–4, held-out confirmation pending" in said
+    assert "the answer above changes under init scale x2" in said and "holds under separate vocabulary" in said
+    assert "C2-G" not in said
+    v["c2"]["C2-W"]["heldout"] = {"verdict": "not reproduced"}
+    store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
+    assert "not on held-out seeds (not reproduced), so its verdict stands" in report.readings_sentence(str(tmp_path))
+    v["c2"]["C2-W"]["heldout"] = {"verdict": "reproduced"}
+    store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
+    assert "C2-W on held-out seeds too" in report.readings_sentence(str(tmp_path))
