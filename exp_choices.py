@@ -290,6 +290,18 @@ TITLES = {"c2": "C2: norm-matched rows (oracle: full; adversarial: chance)",
           "c10 pilot": f"C10: which mapping memorizes (seed 0, {PILOT_EPOCHS} epochs)"}
 
 
+def panel_values(part, runs, budget):
+    """What a part's panel shows per run: C2's final test accuracy, C1's informative mass at
+    t_mem, the C10 pilot's best train accuracy, otherwise t_grok (the budget if never)."""
+    if part == "c2":
+        return [r[0]["final_test_acc"] for r in runs]
+    if part == "c1":
+        return [m for m in (analysis.phase_marks(r[1], rise_acc=0.5)["mass_at_mem"] for r in runs) if m is not None]
+    if part == "c10 pilot":
+        return [max(r[1]["train_acc"]) for r in runs]
+    return [analysis.censor(r[0]["grok_epoch"], budget) for r in runs]
+
+
 def plot(verdicts, results, c, args, path):
     plt = plots.pyplot()
     shown = [p for p in ("c2", "c6", "headline", "c1", "c10 pilot") if p in c]
@@ -299,22 +311,19 @@ def plot(verdicts, results, c, args, path):
         ax.axis("off")
     for ax, part in zip(axes.flat, shown):
         readings = list(c[part])
+        held = c.get("held", {}).get(f"heldout {part}", {})
         for i, reading in enumerate(readings):
             for j, a in enumerate(c[part][reading]):
-                vals = [results.get(f"{part}/{reading}/{a}/seed{s}") for s in c[part][reading][a]]
-                vals = [v for v in vals if v is not None]
-                if part == "c2":
-                    ys = [v[0]["final_test_acc"] for v in vals]
-                elif part == "c1":
-                    ys = [analysis.phase_marks(v[1], rise_acc=0.5)["mass_at_mem"] for v in vals]
-                    ys = [y for y in ys if y is not None]
-                elif part == "c10 pilot":
-                    ys = [max(v[1]["train_acc"]) for v in vals]
-                else:
-                    ys = [analysis.censor(v[0]["grok_epoch"], args.epochs) for v in vals]
                 off = (j - (len(c[part][reading]) - 1) / 2) * 0.18
-                ax.plot([i + off] * len(ys), ys, "o", ms=4, alpha=0.7, color=f"C{j}",
-                        label=a if i == 0 else None)
+                # seeds 0-4 filled; a reading's held-out seeds 5-9 hollow, beside them
+                for where, cell, fill in ((part, c[part][reading], True), (f"heldout {part}", held.get(reading), False)):
+                    if cell is None:
+                        continue
+                    vals = [results.get(f"{where}/{reading}/{a}/seed{s}") for s in cell[a]]
+                    ys = panel_values(part, [v for v in vals if v is not None], args.epochs)
+                    ax.plot([i + off + (0 if fill else 0.07)] * len(ys), ys, "o", ms=4, alpha=0.7, color=f"C{j}",
+                            mfc=f"C{j}" if fill else "none",
+                            label=a if fill else f"{a}, held-out seeds 5-9")
         ax.set_xticks(range(len(readings)))
         ax.set_xticklabels(readings, rotation=60, ha="right", fontsize=7)
         ylabel = {"c2": "final test accuracy", "c1": "informative mass at t_mem",
@@ -328,7 +337,8 @@ def plot(verdicts, results, c, args, path):
             for y in (0.99, 3 / args.p):
                 ax.axhline(y, color="gray", ls="--", lw=0.8)
         ax.set_title(TITLES[part], fontsize=10)
-        ax.legend(fontsize=7)
+        by_label = dict(zip(*reversed(ax.get_legend_handles_labels())))      # one entry per arm
+        ax.legend(by_label.values(), by_label.keys(), fontsize=7)
     plots.save_figure(fig, path, f"The paper's open readings (docs/sensitivity.md), p = {args.p}, seeds {args.seeds}: "
                       "each reading's runs per seed (never-grokked runs at the budget)")
 
@@ -366,7 +376,7 @@ def main(argv=None):
         c = cells(args, pilots_from(c, results))
         if c.get("c10"):
             sweep.run_sweep(flat({"c10": c["c10"]}), args)
-    if "heldout" in args.part:       # stage 3: seeds 5-9 of every reading reproduced on seeds 0-4
+    if "heldout" in args.part and not args.plot_only:    # stage 3: seeds 5-9 of each reading reproduced on 0-4
         held = judged(args)[2]["held"]
         print(f"held-out confirmation: {', '.join(f'{p} / {r}' for p, rows in held.items() for r in rows) or 'none asked for'}")
         sweep.run_sweep(flat(held), args)
