@@ -375,10 +375,16 @@ def plot(results, out, args, path):
                    label=f"logistic: lambda_c {h6a['lam_c']:.3f}, width {h6a['width']:.2f}x")
         ax[0].axvline(H6C_PREDICTED, color="C3", ls="--", lw=1, label=f"H6c's prediction {H6C_PREDICTED:g}")
     for i, (w, cellz) in enumerate(out["wd"].items()):
-        ls = sorted(float(l) for l in cellz if cellz[l])
+        ls = sorted(float(l) for l in cellz if len(cellz[l]) == len(WD_SEEDS))     # complete cells only
+        fit_w = out.get("wd_fit", {}).get(w, {})
+        lam_c = f", lambda_c {fit_w['lam_c']:.3f}" if "lam_c" in fit_w else f", lambda_c {fit_w['bound']}" if "bound" in fit_w else ""
         if ls:
             ax[0].plot(ls, [np.mean([t is not None for t in cellz[f"{l:g}"].values()]) for l in ls], "s--",
-                       color=f"C{i + 1}", ms=4, lw=0.8, label=f"{w} (seeds 0-4)")
+                       color=f"C{i + 1}", ms=4, lw=0.8, label=f"{w} (seeds 0-4{lam_c})")
+    held = {float(l): cell["grok"] for l, cell in out.get("heldout", {}).items()}
+    for l, grok in held.items():          # the held-out cells (seeds 10-14, 40k budget), marked apart
+        ax[0].plot(l, np.mean([t is not None and t <= args.budget for t in grok.values()]), "D", color="C3", ms=6,
+                   label="held out (seeds 10-14)" if l == min(held) else None)
     ax[0].set(xscale="log", xlabel="lambda", ylabel=f"share grokked within {args.budget:,} epochs",
               title="H6a: the transition (fixed, wd 1)")
     ax[0].legend(fontsize=7)
@@ -386,6 +392,11 @@ def plot(results, out, args, path):
         for t in fit[l].values():
             ax[1].scatter(l, t if t is not None else args.budget, s=14, color="C0",
                           marker="o" if t is not None else "^", facecolors="C0" if t is not None else "none")
+    for l, grok in held.items():
+        ts = list(grok.values())
+        ax[1].scatter([l] * len(ts), [t if t is not None else HELD_OUT_BUDGET for t in ts], s=30, marker="D",
+                      facecolors="none", edgecolors="C3", label=f"held out (seeds 10-14, {HELD_OUT_BUDGET:,} budget)"
+                      if l == min(held) else None)
     h6b = out.get("H6b", {})
     for key, color in (("paper", "C1"), ("threshold", "C2")):
         if key in h6b:
@@ -393,7 +404,9 @@ def plot(results, out, args, path):
                        label=f"{key}: {'floor + C/lambda' if key == 'paper' else 'floor + C (lambda - lambda_c)^-gamma'}"
                              f" (loglik {h6b[key]['loglik']:.1f})")
     ax[1].axhline(args.budget, color="gray", ls=":", lw=0.8)
-    ax[1].set(xscale="log", yscale="log", ylim=(1000, 3 * args.budget), xlabel="lambda", ylabel="t_grok (^: never)",
+    if held:
+        ax[1].axhline(HELD_OUT_BUDGET, color="C3", ls=":", lw=0.8)
+    ax[1].set(xscale="log", yscale="log", ylim=(1000, 3 * max(args.budget, HELD_OUT_BUDGET if held else 0)), xlabel="lambda", ylabel="t_grok (^: never)",
               title="H6b: t_grok against lambda, two models (median)")
     if ax[1].get_legend_handles_labels()[0]:
         ax[1].legend(fontsize=7)
