@@ -406,15 +406,26 @@ def plan_untestable(results="results"):
     return out
 
 
-def plan_power(results="results"):
-    """{claim: the plan's row with the smallest predicted power among its undecided parts}."""
+def plan_power(results="results", table=None):
+    """{claim: the power plan's row for an undecided part}: among the plan's rows whose part is
+    still inconclusive or not decided in `table` (verdicts(); every plan row when None), one
+    not run yet if there is one (the seeds that would decide it), else one whose plan study has
+    run ("run": True, the plan's seeds in and this draw undecided); the smallest predicted power
+    first."""
     path = os.path.join(results, "plan.json")
     if not os.path.exists(path):
         return {}
-    rows = [r for r in json.load(open(path))["rows"] if not r.get("untestable")]
     out = {}
-    for r in rows:
-        if r["claim"] not in out or r["power_min"] < out[r["claim"]]["power_min"]:
+    for r in json.load(open(path))["rows"]:
+        if r.get("untestable"):
+            continue
+        if table is not None:
+            v = (table.get(r["claim"], (None, None))[1] or {}).get(r["part"])
+            if v is None or v["verdict"] not in (A.INCONCLUSIVE, A.NOT_DECIDED):
+                continue
+            r = {**r, "run": bool(v.get("plan")), "n_now": v.get("n")}
+        best = out.get(r["claim"])
+        if best is None or (r.get("run", False), r["power_min"]) < (best.get("run", False), best["power_min"]):
             out[r["claim"]] = r
     return out
 
@@ -723,13 +734,16 @@ def readme_table(results):
     interval, from the same verdicts as REPORT.md (where every part has its reason)."""
     rows = ["| claim | verdict | n | deciding part: estimate [95% interval] | the power plan (docs/plan.md) |",
             "|---|---|---|---|---|"]
-    plan = plan_power(results)
-    for claim, (verdict, parts) in verdicts(results).items():
+    table = verdicts(results)
+    plan = plan_power(results, table)
+    for claim, (verdict, parts) in table.items():
         if not parts:
             rows.append(f"| {claim} {PAPER_SHORT[claim]} | {verdict} | 0 | no summary yet | |")
             continue
         p = plan.get(claim) if verdict in (A.INCONCLUSIVE, A.NOT_DECIDED, A.PARTLY) else None
-        power = (f"{p['seeds']} seeds: power {p['power_min']:.2f} ({short_cell(p['part'], 40)})" if p else "")
+        power = ("" if not p else f"{p['seeds']} seeds run, as planned (power {p['power_min']:.2f}; {p['n_now']} informative): this "
+                 f"draw did not decide ({short_cell(p['part'], 40)})" if p.get("run") else
+                 f"{p['seeds']} seeds: power {p['power_min']:.2f} ({short_cell(p['part'], 40)})")
         rows.append(f"| {claim} {PAPER_SHORT[claim]} | **{verdict}** | {deciding_part(verdict, parts)[1].get('n', 0)} "
                     f"| {part_summary(verdict, parts)} | {power} |")
     return "\n".join(rows)

@@ -416,3 +416,19 @@ def test_the_dry_run_counts_a_run_a_stored_run_of_another_budget_holds(tmp_path,
     held = store.run_key(module.planned_runs(sargs)[0][1])
     monkeypatch.setattr(store, "derived", lambda folder, cfg: ({}, {}) if store.run_key(cfg) == held else None)
     assert reproduce.study_plans(["fig1"], args)["fig1"][:3] == (2, 1, 1)
+
+
+def test_the_plan_column_names_an_undecided_part_and_says_when_its_seeds_are_run(tmp_path):
+    """The README's plan column: a part the verdict has decided is never offered; a planned part
+    not run yet comes before one whose plan study has run, and that one says its seeds are in."""
+    row = lambda claim, part, power: {"claim": claim, "part": part, "seeds": 12, "power_min": power}
+    write(tmp_path, "plan.json", {"rows": [row("C9", "decided", 0.5), row("C9", "ran", 0.6), row("C9", "not run", 0.9),
+                                           row("C7", "ran", 0.8), {**row("C7", "too dear", 0.1), "untestable": "cost"}]})
+    part = lambda verdict, plan=None: {"verdict": verdict, "n": 4, **({"plan": plan} if plan else {})}
+    table = {"C9": ("inconclusive", {"decided": part("reproduced", "x"), "ran": part("inconclusive", "x"),
+                                     "not run": part("not decided")}),
+             "C7": ("inconclusive", {"ran": part("inconclusive", "y"), "too dear": part("untestable here")})}
+    got = report.plan_power(str(tmp_path), table)
+    assert got["C9"]["part"] == "not run" and not got["C9"]["run"]
+    assert got["C7"]["part"] == "ran" and got["C7"]["run"] and got["C7"]["n_now"] == 4
+    assert report.plan_power(str(tmp_path))["C9"]["part"] == "decided"       # no table: the plan as written
