@@ -802,8 +802,9 @@ def answer(results):
         f"{listed(named(A.REPRODUCED))}; reproduced where testable: {listed(named(A.PARTLY))}; not reproduced: "
         f"{listed(named(A.NOT_REPRODUCED))}; untestable here: {listed(named(A.UNTESTABLE))}; the other "
         f"{len(paper) - sum(len(named(v)) for v in (A.REPRODUCED, A.PARTLY, A.NOT_REPRODUCED, A.UNTESTABLE))} are "
-        f"inconclusive or not decided at the seeds run so far, each with the seeds the power plan "
-        f"([docs/plan.md](docs/plan.md)) says would decide it. The 1/λ law (Theorem 5.2's Eq. 7, t_grok − floor "
+        f"inconclusive or not decided at the seeds run so far (the table below gives each the seeds the power plan, "
+        f"[docs/plan.md](docs/plan.md), says would decide it, or says that those seeds are run and this draw did "
+        f"not decide). The 1/λ law (Theorem 5.2's Eq. 7, t_grok − floor "
         f"∝ 1/λ) is {law('C3')} under `fresh` distractors, {law('C3b')} in the closest regime on held-out seeds "
         f"(C3b), and {law('C3f')} under `fixed` distractors at ten seeds (C3f), where the prior is the only way out."
         + readings_sentence(results))
@@ -874,6 +875,34 @@ def medians_note(v):
 
 README_BLOCKS = {"answer": answer, "verdicts": readme_table, "beyond": beyond, "gallery": gallery,
                  "critical": lambda results: "\n".join(critical_block(results)[2:]).strip()}
+
+
+# docs/choices.md: under each choice the code makes, what else the sensitivity study tried
+# (docs/sensitivity.md), generated from its summary so that the numbers stay those of the store
+
+TRIED_PARTS = {"tried_c2": ("c2",), "tried_c1": ("c1",), "tried_c6": ("c6",), "tried_c10": ("c10 pilot", "c10"),
+               "tried_headline": ("headline",)}
+
+
+def tried(parts):
+    """The text of one "what else we tried" block: each reading of `parts` with its verdict and
+    numbers (REPORT.md's Choices lines), or how many of its runs are stored."""
+    def make(results):
+        d = _load(results, studies.summary("choices"))
+        head = "*What else we tried* ([sensitivity.md](sensitivity.md), pre-registered; seeds 0–4, generated):"
+        rows = [] if d is None else [(part, reading, row) for part in parts
+                                     for reading, row in d["verdicts"].get(part, {}).items()]
+        if not rows:
+            return head + " not run yet."
+        lines = [head] + [f"- {reading}: {choice_line(row)}{held_out_note(part, row)}" for part, reading, row in rows]
+        if "c10 pilot" in parts and "c10 choice" in d["verdicts"]:
+            lines.append("- the registered choice (first mapping to memorize): " + ", ".join(
+                f"{o}: {c or 'none memorized'}" for o, c in d["verdicts"]["c10 choice"].items()))
+        return "\n".join(lines)
+    return make
+
+
+TRIED_BLOCKS = {name: tried(parts) for name, parts in TRIED_PARTS.items()}
 
 
 # ---------------------------------------------------------------------------------------
@@ -986,11 +1015,12 @@ def results_page(results):
 
 
 def update_readme(results, path="README.md", blocks=None):
-    """Rewrite every generated block of the README (between its markers) from `results`;
+    """Rewrite every generated block of the README, or of another page (docs/choices.md), between
+    its markers, from `results`;
     `blocks` adds generated text computed elsewhere ({name: text}). False if none was found."""
     text = open(path).read()
     found = False
-    for name, make in {**README_BLOCKS, **(blocks or {})}.items():
+    for name, make in {**README_BLOCKS, **TRIED_BLOCKS, **(blocks or {})}.items():
         start, end = block_markers(name)
         if start not in text:
             continue

@@ -262,6 +262,8 @@ def main(argv=None):
     if not args.quick and os.path.abspath(results) == os.path.abspath("results"):
         if report.update_readme(results, blocks={"redraw": redraw_table(args)}):
             print("updated the generated blocks of README.md")
+        if report.update_readme(results, path=os.path.join("docs", "choices.md")):
+            print("updated the generated blocks of docs/choices.md")
         train.atomic_write(os.path.join("docs", "results.md"), lambda f: f.write(report.results_page(results) + "\n"))
         print("wrote docs/results.md")
     for claim, (verdict, _) in report.verdicts(results).items():

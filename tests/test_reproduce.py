@@ -140,6 +140,10 @@ def test_the_readme_numbers_are_generated_from_the_committed_results(monkeypatch
     for name, make in report.README_BLOCKS.items():
         assert blocks[name] == make("results"), f"README block {name!r} is stale: python reproduce.py --report-only"
     assert page == report.results_page("results") + "\n", "docs/results.md is stale: python reproduce.py --report-only"
+    tried = _blocks(open(os.path.join(root, "docs", "choices.md")).read())
+    assert set(tried) == set(report.TRIED_BLOCKS), "docs/choices.md: one 'what else we tried' block per choice"
+    for name, make in report.TRIED_BLOCKS.items():
+        assert tried[name] == make("results"), f"docs/choices.md block {name!r} is stale: python reproduce.py --report-only"
     prose = re.sub(r"<!-- generated: (\w+) .*?<!-- end of generated: \1 -->", "", text, flags=re.S)
     prose = re.sub(r"```.*?```", "", prose, flags=re.S)
     prose = prose.split("\n## Files")[0]                  # the file and formula tables cite, not measure
@@ -432,3 +436,24 @@ def test_the_plan_column_names_an_undecided_part_and_says_when_its_seeds_are_run
     assert got["C9"]["part"] == "not run" and not got["C9"]["run"]
     assert got["C7"]["part"] == "ran" and got["C7"]["run"] and got["C7"]["n_now"] == 4
     assert report.plan_power(str(tmp_path))["C9"]["part"] == "decided"       # no table: the plan as written
+
+
+def test_what_else_we_tried_lists_each_reading_with_its_verdict(tmp_path):
+    """docs/choices.md's generated blocks: under a choice, every reading of its part from the
+    sensitivity study's summary, with its verdict, numbers and held-out note; C10's block adds
+    the registered mapping choice; with no summary, "not run yet"."""
+    make = report.TRIED_BLOCKS["tried_c2"]
+    assert make(str(tmp_path)).endswith("not run yet.")
+    level = {"verdict": "reproduced", "n": 5, "estimate": 0.99, "ci": [0.98, 1.0], "text": "final test acc 0.994"}
+    write(tmp_path, "choices.json", {"verdicts": {
+        "c2": {"C2-W": {"stored": 10, "runs": 10, "verdict": "reproduced", "parts": {"oracle: full": level},
+                        "heldout": {"stored": 3, "runs": 10}},
+               "C2-Q": {"stored": 4, "runs": 10}},
+        "c10 pilot": {"sgd lr x300": {"stored": 1, "runs": 1, "max_train_acc": 0.5}},
+        "c10 choice": {"sgd": None}}})
+    text = make(str(tmp_path))
+    assert "- C2-W: **reproduced**: oracle: full: " in text and "final test acc 0.994" in text
+    assert "held-out confirmation on seeds 5-9 has 3 of 10 runs stored" in text
+    assert "- C2-Q: 4 of 10 runs stored" in text and "sgd" not in text
+    c10 = report.TRIED_BLOCKS["tried_c10"](str(tmp_path))
+    assert "best train accuracy 0.500" in c10 and "sgd: none memorized" in c10
