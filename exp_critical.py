@@ -315,8 +315,10 @@ def wd_secondary(wd, seeds, h6a=None, n_boot=N_BOOT):
     share that grokked per lambda and H6a's logistic fit with its seed-bootstrap interval; where
     every seed grokked at every lambda, or none at any, the grid only bounds lambda_c and no fit
     is made. wd 1 is H6a's fitting set (h6a: its verdict dict). Then the registered direction
-    (lambda_c rises with wd: 0.5 below 1 below 2), judged on the point estimates.
-    wd: {"wd w": {lam: {seed: t or None}}}. Returns {"wd w": row, ..., "direction": ...}."""
+    (lambda_c rises with wd: 0.5 below 1 below 2), judged on the point estimates, and beside it
+    whether the 95% intervals separate the three in that order.
+    wd: {"wd w": {lam: {seed: t or None}}}.
+    Returns {"wd w": row, ..., "direction": ..., "intervals": "separate" or "overlap"}."""
     out = {}
     for name, grok in wd.items():
         w = float(name.split()[1])
@@ -340,10 +342,24 @@ def wd_secondary(wd, seeds, h6a=None, n_boot=N_BOOT):
     def where(row):      # a point estimate, or the side of the grid's bound (the grid brackets wd 1's)
         return row.get("lam_c") if "bound" not in row else 0.0 if row["bound"].startswith("below") else math.inf
     out = {f"wd {w:g}": out[f"wd {w:g}"] for w in sorted(H6C_WD_PREDICTED) if f"wd {w:g}" in out}   # wd 0.5, 1, 2
-    est = [where(r) for r in out.values()]
+    rows = list(out.values())
+    est = [where(r) for r in rows]
     if len(est) == 3 and None not in est:
         out["direction"] = "holds" if est[0] < est[1] < est[2] else "does not hold"
+        # said beside, not deciding: whether the 95% intervals separate the three wd in the
+        # registered order (a bound from the grid counts as the interval from the grid's edge out)
+        cis = [r["lam_c_ci"] if "lam_c" in r else (0.0, min_lam(r)) if r["bound"].startswith("below")
+               else (max_lam(r), math.inf) for r in rows]
+        out["intervals"] = "separate" if all(a[1] < b[0] for a, b in zip(cis, cis[1:])) else "overlap"
     return out
+
+
+def min_lam(row):
+    return min(float(l) for l in row["share"])
+
+
+def max_lam(row):
+    return max(float(l) for l in row["share"])
 
 
 def rho_shares(results_dir):

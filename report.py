@@ -667,8 +667,12 @@ def wd_line(fit):
         got = (f"lambda_c {row['lam_c']:.4f} [{row['lam_c_ci'][0]:.4f}, {row['lam_c_ci'][1]:.4f}]" if "lam_c" in row
                else f"lambda_c {row['bound']} (the grid only bounds it)")
         return f"{name}: {shares}{got}{pred}"
-    rows = "; ".join(one(n, r) for n, r in fit.items() if n != "direction")
-    return rows + (f"; the registered direction (lambda_c rises with wd) **{fit['direction']}**" if "direction" in fit else "")
+    rows = "; ".join(one(n, r) for n, r in fit.items() if n not in ("direction", "intervals"))
+    said = f"; the registered direction (lambda_c rises with wd), on the point estimates: **{fit.get('direction')}**"
+    if fit.get("intervals"):
+        said += (" (their 95% intervals separate the three wd in that order)" if fit["intervals"] == "separate"
+                 else " (their 95% intervals do not separate the three wd in that order: the data do not order them)")
+    return rows + (said if "direction" in fit else "")
 
 
 def heldout_lines(heldout):

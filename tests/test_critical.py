@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import exp_critical as E
+import report
 
 LAMS = [0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.05, 0.1, 0.2, 0.3, 1.0]
 
@@ -86,7 +87,7 @@ def test_the_weight_decay_secondary_fits_bounds_and_orders_as_registered():
     fit = E.wd_secondary({"wd 0.5": {"0.015": never, "0.02": never, "0.03": half, "0.3": always},
                           "wd 2": {"0.015": always, "0.02": always, "0.03": always, "0.3": always}},
                          E.WD_SEEDS, h6a, n_boot=50)
-    assert list(fit) == ["wd 0.5", "wd 1", "wd 2", "direction"]
+    assert list(fit) == ["wd 0.5", "wd 1", "wd 2", "direction", "intervals"]
     assert 0.02 < fit["wd 0.5"]["lam_c"] < 0.3 and fit["wd 0.5"]["share"]["0.03"] == 0.6
     assert fit["wd 2"]["bound"] == "below 0.015" and "lam_c" not in fit["wd 2"]
     assert fit["direction"] == "does not hold"          # 0.5's lambda_c sits above wd 1's
@@ -95,6 +96,14 @@ def test_the_weight_decay_secondary_fits_bounds_and_orders_as_registered():
                           "wd 2": {"0.015": never, "0.02": never, "0.03": never, "0.3": never}},
                          E.WD_SEEDS, h6a, n_boot=50)
     assert fit["wd 0.5"]["lam_c"] < 0.0225 and fit["wd 2"]["bound"] == "above 0.3" and fit["direction"] == "holds"
+    # the intervals: bounds from the grid and wd 1's interval, apart in the registered order or not
+    grid = lambda low: {"0.015": low, "0.02": always, "0.03": always, "0.3": always}
+    top = {l: never for l in ("0.015", "0.02", "0.03", "0.3")}
+    fit = E.wd_secondary({"wd 0.5": grid(always), "wd 2": top}, E.WD_SEEDS, h6a, n_boot=50)
+    assert fit["direction"] == "holds" and fit["intervals"] == "separate"
+    fit = E.wd_secondary({"wd 0.5": grid(always), "wd 2": top}, E.WD_SEEDS, {**h6a, "lam_c_ci": [0.01, 0.05]}, n_boot=50)
+    assert fit["direction"] == "holds" and fit["intervals"] == "overlap"
+    assert "do not separate the three wd in that order" in report.wd_line(fit)
     # a cell not yet stored: counted, not judged
     fit = E.wd_secondary({"wd 0.5": {"0.015": {0: None}, "0.02": {}, "0.03": half, "0.3": always}}, E.WD_SEEDS, h6a)
     assert fit["wd 0.5"]["stored"] == 11 and "direction" not in fit
