@@ -429,6 +429,11 @@ def plot(results, out, args, path):
     ax[2].axis("off")
     text = [f"{h}: {out[h]['verdict']}" + (f"\n  {out[h].get('text', '')}" if out[h].get("text") else "")
             + (f"\n  {out[h]['reason']}" if out[h].get("reason") else "") for h in ("H6a", "H6b", "H6c") if h in out]
+    wd = out.get("wd_fit", {})
+    if "direction" in wd:            # the registered secondary, beside (no verdict)
+        text.append("weight decay (secondary): lambda_c " + ", ".join(
+            f"{w} {r['lam_c']:.4f}" if "lam_c" in r else f"{w} {r['bound']}" for w, r in wd.items() if w.startswith("wd"))
+            + f"\n  rises with wd (registered): {wd['direction']}; 95% intervals {wd.get('intervals', '-')}")
     ax[2].text(0, 1, "\n\n".join(text), va="top", fontsize=7, wrap=True, transform=ax[2].transAxes)
     plots.save_figure(fig, path, "A critical prior strength? (pre-registered, docs/critical.md)")
 
