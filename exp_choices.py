@@ -287,24 +287,28 @@ TITLES = {"c2": "C2: norm-matched rows (oracle: full; adversarial: chance)",
           "c6": "C6: undirected priors against weight decay alone",
           "headline": f"the headline: lambda 0 vs {HEADLINE_LAM:g} under other inits",
           "c1": "C1: informative mass at memorization (diffuse: below the line)",
-          "c10 pilot": f"C10: which mapping memorizes (seed 0, {PILOT_EPOCHS} epochs)"}
+          "c10 pilot": f"C10: which mapping memorizes (seed 0, {PILOT_EPOCHS} epochs)",
+          "c10": "C10: the MLP norm on the plateau (contracts: above 0)"}
 
 
 def panel_values(part, runs, budget):
     """What a part's panel shows per run: C2's final test accuracy, C1's informative mass at
-    t_mem, the C10 pilot's best train accuracy, otherwise t_grok (the budget if never)."""
+    t_mem, the C10 pilot's best train accuracy, C10's contraction rate of the MLP norm on the
+    plateau (per epoch), otherwise t_grok (the budget if never)."""
     if part == "c2":
         return [r[0]["final_test_acc"] for r in runs]
     if part == "c1":
         return [m for m in (analysis.phase_marks(r[1], rise_acc=0.5)["mass_at_mem"] for r in runs) if m is not None]
     if part == "c10 pilot":
         return [max(r[1]["train_acc"]) for r in runs]
+    if part == "c10":                # runs with no plateau to measure give no value (rule 5: not counted)
+        return [c for c in (analysis.plateau_contraction(r[1])[0] for r in runs) if c is not None]
     return [analysis.censor(r[0]["grok_epoch"], budget) for r in runs]
 
 
 def plot(verdicts, results, c, args, path):
     plt = plots.pyplot()
-    shown = [p for p in ("c2", "c6", "headline", "c1", "c10 pilot") if p in c]
+    shown = [p for p in ("c2", "c6", "headline", "c1", "c10 pilot", "c10") if p in c]
     rows = (len(shown) + 2) // 3
     fig, axes = plt.subplots(rows, 3, figsize=(16, 5.2 * rows), squeeze=False)
     for ax in axes.flat[len(shown):]:
@@ -327,11 +331,20 @@ def plot(verdicts, results, c, args, path):
         ax.set_xticks(range(len(readings)))
         ax.set_xticklabels(readings, rotation=60, ha="right", fontsize=7)
         ylabel = {"c2": "final test accuracy", "c1": "informative mass at t_mem",
-                  "c10 pilot": f"best train accuracy in {PILOT_EPOCHS} epochs"}.get(part, "t_grok (budget if never)")
+                  "c10 pilot": f"best train accuracy in {PILOT_EPOCHS} epochs",
+                  "c10": "contraction of the MLP norm per epoch"}.get(part, "t_grok (budget if never)")
         ax.set_ylabel(ylabel)
+        drawn = any(len(line.get_xdata()) for line in ax.lines)
+        if not drawn:
+            ax.text(0.5, 0.5, "no run stored yet", ha="center", va="center", color="gray", transform=ax.transAxes)
+            ax.set_yticks([])
         if part == "c1":
             ax.axhline(analysis.FOUND_MASS, color="gray", ls="--", lw=0.8)
-        if part in ("c6", "headline") and any(len(line.get_xdata()) for line in ax.lines):
+        if part == "c10 pilot":          # the registered bar: memorized
+            ax.axhline(MEMORIZED, color="gray", ls="--", lw=0.8)
+        if part == "c10":
+            ax.axhline(0, color="gray", ls="--", lw=0.8)
+        if part in ("c6", "headline") and drawn:
             ax.set_yscale("log")
         if part == "c2":                 # the bands the rule judges: full and chance
             for y in (0.99, 3 / args.p):

@@ -171,3 +171,13 @@ def test_the_readme_answer_says_what_the_readings_change(tmp_path):
     v["c2"]["C2-W"]["heldout"] = {"verdict": "reproduced"}
     store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
     assert "C2-W on held-out seeds too" in report.readings_sentence(str(tmp_path))
+
+
+def test_the_c10_panel_shows_each_runs_plateau_contraction_and_drops_runs_with_no_plateau(monkeypatch):
+    """C10's panel draws what rule 5 judges: analysis.plateau_contraction per run; a run with
+    no plateau to measure (None) gives no point, as it gives the rule no seed."""
+    rates = iter([0.002, None, -0.001])
+    monkeypatch.setattr(E.analysis, "plateau_contraction", lambda history: (next(rates), None))
+    runs = [({"grok_epoch": 100}, {}), ({"grok_epoch": None}, {}), ({"grok_epoch": 900}, {})]
+    assert E.panel_values("c10", runs, 1000) == [0.002, -0.001]
+    assert E.panel_values("c6", runs, 1000) == [100, 1000, 900]          # other parts: t_grok, censored
