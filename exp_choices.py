@@ -61,6 +61,17 @@ C6_READINGS = {f"C6-lambda {kind} {lam:g}": dict(prior_kind=kind, lam=lam)
                for kind in ("entropy", "sparsity") for lam in (0.01, 0.03)}
 C6_READINGS.update({f"C6-L1 {lam:g}": dict(prior_kind="l1-logits", lam=lam) for lam in (0.01, 0.1)})
 C6_REGIMES = {"C6-lambda": ("fresh", RHO), "C6-L1": ("fresh",)}
+# what each reading is, in words (the summary carries them, so that the README names a reading
+# it reports by what it does, not by its label alone)
+READING_WORDS = {"C2-G": "global norm matching, weight decay 0",
+                 "C2-W": "MLP norm matching with weight decay 1 on every other parameter",
+                 "C2-Q": "the qk penalty 0.5 with weight decay 1, no projection",
+                 "C2-L": "nm+qk with a stronger prior",
+                 "C6-lambda": "entropy or sparsity at a weaker strength",
+                 "C6-L1": "an L1 penalty on the attention logits",
+                 "C1-V": "distractors from a separate vocabulary",
+                 "C1-P": "constant padding at the distractor positions",
+                 "C1-I": "PyTorch's default initialisation"}
 HEADLINE_VARIANTS = {"init scale x0.5": dict(init_scale=0.5), "init scale x2": dict(init_scale=2.0),
                      "separate vocabulary": dict(distractor_vocab="separate")}
 HEADLINE_LAM = 0.3
@@ -404,7 +415,7 @@ def main(argv=None):
         for reading, row in rows.items():
             print(f"  {part} / {reading}: {report.choice_line(row).replace('**', '')}{report.held_out_note(part, row)}")
     summary = {"verdicts": verdicts, "seeds": args.seeds, "held_out_seeds": list(HELD_OUT_SEEDS),
-               "budget": args.epochs, "p": args.p}
+               "budget": args.epochs, "p": args.p, "readings": READING_WORDS}
     store.write_json(os.path.join(args.results_dir, "choices.json"), summary)
     every = argparse.Namespace(**{**vars(args), "part": list(PARTS)})
     plot(verdicts, results, c, every, os.path.join(args.results_dir, "choices.png"))

@@ -827,8 +827,11 @@ def readings_sentence(results):
         for reading, row in rows.items():
             if part in claim and row.get("verdict") == A.REPRODUCED:
                 held = row.get("heldout", {}).get("verdict")
-                said.append(f"{claim[part]} is reproduced under reading {reading.split()[0]}"
-                            + (" on held-out seeds too" if held == A.REPRODUCED else
+                label = reading.split()[0]
+                words = d.get("readings", {}).get(label)
+                said.append(f"{claim[part]} is reproduced under reading {label}" + (f" ({words})" if words else "")
+                            + (", confirmed on held-out seeds 5–9 (its default reading's verdict stays in the table)"
+                               if held == A.REPRODUCED else
                                f" on seeds 0–4 but not on held-out seeds ({held}), so its verdict stands" if held else
                                " on seeds 0–4, held-out confirmation pending"))
     answers = {a: [r for r, row in v.get("headline", {}).items() if row.get("answer") == a]

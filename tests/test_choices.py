@@ -170,7 +170,9 @@ def test_the_readme_answer_says_what_the_readings_change(tmp_path):
     assert "not on held-out seeds (not reproduced), so its verdict stands" in report.readings_sentence(str(tmp_path))
     v["c2"]["C2-W"]["heldout"] = {"verdict": "reproduced"}
     store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
-    assert "C2-W on held-out seeds too" in report.readings_sentence(str(tmp_path))
+    assert "C2-W, confirmed on held-out seeds 5–9" in report.readings_sentence(str(tmp_path))
+    store.write_json(str(tmp_path / "choices.json"), {"verdicts": v, "readings": {"C2-W": "what it does"}})
+    assert "reading C2-W (what it does), confirmed" in report.readings_sentence(str(tmp_path))
 
 
 def test_the_c10_panel_shows_each_runs_plateau_contraction_and_drops_runs_with_no_plateau(monkeypatch):
