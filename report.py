@@ -626,7 +626,7 @@ def choice_line(row):
     """One reading of the sensitivity study: its verdict and parts, or how many runs are in."""
     if "parts" not in row:
         return f"{row['stored']} of {row['runs']} runs stored" if "max_train_acc" not in row else \
-            f"best train accuracy {row['max_train_acc']:.3f} within the pilot's budget"
+            f"best train accuracy {row['max_train_acc']:.3f} on seed 0 within the pilot's budget"
     head = f"**{row['verdict']}**" + (f" (the answer {row['answer']})" if "answer" in row else "")
     return head + ": " + "; ".join(f"{name}: {A.describe(v).replace('**', '')}" for name, v in row["parts"].items())
 
@@ -896,7 +896,7 @@ def tried(parts):
     numbers (REPORT.md's Choices lines), or how many of its runs are stored."""
     def make(results):
         d = _load(results, studies.summary("choices"))
-        head = "*What else we tried* ([sensitivity.md](sensitivity.md), pre-registered; seeds 0–4, generated):"
+        head = "*What else we tried* ([sensitivity.md](sensitivity.md), pre-registered; seeds 0–4 unless said; generated):"
         rows = [] if d is None else [(part, reading, row) for part in parts
                                      for reading, row in d["verdicts"].get(part, {}).items()]
         if not rows:
