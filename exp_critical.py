@@ -348,18 +348,12 @@ def wd_secondary(wd, seeds, h6a=None, n_boot=N_BOOT):
         out["direction"] = "holds" if est[0] < est[1] < est[2] else "does not hold"
         # said beside, not deciding: whether the 95% intervals separate the three wd in the
         # registered order (a bound from the grid counts as the interval from the grid's edge out)
-        cis = [r["lam_c_ci"] if "lam_c" in r else (0.0, min_lam(r)) if r["bound"].startswith("below")
-               else (max_lam(r), math.inf) for r in rows]
+        edge = lambda r, pick: pick(float(l) for l in r["share"])
+        cis = [r["lam_c_ci"] if "lam_c" in r else (0.0, edge(r, min)) if r["bound"].startswith("below")
+               else (edge(r, max), math.inf) for r in rows]
         out["intervals"] = "separate" if all(a[1] < b[0] for a, b in zip(cis, cis[1:])) else "overlap"
     return out
 
-
-def min_lam(row):
-    return min(float(l) for l in row["share"])
-
-
-def max_lam(row):
-    return max(float(l) for l in row["share"])
 
 
 def rho_shares(results_dir):
