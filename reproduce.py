@@ -11,7 +11,8 @@ from the studies' summaries by the rules in analysis.py.
 
 The plan counts each study's runs from its own script (`planned_runs`), and a run that several
 studies share once. The estimate is, per missing run, the epochs that stored runs of the same
-setting (other seeds) ran, or the whole budget when none is stored, times the ms/epoch that
+setting (other seeds) ran; with none at its budget, what the same setting's runs at other
+budgets imply (`expected_epochs`); else the whole budget; times the ms/epoch that
 stored runs of the same model and task took with one thread (timed here when none is stored).
 A run cut short is charged only the epochs after its checkpoint (train.save_checkpoint).
 """
@@ -74,23 +75,47 @@ def _shape(cfg):
 
 
 def _cell(cfg):
-    """A run's setting without its seed: runs of one cell ran about as long."""
-    sem = train.semantic_config(cfg) if not isinstance(cfg, dict) else dict(cfg)
+    """A run's setting without its seed: runs of one cell ran about as long. A stored config
+    (a dict) lacks the flags added after it was trained: they had their defaults
+    (train.config_differences), and are filled in so that it meets the configs asked for now."""
+    default = train.semantic_config(train.make_config())
+    sem = train.semantic_config(cfg) if not isinstance(cfg, dict) else {**default, **cfg}
     return tuple(sorted((k, str(v)) for k, v in sem.items() if k not in ("seed", "init_seed")))
 
 
+def _cell_any_budget(cfg):
+    """A run's setting without its seed, budget or early stop."""
+    return tuple(kv for kv in _cell(cfg) if kv[0] not in ("epochs", "stop_after"))
+
+
 def stored_costs(folder):
-    """From every stored run: ms/epoch per shape (one-thread runs), epochs run per cell."""
-    ms, epochs = {}, {}
+    """From every stored run: ms/epoch per shape (one-thread runs), epochs run per cell, and
+    per cell of any budget the grokking epochs (None: never grokked within its budget)."""
+    ms, epochs, groks = {}, {}, {}
     if not os.path.isdir(folder):
-        return ms, epochs
+        return ms, epochs, groks
     for f in os.listdir(folder):
         if f.endswith(".json.gz"):
             s, _ = store.read_file(os.path.join(folder, f))
             if s.get("threads") == 1 and s.get("ms_per_epoch"):
                 ms.setdefault(_shape(s["config"]), []).append(s["ms_per_epoch"])
             epochs.setdefault(_cell(s["config"]), []).append(s["epochs_run"])
-    return {k: float(np.median(v)) for k, v in ms.items()}, {k: float(np.median(v)) for k, v in epochs.items()}
+            groks.setdefault(_cell_any_budget(s["config"]), []).append(s.get("grok_epoch"))
+    return ({k: float(np.median(v)) for k, v in ms.items()}, {k: float(np.median(v)) for k, v in epochs.items()},
+            groks)
+
+
+def expected_epochs(cfg, epochs, groks):
+    """The epochs a missing run will likely take: the median its cell's stored runs took; with
+    none stored at this budget, from the cell's runs at other budgets, each charged its
+    grokking epoch plus the early stop, or the whole budget where it never grokked (it may
+    never do so within this budget either: an upper bound, not a guess)."""
+    if _cell(cfg) in epochs:
+        return epochs[_cell(cfg)]
+    seen = groks.get(_cell_any_budget(cfg))
+    if not seen or cfg.stop_after is None:
+        return cfg.epochs
+    return float(np.median([cfg.epochs if g is None else min(g + cfg.stop_after, cfg.epochs) for g in seen]))
 
 
 def timed_ms_per_epoch(cfg):
@@ -138,7 +163,7 @@ def study_plans(names, args, time_missing=True):
     else timed (time_missing) and saved; with neither, its hours are nan. A saved timing is
     kept, not timed again: a dry run leaves the committed timings.json as it is."""
     folder = args.store or os.path.join(args.results_dir, "quick" if args.quick else "", "store")
-    ms, epochs = stored_costs(folder)
+    ms, epochs, groks = stored_costs(folder)
     saved = store.read_json(timings_path(args)) if os.path.exists(timings_path(args)) else {}
     timed = {}
 
@@ -149,7 +174,7 @@ def study_plans(names, args, time_missing=True):
                 ms[shape] = saved.get(" ".join(shape), float("nan"))
             else:
                 ms[shape] = timed[" ".join(shape)] = timed_ms_per_epoch(cfg)
-        expected = epochs.get(_cell(cfg), cfg.epochs)
+        expected = expected_epochs(cfg, epochs, groks)
         # a run cut short past its cell's typical length may well run to the budget
         left = expected - done if expected > done else cfg.epochs - done
         return left * ms[shape] / 3.6e6

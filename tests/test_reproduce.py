@@ -457,3 +457,34 @@ def test_what_else_we_tried_lists_each_reading_with_its_verdict(tmp_path):
     assert "- C2-Q: 4 of 10 runs stored" in text and "sgd" not in text
     c10 = report.TRIED_BLOCKS["tried_c10"](str(tmp_path))
     assert "best train accuracy 0.500" in c10 and "sgd: none memorized" in c10
+
+
+def test_a_budget_never_stored_is_priced_from_the_same_setting_at_other_budgets():
+    """A 40k run whose setting is stored only at 10k: seeds that grokked at 10k cost their grokking
+    epoch plus the early stop; a seed that never grokked within 10k is charged the whole 40k."""
+    import train
+    cfg = train.make_config(epochs=40000, stop_after=200, seed=7)
+    at_10k = train.make_config(epochs=10000, stop_after=200, seed=0)
+    epochs = {reproduce._cell(at_10k): 3000.0}
+    groks = {reproduce._cell_any_budget(at_10k): [2800, 4800, None]}
+    assert reproduce._cell_any_budget(cfg) == reproduce._cell_any_budget(at_10k)
+    assert reproduce.expected_epochs(cfg, epochs, groks) == 5000          # median of 3000, 5000, 40000
+    assert reproduce.expected_epochs(at_10k, epochs, groks) == 3000       # its own budget is stored
+    groks = {reproduce._cell_any_budget(at_10k): [None, None, 4800]}
+    assert reproduce.expected_epochs(cfg, epochs, groks) == 40000
+    assert reproduce.expected_epochs(cfg, {}, {}) == 40000                # nothing stored: the budget
+    no_stop = train.make_config(epochs=40000, stop_after=None, seed=7)
+    assert reproduce.expected_epochs(no_stop, epochs, {reproduce._cell_any_budget(no_stop): [2800]}) == 40000
+
+
+def test_a_stored_config_without_a_later_flag_meets_the_same_setting_asked_for_now():
+    """The dry run priced every run stored before a flag was added (distractor_vocab, init, ...)
+    at the whole budget: its stored config lacked the key, so it met no cell asked for now."""
+    import json
+    import train
+    cfg = train.make_config(epochs=10000, stop_after=200, seed=3)
+    stored = json.loads(json.dumps(train.semantic_config(cfg)))
+    for flag in ("distractor_vocab", "init", "init_scale"):
+        stored.pop(flag)
+    assert reproduce._cell(stored) == reproduce._cell(cfg)
+    assert reproduce._cell({**stored, "init_scale": 2.0}) != reproduce._cell(cfg)
