@@ -199,7 +199,12 @@ def _store_weights(folder, cfg):
         store.write_weights(folder, cfg, torch.load(os.path.join(cfg.out, f"{kind}.pt")), kind)
 
 
-def run_sweep(runs, args, log=print, weights=()):
+def say(line):
+    """A progress line, flushed: a sweep left running under nohup shows it in its log at once."""
+    print(line, flush=True)
+
+
+def run_sweep(runs, args, log=say, weights=()):
     """runs: list of (label, cfg). Trains what is in neither the store nor a run folder
     (unless --plot-only), stores every finished run, and returns {label: (summary, history)}
     for every run available. Runs whose label is in `weights` also keep their initial and
@@ -278,7 +283,7 @@ def run_sweep(runs, args, log=print, weights=()):
     return {label: results[label] for label in labels if label in results}
 
 
-def write_partial(args, log=print):
+def write_partial(args, log=say):
     """A redraw from part of a study's runs never replaces the figure and summary of all of
     them: they go to <results-dir>/partial/ (unless the study draws partial grids by design)."""
     if getattr(args, "partial_ok", False) or getattr(args, "partial", False):

@@ -327,3 +327,21 @@ def test_a_run_stored_under_another_budget_or_stop_serves_when_it_holds_the_run(
     store.write(folder, *train.train(short), short)
     assert store.read(folder, train.make_config(epochs=60, stop_after=20, **never)) is None
     assert store.read(folder, train.make_config(epochs=20, stop_after=20, **never))[0]["epochs_run"] == 20
+
+
+def test_a_sweep_flushes_each_progress_line(tmp_path, monkeypatch):
+    """Under nohup stdout is a file, block-buffered: the [k/n] lines with their ETA stayed unseen
+    for the length of a run. Each line is flushed as it is written."""
+    import io
+    import sys
+
+    class Recorder(io.StringIO):
+        flushed = []
+
+        def flush(self):
+            Recorder.flushed.append(self.getvalue())
+
+    out = Recorder()
+    monkeypatch.setattr(sys, "stdout", out)
+    sweep.run_sweep(tiny_runs((0.0,)), sweep_args(tmp_path))
+    assert any("[1/1]" in text and "ETA" in text for text in Recorder.flushed)
