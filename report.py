@@ -720,8 +720,13 @@ def deciding_part(verdict, parts):
 
 
 def short_cell(text, width=110):
+    """`text` in at most `width` characters, cut at a word (a table cell, so no '|')."""
     text = text.replace("|", "/")
-    return text if len(text) <= width else text[:width - 1].rstrip() + "…"
+    if len(text) <= width:
+        return text
+    cut = text[:width - 1]
+    words = cut.rsplit(" ", 1)[0] if " " in cut[width // 2:] else cut     # a word, unless that loses half
+    return words.rstrip(" ,;:([") + "…"
 
 
 def part_summary(verdict, parts, width=100):

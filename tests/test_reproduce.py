@@ -488,3 +488,13 @@ def test_a_stored_config_without_a_later_flag_meets_the_same_setting_asked_for_n
         stored.pop(flag)
     assert reproduce._cell(stored) == reproduce._cell(cfg)
     assert reproduce._cell({**stored, "init_scale": 2.0}) != reproduce._cell(cfg)
+
+
+def test_a_table_cell_is_cut_at_a_word_and_never_holds_a_pipe():
+    import report
+    text = "diffuse attention at memorization (informative mass <= 0.25; uniform 0.2)"
+    assert report.short_cell(text, 44) == "diffuse attention at memorization…"   # not "(informat…"
+    assert report.short_cell(text, 48) == "diffuse attention at memorization (informative…"
+    assert report.short_cell("a|b", 48) == "a/b"                         # a '|' would split the cell
+    assert report.short_cell("x" * 60, 20) == "x" * 19 + "…"            # one long word: cut inside it
+    assert report.short_cell(text, len(text)) == text
