@@ -23,6 +23,21 @@ def test_sign_flip_p_is_exact():
     assert A.sign_flip_p([1, 1, 1, 1, 1]) == 1 / 32        # only the observed signs reach the mean
     assert A.sign_flip_p([0.3, 0.25, 0.35, 0.2, -0.1]) == 2 / 32
     assert A.sign_flip_p([-1, -1, -1]) == 1.0
+    rng = np.random.default_rng(3)
+    for n in (12, 20):                                       # the blocks add up to the whole enumeration
+        v = rng.normal(0.2, 1, n)
+        signs = 1 - 2 * ((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1)
+        assert A.sign_flip_p(v) == np.mean((signs * np.abs(v)).sum(1) >= v.sum() - 1e-12 * np.abs(v).sum())
+
+
+def test_sign_flip_p_past_twenty_seeds_is_monte_carlo_near_the_exact_value():
+    """28 seeds (the power plan's C6 arms) asked for 2^28 x 28 integers at once: 56 GiB."""
+    from math import comb
+    v = [1.0] * 20 + [-1.0] * 10                             # sum 10: p = P(Bin(30, 1/2) >= 20)
+    exact = sum(comb(30, b) for b in range(20, 31)) / 2 ** 30
+    p = A.sign_flip_p(v)
+    assert abs(p - exact) < 0.002 and p == A.sign_flip_p(v)  # ~10 Monte-Carlo sd; the same every call
+    assert A.sign_flip_p([1.0] * 28) == 1 / (1 + A.SIGN_FLIP_DRAWS)   # the observed assignment counts
 
 
 def test_the_referees_five_seeds_are_no_longer_reproduced():
