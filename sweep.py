@@ -12,9 +12,10 @@ under a key computed from its config (store.py), in one store that every study s
     a run one study trained serves every other study that asks for the same config;
   - a stored run or folder holding a different config is an error, never silently reused;
   - --jobs N trains N runs at once in worker processes, each with cores/N threads;
-  - --shard i/n trains only every n-th missing run starting at i (a SLURM array, or several
-    machines): each writes its own files, so merging shards is copying the store's files,
-    and a last call with --plot-only draws the union.
+  - --shard i/n trains the missing runs among every n-th run of the sweep from i (a SLURM
+    array, several machines, or two processes started at different times): each writes its
+    own files, so merging shards is copying the store's files; until every shard's runs are
+    stored, the figure and summary go to <results-dir>/partial/, and the last call draws them.
 --quick writes under results/quick/ (not committed), so its store is separate too.
 
 The file, by concern: 1. run configs (the regime names, a study's run config -- the paper
@@ -236,7 +237,10 @@ def run_sweep(runs, args, log=say, weights=()):
             results[label] = got
         if got is None or need_weights:
             todo.append((label, cfg))
-    mine = shard_runs(todo, args.shard) if not args.plot_only else []
+    # a shard is a fixed share of the whole sweep (not of what is missing now), so shards
+    # started at different times, or after a part of the sweep was stored, never overlap
+    ours = set(shard_runs(list(dict.fromkeys(cfg.out for _, cfg in runs)), args.shard))
+    mine = [(label, cfg) for label, cfg in todo if cfg.out in ours] if not args.plot_only else []
     if mine:
         log(f"training {len(mine)} of {len(runs)} runs ({len(runs) - len(todo)} stored) "
             f"with {jobs} job(s) x {threads} thread(s) -> {folder}")
@@ -276,10 +280,9 @@ def run_sweep(runs, args, log=say, weights=()):
     if runs and not results:      # nothing to summarize: leave every file as it is
         raise SystemExit(f"error: none of the {len(runs)} runs is in the store {folder} or under {args.runs_dir}"
                          + (": train them without --plot-only" if args.plot_only else ""))
-    if missing:
+    if missing:                   # a redraw, or a shard that trained only its share
         log(f"note: {missing} of {len(runs)} runs are not stored yet; plotting what is there")
-        if args.plot_only:
-            write_partial(args, log)
+        write_partial(args, log)
     return {label: results[label] for label in labels if label in results}
 
 

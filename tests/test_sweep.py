@@ -229,6 +229,20 @@ def test_plot_only_never_replaces_a_summary_with_less(tmp_path):
     assert args.results_dir == str(tmp_path / "res")
 
 
+def test_a_shard_never_replaces_a_summary_with_its_share(tmp_path):
+    """A training run with --shard trains only its share of the runs; until the other shards'
+    runs are stored, its figure and summary go to <results-dir>/partial/ (a plan study whose
+    summary exists is read as decided, so a shard's share must never be written there)."""
+    args = sweep_args(tmp_path, shard="0/2")
+    assert set(sweep.run_sweep(tiny_runs(), args, log=lambda s: None)) == {"lam0"}
+    assert args.results_dir == str(tmp_path / "res" / "partial")
+    logs = []
+    args = sweep_args(tmp_path, shard="1/2")                  # started after shard 0 stored its share
+    assert set(sweep.run_sweep(tiny_runs(), args, log=logs.append)) == {"lam0", "lam0.5"}
+    assert any("training 1 of 2" in l for l in logs)         # its own run, not shard 0's again
+    assert args.results_dir == str(tmp_path / "res")         # the last shard completes the study
+
+
 def test_study_config_is_the_paper_config_or_under_quick_the_small_model():
     args = argparse.Namespace(p=43, epochs=100, stop_after=50, regime="refresh0.003", quick=False)
     paper = sweep.study_config(args, 3, lam=0.1)
