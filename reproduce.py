@@ -8,6 +8,8 @@ from the studies' summaries by the rules in analysis.py.
     python reproduce.py --quick --jobs 2      # every study at its --quick preset
     python reproduce.py --report-only         # rewrite REPORT.md from the summaries in results/
     python reproduce.py --only C3 fig4        # some claims or studies
+    python reproduce.py --only C7 C10 --shard 0/2 &  python reproduce.py --only C7 C10 --shard 1/2
+                                              # two processes, each its share of every study
 
 The plan counts each study's runs from its own script (`planned_runs`), and a run that several
 studies share once. The estimate is, per missing run, the epochs that stored runs of the same
@@ -31,6 +33,7 @@ import torch
 import report
 import store
 import studies
+import sweep
 import train
 
 # what sets a run's cost per epoch: the model, the task's size, the batch
@@ -236,7 +239,8 @@ def run_study(name, args, results):
     summary."""
     line = [sys.executable] + study_command(name, args) + ["--jobs", str(args.jobs)] + \
         (["--plot-only"] if args.plot_only else []) + (["--store", args.store] if args.store else []) + \
-        (["--runs-dir", args.runs_dir] if getattr(args, "runs_dir", "runs") != "runs" else [])
+        (["--runs-dir", args.runs_dir] if getattr(args, "runs_dir", "runs") != "runs" else []) + \
+        (["--shard", args.shard] if getattr(args, "shard", None) and not args.plot_only else [])
     header = f"[{name}] {' '.join(line[1:])}"
     if not args.plot_only:
         print(header, flush=True)            # training streams its progress under it
@@ -264,7 +268,15 @@ def main(argv=None):
     p.add_argument("--results-dir", default="results")
     p.add_argument("--store", default=None, help="run store (default: <results-dir>/store)")
     p.add_argument("--runs-dir", default="runs", help="where the studies' run folders (checkpoints, weights) go")
+    p.add_argument("--shard", default=None,
+                   help="i/n: each study trains only its share i of n (one process per core, e.g. --jobs 1 "
+                        "--shard 0/2 and --shard 1/2: no core waits for the other's last run of a study)")
     args = p.parse_args(argv)
+    if args.shard:
+        try:
+            sweep.parse_shard(args.shard)
+        except ValueError as e:
+            p.error(str(e))
     results = os.path.join(args.results_dir, "quick") if args.quick else args.results_dir
     names = selected(args.only)
     if args.dry_run:

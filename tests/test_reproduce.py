@@ -1,5 +1,6 @@
 """report.py and reproduce.py: the report's verdicts come from the summaries by the rules, never crash on a
 clean or empty fit, and the plan runs."""
+import argparse
 import json
 import os
 
@@ -498,3 +499,20 @@ def test_a_table_cell_is_cut_at_a_word_and_never_holds_a_pipe():
     assert report.short_cell("a|b", 48) == "a/b"                         # a '|' would split the cell
     assert report.short_cell("x" * 60, 20) == "x" * 19 + "…"            # one long word: cut inside it
     assert report.short_cell(text, len(text)) == text
+
+
+def test_a_shard_reaches_every_study_it_trains_and_a_bad_one_is_one_line(tmp_path, monkeypatch, capsys):
+    """`--shard i/n` is passed to each study's command when it trains (never to a redraw, which
+    reads every share), and a malformed shard stops with argparse's one-line error."""
+    import pytest
+    seen = []
+    monkeypatch.setattr(reproduce.subprocess, "run", lambda line, **kw: seen.append(line) or
+                        argparse.Namespace(returncode=0, stdout="", stderr=""))
+    reproduce.main(["--only", "fig3", "fig4", "--shard", "1/2", "--results-dir", str(tmp_path)])
+    assert len(seen) == 2 and all(l[l.index("--shard") + 1] == "1/2" for l in seen)
+    seen.clear()
+    reproduce.main(["--plot-only", "--only", "fig3", "--shard", "1/2", "--results-dir", str(tmp_path)])
+    assert "--shard" not in seen[0]
+    with pytest.raises(SystemExit):
+        reproduce.main(["--only", "fig3", "--shard", "2/2"])
+    assert "need 0 <= i < n" in capsys.readouterr().err
