@@ -83,6 +83,8 @@ def claim_c2(results, R=A.RULES["v3"], use=None):
 # Figure 3's grid less its two strongest lambda (the floor's end), and the same rule on C3f's grid
 ROOM_C3 = (0.003, 0.01, 0.03, 0.1, 0.3)
 ROOM_C3F = (0.01, 0.02, 0.03, 0.05, 0.1, 0.2)
+# the sensitivity study's reference row of the headline (docs/sensitivity.md, amendment 3)
+HEADLINE_DEFAULT = "default (the regime map's cells)"
 PLATEAU_LAM = 1.0             # v3: "the prior removes the plateau" judged at lambda = 1 against lambda = 0
 
 
@@ -839,9 +841,12 @@ def readings_sentence(results):
                                if held == A.REPRODUCED else
                                f" on seeds 0–4 but not on held-out seeds ({held}), so its verdict stands" if held else
                                " on seeds 0–4, held-out confirmation pending"))
-    answers = {a: [r for r, row in v.get("headline", {}).items() if row.get("answer") == a]
-               for a in ("holds", "changes", "not decided")}
+    headline = dict(v.get("headline", {}))
+    default = headline.pop(HEADLINE_DEFAULT, {}).get("answer")     # the reference row (amendment 3)
+    answers = {a: [r for r, row in headline.items() if row.get("answer") == a] for a in ("holds", "changes", "not decided")}
     said += [f"the answer above {'is ' * (a == 'not decided')}{a} under {', '.join(rs)}" for a, rs in answers.items() if rs]
+    if default and any(answers.values()):
+        said[-1] += f" (by the same rule, the default's own cells: {default})"
     if not said:
         return ""
     return (" Under the other readings the paper's text supports ([docs/sensitivity.md](docs/sensitivity.md), "

@@ -1,12 +1,16 @@
 """The sensitivity study (exp_choices.py, docs/sensitivity.md): its cells are the registered
 ones, its runs are shared with the figures', and each reading is judged by its claim's rules."""
+import itertools
+
 import pytest
 
 import exp_choices as E
 import exp_fig2_ablation
+import exp_regime_map
 import optim
 import report
 import store
+import sweep
 import train
 
 
@@ -16,12 +20,13 @@ def test_the_cells_are_the_registered_ones():
     args = E.parse([])
     c = E.cells(args)
     count = lambda part, arm=None: sum(len(by) for arms in c[part].values() for a, by in arms.items() if arm in (None, a))
-    assert (count("c2"), count("c6", "prior"), count("headline"), count("c1"), count("c10 pilot")) == (50, 50, 60, 30, 6)
+    assert (count("c2"), count("c6", "prior"), count("headline"), count("c1"), count("c10 pilot")) == (50, 50, 80, 30, 6)
     assert c["c10"] == {}                                     # five seeds follow the pilot's choice
     unique = {store.run_key(cfg) for _, cfg in E.flat(c)}
     # shared: C6's baselines (10 runs, two readings each), and C1-V's runs are the headline's
-    # separate-vocabulary lambda 0 cells
-    assert len(unique) == 50 + 50 + 10 + 60 + 30 + 6 - 10
+    # separate-vocabulary lambda 0 cells; the headline's default row (amendment 3, 20 runs)
+    # has its lambda 0 cells in C6's baselines
+    assert len(unique) == 50 + 50 + 10 + 60 + 30 + 6 - 10 + 10
     cfgs = [cfg for label, cfg in E.flat(c) if not label.startswith("c10")]
     assert {cfg.seed for cfg in cfgs} == set(range(5)) and {cfg.epochs for cfg in cfgs} == {10000}
     assert {cfg.stop_after for cfg in cfgs} == {200} and {cfg.p for cfg in cfgs} == {113}
@@ -40,6 +45,25 @@ def test_shared_runs_are_the_same_configs_as_the_figures():
         assert store.run_key(mine) == store.run_key(exp_fig2_ablation.run_config("gnm", prior, 0, fig2))
     base = E.cells(args)["c6"]["C6-lambda entropy 0.01, fresh"]["baseline"][0]
     assert store.run_key(base) == store.run_key(train.make_config(stop_after=200))
+    default = E.cells(args)["headline"][E.HEADLINE_DEFAULT]
+    grid = exp_regime_map.parse([])
+    for (rho, regime), lam, s in itertools.product(((0.003, "refresh0.003"), (1, "fresh")), (0.0, 0.3), range(5)):
+        assert store.run_key(default[f"{regime} lambda {lam:g}"][s]) == \
+            store.run_key(exp_regime_map.run_config(rho, 1.0, lam, s, grid))
+
+
+def test_the_default_judged_by_the_headline_rule_is_not_decided_as_amendment_3_says():
+    """docs/sensitivity.md, amendment 3, quotes the default's own cells under the headline's
+    registered rule: reproduced at rho 0.003 (2.65x), inconclusive under fresh (1.23x), so not
+    decided. Read from the committed store (grokking epochs are integers: the same anywhere)."""
+    args = E.parse([])
+    arms = {a: {s: store.read(sweep.store_dir(args), cfg) for s, cfg in by.items()}
+            for a, by in E.cells(args)["headline"][E.HEADLINE_DEFAULT].items()}
+    parts, answer = E.judge_headline(arms, args.epochs)
+    rho, fresh = parts.values()
+    assert (rho["verdict"], fresh["verdict"], answer) == ("reproduced", "inconclusive", "not decided")
+    assert "2.65x [1.39x, 5.04x]" in rho["text"] and "1.23x [0.77x, 1.97x]" in fresh["text"]
+    assert "2.65x [1.39x, 5.04x]" in open("docs/sensitivity.md").read()
 
 
 def test_the_c10_mappings_keep_the_decay_clock_and_the_choice_is_the_first_to_memorize():
@@ -164,7 +188,14 @@ def test_the_readme_answer_says_what_the_readings_change(tmp_path):
     said = report.readings_sentence(str(tmp_path))
     assert "C2 is reproduced under reading C2-W on seeds 0–4, held-out confirmation pending" in said
     assert "the answer above changes under init scale x2" in said and "holds under separate vocabulary" in said
-    assert "C2-G" not in said
+    assert "C2-G" not in said and "default" not in said
+    v["headline"][report.HEADLINE_DEFAULT] = {"verdict": "inconclusive", "answer": "not decided"}
+    store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
+    said = report.readings_sentence(str(tmp_path))          # the reference row is no variant
+    assert said.count("(by the same rule, the default's own cells: not decided)") == 1
+    assert said.rstrip(".").endswith("(by the same rule, the default's own cells: not decided)")
+    assert "under init scale x2, separate" not in said and "regime map's cells" not in said
+    del v["headline"][report.HEADLINE_DEFAULT]
     v["c2"]["C2-W"]["heldout"] = {"verdict": "not reproduced"}
     store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
     assert "not on held-out seeds (not reproduced), so its verdict stands" in report.readings_sentence(str(tmp_path))
