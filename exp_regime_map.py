@@ -21,6 +21,7 @@ import numpy as np
 
 import analysis
 import plots
+import report
 import store
 import sweep
 
@@ -419,7 +420,7 @@ def plot_c11(stats, c11, seeds, budget, model, path):
         cells = sorted((c for c in stats.values() if c["rho"] == rho and c["lam"] == 0), key=lambda c: c["wd"])
         if not cells:
             continue
-        part = c11.get(c11_law(rho), {})
+        part = c11.get(f"{rho_label(rho)}: t_grok ~ 1/wd over the named room", {})
         label = rho_label(rho) + (f": slope {part['estimate']:.2f}" if "estimate" in part else "") \
             + (f" [{part['ci'][0]:.2f}, {part['ci'][1]:.2f}]" if "ci" in part else "") + f", {part.get('verdict', '-')}"
         for c in cells:
@@ -443,7 +444,9 @@ def plot_c11(stats, c11, seeds, budget, model, path):
                     "dotted: the law, slope 1 through the wd 1 median", fontsize=9)
     ax[0].minorticks_off()
     ax[0].set_xticks([1 / w for w in WDS], [f"1/{w:g}" for w in WDS])
-    ax[0].legend(fontsize=7, title="regime: per-seed slope in the room [95% CI], verdict (rules v2)", title_fontsize=7)
+    room = ", ".join(f"1/{1 / x:g}" for x in report.ROOM_C11)
+    ax[0].legend(fontsize=7, title=f"regime: per-seed slope over the named room ({room}) [95% CI],\n"
+                 "verdict (rules v3, as REPORT.md)", title_fontsize=7)
     if bound_pts:
         b, p, col = zip(*bound_pts)
         ax[1].scatter(b, p, c=list(col), s=18)
@@ -512,8 +515,11 @@ def main(argv=None):
         print("Held-out confirmation (reproduce.py runs it; report.py judges C3b on it):\n"
               + "\n".join("  python " + " ".join(cmd) + " --jobs 2" for cmd in selection["commands"]))
     print("\nClaim C11 (abstract, Eq. 5): the baseline's delay grows like 1/wd and lasts at least Eq. 5's bound.")
-    for part, v in c11.items():
-        print(f"  {part}: " + analysis.describe(v).replace("**", ""))
+    c11_now = report.c11_v3(stats.values(), args.epochs, c11)        # the verdict REPORT.md gives
+    for rules, parts in (("rules v3", c11_now), ("rules v2, kept beside (STATS.md)", c11)):
+        print(f" {rules}:")
+        for part, v in parts.items():
+            print(f"  {part}: " + analysis.describe(v).replace("**", ""))
     strip = lambda c: {k: v for k, v in c.items() if k != "marks"}
     store.write_json(os.path.join(args.results_dir, f"regime_map{tag}.json"),
                      {"cells": {k: strip(c) for k, c in stats.items()}, "selection": selection, "c11": c11,
@@ -523,12 +529,12 @@ def main(argv=None):
                           "max_grad_collapse": analysis.MAX_GRAD_COLLAPSE, "min_seeds": analysis.MIN_SEEDS_MEETING}})
     model = "the --quick small model (sweep.QUICK_MODEL)" if args.quick else "paper config"
     if tag:                                        # a variant: its C11 figure only
-        plot_c11(stats, c11, args.seeds, args.epochs, model, os.path.join(args.results_dir, f"regime_map{tag}_c11.png"))
+        plot_c11(stats, c11_now, args.seeds, args.epochs, model, os.path.join(args.results_dir, f"regime_map{tag}_c11.png"))
         return
     plot(stats, args.seeds, args.epochs, model, os.path.join(args.results_dir, "regime_map.png"))
     plot_headline(stats, args.seeds, args.epochs, model, os.path.join(args.results_dir, "regime_map_headline.png"))
     plot_baselines(results, args.seeds, args.epochs, model, os.path.join(args.results_dir, "regime_map_baselines.png"))
-    plot_c11(stats, c11, args.seeds, args.epochs, model, os.path.join(args.results_dir, "regime_map_c11.png"))
+    plot_c11(stats, c11_now, args.seeds, args.epochs, model, os.path.join(args.results_dir, "regime_map_c11.png"))
 
 
 if __name__ == "__main__":

@@ -335,20 +335,27 @@ ROOM_C11 = (0.5, 1.0, 2.0)        # v3: x = 1/wd at wd 2, 1, 0.5, the map's grid
 C11_REGIMES = ((0.0, "fixed"), (0.001, "rho 0.001"), (0.003, "rho 0.003"), (0.01, "rho 0.01"), (1.0, "fresh"))
 
 
+def c11_v3(cells, budget, c11_v2, R=A.RULES["v3"]):
+    """C11 under rules v3 from the regime map's cells: per regime, the 1/wd law over the named
+    room (rule 6) and Eq. 5's bound per seed (rule 5, as the map's summary judged it, c11_v2).
+    exp_regime_map.py prints and draws the same parts."""
+    parts = {}
+    for rho, name in C11_REGIMES:
+        times = {1 / c["wd"]: _cell_times(c) for c in cells if c["rho"] == rho and c["lam"] == 0}
+        if times:
+            parts[f"{name}: t_grok ~ 1/wd over the named room"] = R.scaling(times, budget, ROOM_C11, "1/wd")
+        eq5 = c11_v2.get(f"{name}: plateau >= Eq. 5's bound")
+        if eq5:                                      # a yes/no property per seed: rule 5, the same in v2 and v3
+            parts[f"{name}: plateau >= Eq. 5's bound"] = eq5
+    return parts
+
+
 def claim_c11(results, R=A.RULES["v3"], use=None):
     d = _summary(results, "regime_map", use)
     if d is None:
         return None
     if R.version == "v3" and d.get("c11"):
-        parts = {}
-        for rho, name in C11_REGIMES:
-            times = {1 / c["wd"]: _cell_times(c) for c in d["cells"].values() if c["rho"] == rho and c["lam"] == 0}
-            if times:
-                parts[f"{name}: t_grok ~ 1/wd over the named room"] = R.scaling(times, d["budget"], ROOM_C11, "1/wd")
-            eq5 = d["c11"].get(f"{name}: plateau >= Eq. 5's bound")
-            if eq5:                                  # a yes/no property per seed: rule 5, the same in v2 and v3
-                parts[f"{name}: plateau >= Eq. 5's bound"] = eq5
-        return parts
+        return c11_v3(d["cells"].values(), d["budget"], d["c11"], R)
     return d.get("c11" if R.version in ("v2", "v3") else "c11_v1") or {
         "t_grok ~ 1/wd": {"verdict": A.NOT_DECIDED, "n": 0, "reason": "no weight-decay sweep in the map's summary yet"}}
 

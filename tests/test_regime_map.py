@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 import exp_regime_map as M
+import report
+import store
 
 BUDGET = 10000
 
@@ -81,7 +83,18 @@ def test_eq5_bound_and_c11_inverse_weight_decay(tmp_path):
     bound = parts["fresh: plateau >= Eq. 5's bound"]
     assert bound["verdict"] == "inconclusive" and bound["n"] == 5        # per seed: 5/5 decides nothing
     assert M.c11_parts(stats, BUDGET, M.analysis.RULES["v1"])["fresh: plateau >= Eq. 5's bound"]["n"] == 20   # v1: runs
-    M.plot_c11(stats, parts, list(range(5)), BUDGET, "synthetic runs", tmp_path / "c11.png")
+    # what the script prints and draws is rules v3's verdict, the one REPORT.md gives: the law over
+    # the named room (1/wd = 0.5, 1, 2) whatever the strongest decay does
+    now = report.c11_v3(stats.values(), BUDGET, parts)
+    summary = {"cells": {k: {**c, "grok": {str(s): t for s, t in c["grok"].items()}} for k, c in stats.items()},
+               "c11": parts, "budget": BUDGET, "seeds": list(range(5))}
+    store.write_json(str(tmp_path / "regime_map.json"), summary)
+    judged = report.claim_c11(str(tmp_path))           # the summary stores floats to 12 digits
+    assert {k: (v["verdict"], v["n"]) for k, v in judged.items()} == {k: (v["verdict"], v["n"]) for k, v in now.items()}
+    assert all(judged[k].get("estimate") == pytest.approx(v.get("estimate")) for k, v in now.items())
+    law = now["fresh: t_grok ~ 1/wd over the named room"]
+    assert law["verdict"] == "reproduced" and law["estimate"] == pytest.approx(1.0, abs=0.02)
+    M.plot_c11(stats, now, list(range(5)), BUDGET, "synthetic runs", tmp_path / "c11.png")
     assert (tmp_path / "c11.png").stat().st_size > 0
     # a delay that does not depend on weight decay is all floor: no room for the law to show
     flat = {(1.0, wd, 0.0): [(300, 2900, 3000 + 10 * s, 0.37) for s in range(5)] for wd in (0.5, 1.0, 2.0, 4.0)}
