@@ -107,6 +107,17 @@ def _fig3_parts(d, label, R, room=ROOM_C3):
     return {f"{label}: t_grok ~ 1/lambda between floor and cap": R.scaling(times, d["budget"], "1/lambda", cap=cap)}
 
 
+def fig3_room(d):
+    """The named room a Figure 3 summary is judged over: C3f's on a `fixed` grid that holds it
+    (the dense grid of seeds 0-9), C3's otherwise (what the claims below pass)."""
+    return ROOM_C3F if d["regime"] == "fixed" and all(f"{l:g}" in d["table"] for l in ROOM_C3F) else ROOM_C3
+
+
+def fig3_parts_v3(d, label):
+    """Rules v3 on one Figure 3 summary, as REPORT.md judges it: exp_fig3_kl.py prints and draws these."""
+    return _fig3_parts(d, label, A.RULES["v3"], fig3_room(d))
+
+
 def _fig3_claim(results, study, where, R, use=None, room=ROOM_C3):
     """Rule 6 on one Figure 3 summary of the registry; where(d) names its setting."""
     d = _summary(results, study, use)
