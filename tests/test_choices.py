@@ -15,8 +15,9 @@ import train
 
 
 def test_the_cells_are_the_registered_ones():
-    """docs/sensitivity.md: C2 50 runs, C6 50 (and the stored baselines), the headline 60,
-    C1 30, C10's pilot 6 on seed 0 at 3,000 epochs; seeds 0-4, 10,000 epochs, stop 200."""
+    """docs/sensitivity.md: C2 50 runs, C6 50 (and the stored baselines), the headline 60 (and
+    amendment 3's reference row, the default's 20 stored runs), C1 30, C10's pilot 6 on seed 0
+    at 3,000 epochs; seeds 0-4, 10,000 epochs, stop 200."""
     args = E.parse([])
     c = E.cells(args)
     count = lambda part, arm=None: sum(len(by) for arms in c[part].values() for a, by in arms.items() if arm in (None, a))
