@@ -420,7 +420,7 @@ def plot_c11(stats, c11, seeds, budget, model, path):
         cells = sorted((c for c in stats.values() if c["rho"] == rho and c["lam"] == 0), key=lambda c: c["wd"])
         if not cells:
             continue
-        part = c11.get(f"{rho_label(rho)}: t_grok ~ 1/wd over the named room", {})
+        part = c11.get(report.c11_law_v3(rho_label(rho)), {})
         label = rho_label(rho) + (f": slope {part['estimate']:.2f}" if "estimate" in part else "") \
             + (f" [{part['ci'][0]:.2f}, {part['ci'][1]:.2f}]" if "ci" in part else "") + f", {part.get('verdict', '-')}"
         for c in cells:

@@ -346,6 +346,11 @@ ROOM_C11 = (0.5, 1.0, 2.0)        # v3: x = 1/wd at wd 2, 1, 0.5, the map's grid
 C11_REGIMES = ((0.0, "fixed"), (0.001, "rho 0.001"), (0.003, "rho 0.003"), (0.01, "rho 0.01"), (1.0, "fresh"))
 
 
+def c11_law_v3(name):
+    """The name of C11's 1/wd part for one regime under rules v3 (REPORT.md and the map's figure)."""
+    return f"{name}: t_grok ~ 1/wd over the named room"
+
+
 def c11_v3(cells, budget, c11_v2, R=A.RULES["v3"]):
     """C11 under rules v3 from the regime map's cells: per regime, the 1/wd law over the named
     room (rule 6) and Eq. 5's bound per seed (rule 5, as the map's summary judged it, c11_v2).
@@ -354,7 +359,7 @@ def c11_v3(cells, budget, c11_v2, R=A.RULES["v3"]):
     for rho, name in C11_REGIMES:
         times = {1 / c["wd"]: _cell_times(c) for c in cells if c["rho"] == rho and c["lam"] == 0}
         if times:
-            parts[f"{name}: t_grok ~ 1/wd over the named room"] = R.scaling(times, budget, ROOM_C11, "1/wd")
+            parts[c11_law_v3(name)] = R.scaling(times, budget, ROOM_C11, "1/wd")
         eq5 = c11_v2.get(f"{name}: plateau >= Eq. 5's bound")
         if eq5:                                      # a yes/no property per seed: rule 5, the same in v2 and v3
             parts[f"{name}: plateau >= Eq. 5's bound"] = eq5
