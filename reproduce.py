@@ -8,8 +8,9 @@ from the studies' summaries by the rules in analysis.py.
     python reproduce.py --quick --jobs 2      # every study at its --quick preset
     python reproduce.py --report-only         # rewrite REPORT.md from the summaries in results/
     python reproduce.py --only C3 fig4        # some claims or studies
-    python reproduce.py --only C7 C10 --shard 0/2 &  python reproduce.py --only C7 C10 --shard 1/2
-                                              # two processes, each its share of every study
+    python reproduce.py --only C7 C10 --shard 0/2 --threads 1 &
+    python reproduce.py --only C7 C10 --shard 1/2 --threads 1
+                                              # two processes, one core each, each its share of every study
 
 The plan counts each study's runs from its own script (`planned_runs`), and a run that several
 studies share once. The estimate is, per missing run, the epochs that stored runs of the same
@@ -240,7 +241,8 @@ def run_study(name, args, results):
     line = [sys.executable] + study_command(name, args) + ["--jobs", str(args.jobs)] + \
         (["--plot-only"] if args.plot_only else []) + (["--store", args.store] if args.store else []) + \
         (["--runs-dir", args.runs_dir] if getattr(args, "runs_dir", "runs") != "runs" else []) + \
-        (["--shard", args.shard] if getattr(args, "shard", None) and not args.plot_only else [])
+        (["--shard", args.shard] if getattr(args, "shard", None) and not args.plot_only else []) + \
+        (["--threads", str(args.threads)] if getattr(args, "threads", 0) and not args.plot_only else [])
     header = f"[{name}] {' '.join(line[1:])}"
     if not args.plot_only:
         print(header, flush=True)            # training streams its progress under it
@@ -271,7 +273,12 @@ def main(argv=None):
     p.add_argument("--shard", default=None,
                    help="i/n: each study trains only its share i of n (one process per core, e.g. --jobs 1 "
                         "--shard 0/2 and --shard 1/2: no core waits for the other's last run of a study)")
+    p.add_argument("--threads", type=int, default=0,
+                   help="torch threads per run (default: cores / jobs); 1 with --shard, else two "
+                        "processes share each core")
     args = p.parse_args(argv)
+    if args.threads < 0:
+        p.error("--threads must be >= 0")
     if args.shard:
         try:
             sweep.parse_shard(args.shard)

@@ -502,17 +502,23 @@ def test_a_table_cell_is_cut_at_a_word_and_never_holds_a_pipe():
 
 
 def test_a_shard_reaches_every_study_it_trains_and_a_bad_one_is_one_line(tmp_path, monkeypatch, capsys):
-    """`--shard i/n` is passed to each study's command when it trains (never to a redraw, which
-    reads every share), and a malformed shard stops with argparse's one-line error."""
+    """`--shard i/n` and `--threads` are passed to each study's command when it trains (never to a
+    redraw, which reads every share and trains nothing), and a malformed shard stops with
+    argparse's one-line error. Without `--threads` a study picks cores / jobs itself, so two
+    sharded processes would each take every core."""
     import pytest
     seen = []
     monkeypatch.setattr(reproduce.subprocess, "run", lambda line, **kw: seen.append(line) or
                         argparse.Namespace(returncode=0, stdout="", stderr=""))
-    reproduce.main(["--only", "fig3", "fig4", "--shard", "1/2", "--results-dir", str(tmp_path)])
+    reproduce.main(["--only", "fig3", "fig4", "--shard", "1/2", "--threads", "1", "--results-dir", str(tmp_path)])
     assert len(seen) == 2 and all(l[l.index("--shard") + 1] == "1/2" for l in seen)
+    assert all(l[l.index("--threads") + 1] == "1" for l in seen)
     seen.clear()
-    reproduce.main(["--plot-only", "--only", "fig3", "--shard", "1/2", "--results-dir", str(tmp_path)])
-    assert "--shard" not in seen[0]
+    reproduce.main(["--only", "fig3", "--results-dir", str(tmp_path)])
+    assert "--threads" not in seen[0] and "--shard" not in seen[0]
+    seen.clear()
+    reproduce.main(["--plot-only", "--only", "fig3", "--shard", "1/2", "--threads", "1", "--results-dir", str(tmp_path)])
+    assert "--shard" not in seen[0] and "--threads" not in seen[0]
     with pytest.raises(SystemExit):
         reproduce.main(["--only", "fig3", "--shard", "2/2"])
     assert "need 0 <= i < n" in capsys.readouterr().err
