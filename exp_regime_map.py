@@ -116,6 +116,7 @@ def analyse(results, cells, seeds, budget):
         base = out.get(cell_key(cell["rho"], cell["wd"], 0.0))
         if cell["lam"] > 0 and base is not None:
             cell["speedup"] = analysis.speedup_verdict(base["grok"], cell["grok"], budget)
+            cell["speedup_v3"] = analysis.speedup_verdict_v3(base["grok"], cell["grok"], budget)
             cell["speedup_v1"] = analysis.speedup_verdict_v1(base["grok"], cell["grok"], budget)
     return out
 
@@ -211,10 +212,13 @@ def print_tables(stats, budget):
         print(f"{key:24s} " + " ".join(f"{c['conditions_met'][k]:>12d}" for k in conds)
               + f" {c['seeds_meeting']:>6d}/{len(c['seeds'])} {mass:>9s} {med:>14s} {epoch(c['median_t_found']):>8s}"
               f" {epoch(c['median_t_mem']):>6s} {c['found_before_mem']:>9d}/{len(c['seeds'])}")
-    print("\nKL speed-up t_grok(0) / t_grok(lambda), paired by seed (rule 2, analysis.py):")
+    print("\nKL speed-up t_grok(0) / t_grok(lambda), paired by seed (rules v3, analysis.py; v2's verdict "
+          "beside where it differs):")
     for key, c in stats.items():
         if "speedup" in c:
-            print(f"  {key:24s} " + analysis.describe(c["speedup"]).replace("**", ""))
+            v2, v3 = c["speedup"]["verdict"], c["speedup_v3"]["verdict"]
+            print(f"  {key:24s} " + analysis.describe(c["speedup_v3"]).replace("**", "")
+                  + ("" if v2 == v3 else f"  [v2: {v2}]"))
     # for reading the speed-ups: how late the baseline's attention finds the operands (wd 1)
     print(f"\n{'regime (wd 1)':14s} {'base t_found':>12s} {'t_mem':>6s} {'t_grok':>8s} "
           + " ".join(f"{'x at lam ' + format(l, 'g'):>14s}" for l in LAMS if l > 0))

@@ -60,6 +60,7 @@ def test_criterion_selection_and_speedup(tmp_path):
     assert picked["commands"][0] == ["exp_fig3_kl.py", "--regime", "refresh0.003", "--seeds", "5", "6", "7", "8", "9"]
     sp = stats["rho0.003_wd1_lam0.3"]["speedup"]
     assert sp["verdict"] == "reproduced" and math.exp(sp["estimate"]) == pytest.approx(5000 / 1020, rel=0.02)
+    assert stats["rho0.003_wd1_lam0.3"]["speedup_v3"]["verdict"] == "reproduced"
     # with no cell showing the regime, the closest one is named with what fails there
     del cells[(0.003, 1.0, 0.0)], cells[(0.003, 1.0, 0.3)], cells[(0.0, 1.0, 0.3)]
     stats = M.analyse(results_for(cells), list(cells), list(range(5)), BUDGET)
@@ -121,3 +122,18 @@ def test_a_variant_of_the_map_runs_its_own_cells_under_its_own_name():
     assert len(M.planned_runs(M.parse([]))) == 5 * (len(M.RHOS) * 3 + len(M.WD_RHOS) * 3)
     with pytest.raises(SystemExit, match="--rhos"):
         M.parse(["--rhos", "0.5"])
+
+
+def test_the_printout_gives_rules_v3_speed_up_with_v2_beside_where_they_differ(capsys):
+    """Three of five seeds never grok in either arm: v2 judged the other two ("reproduced"), v3
+    counts informative seeds only (two are fewer than five). The script prints what REPORT.md
+    gives, v3, and names v2's verdict beside it."""
+    lazy = [(400, None, None, 0.37)] * 3
+    cells = {(1.0, 1.0, 0.0): lazy + [(300, 4900, 5000, 0.37), (300, 5100, 5200, 0.37)],
+             (1.0, 1.0, 0.3): lazy + [(300, 900, 1000, 0.37), (300, 1000, 1100, 0.37)]}
+    stats = M.analyse(results_for(cells), list(cells), list(range(5)), BUDGET)
+    c = stats["rho1_wd1_lam0.3"]
+    assert c["speedup"]["verdict"] == "reproduced" and c["speedup_v3"]["verdict"] == "inconclusive"
+    M.print_tables(stats, BUDGET)
+    line = next(l for l in capsys.readouterr().out.splitlines() if l.strip().startswith("rho1_wd1_lam0.3 "))
+    assert line.split()[1] == "inconclusive," and line.endswith("[v2: reproduced]")
