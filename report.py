@@ -390,7 +390,8 @@ UNTESTABLE_PARTS = {
         for o in ("muon", "bs512")},
             **{f"{o}: the MLP norm contracts on the plateau": (
                 f"{NO_PLATEAU}: no {o} seed memorizes within the budget under optim.py's mapping of lr and wd",
-                "a mapping under which it memorizes (issue 40 registers one before judging contraction)")
+                "a mapping under which it memorizes with a plateau (the sensitivity study tried the registered one: "
+                "REPORT.md's choices block, C10)")
                for o in ("sgd", "lion", "bs128")}},
     "C11": {f"fixed: {part}": (
         "no run without a prior groks under fixed distractors: 0 of 20 within 10,000 epochs at wd 0.5-4, "

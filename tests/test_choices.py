@@ -4,6 +4,7 @@ import itertools
 
 import pytest
 
+import analysis
 import exp_choices as E
 import exp_fig2_ablation
 import exp_regime_map
@@ -215,3 +216,26 @@ def test_the_c10_panel_shows_each_runs_plateau_contraction_and_drops_runs_with_n
     runs = [({"grok_epoch": 100}, {}), ({"grok_epoch": None}, {}), ({"grok_epoch": 900}, {})]
     assert E.panel_values("c10", runs, 1000) == [0.002, -0.001]
     assert E.panel_values("c6", runs, 1000) == [100, 1000, 900]          # other parts: t_grok, censored
+
+
+def test_c10_with_no_plateau_is_untestable_here_with_why_and_judged_by_rule_5_where_there_is_one():
+    """SGD x300's shape: attention meets B_tau (epoch 150) before the model memorizes (600), so
+    no seed has a plateau to measure: rule 7 (untestable here, the reason counted from the
+    marks), not rule 5's "not decided, no data". Seeds with a plateau are judged by rule 5."""
+    import numpy as np
+    ep = np.arange(0, 3010, 10)
+
+    def run(t_mem, t_struct, t_grok, norm_end):
+        h = {"epoch": ep.tolist(), "train_acc": (ep >= t_mem).astype(float).tolist(),
+             "test_acc": np.where(ep >= t_grok, 1.0, 0.1).tolist(),
+             "frac_struct": (ep >= t_struct).astype(float).tolist(), "info_mass": [0.4] * len(ep),
+             "grad_W_norm": [1.0] * len(ep),
+             "mlp_norm": np.interp(ep, [0, t_mem, t_struct, 3000], [10, 30, norm_end, norm_end]).tolist()}
+        return {"grok_epoch": t_grok}, h
+
+    early = E.judge_c10({"run": {s: run(600, 150, 1600, 25.0) for s in range(5)}})
+    v = early["the MLP norm contracts on the plateau"]
+    assert v["verdict"] == analysis.UNTESTABLE and v["n"] == 0
+    assert "5 of 5 seeds memorized; 5 of them met B_tau first" in v["reason"]
+    late = E.judge_c10({"run": {s: run(600, 2000, 2500, 20.0) for s in range(6)}})["the MLP norm contracts on the plateau"]
+    assert late["verdict"] == analysis.REPRODUCED and late["n"] == 6       # 30 -> 20 on every plateau
