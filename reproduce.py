@@ -211,8 +211,10 @@ def plan(names, args, log=print):
         log(f"{name:22s} {studies.STUDIES[name].claim:5s} {n:5d} {stored:6d} {missing:7d} {new:5d} {hours:7.1f}  "
             f"{' '.join(study_command(name, args)[:-2])}")
     total = sum(p[4] for p in plans.values())
+    shards = sweep.parse_shard(args.shard)[1]          # the plan is every shard's: n run at once
+    how = f"--jobs {args.jobs} --threads 1" + (f" in each of {shards} shards" if args.shard else "")
     log(f"total: {sum(p[3] for p in plans.values())} runs to train, about {total:.1f} core-hours "
-        f"({total / max(1, args.jobs):.1f} h of wall time with --jobs {args.jobs} --threads 1)")
+        f"({total / (max(1, args.jobs) * shards):.1f} h of wall time with {how})")
     return total
 
 

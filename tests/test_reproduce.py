@@ -4,6 +4,8 @@ import argparse
 import json
 import os
 
+import pytest
+
 import report
 import reproduce
 
@@ -170,6 +172,12 @@ def test_dry_run_prints_the_plan_from_the_registry(capsys, tmp_path):
     assert [l.split()[2:5] for l in out.splitlines() if l.startswith(("fig1 ", "bound "))] == \
         [["2", "0", "2"], ["2", "0", "2"]]
     assert "total: 4 runs to train" in out
+    hours = lambda line: (float(line.split("about ")[1].split()[0]), float(line.split("(")[1].split()[0]))
+    total, wall = hours(next(l for l in out.splitlines() if l.startswith("total:")))
+    assert wall == total                                      # one run at a time
+    reproduce.main(["--quick", "--dry-run", "--only", "C1", "bound", "--shard", "0/2", "--results-dir", str(tmp_path)])
+    line = next(l for l in capsys.readouterr().out.splitlines() if l.startswith("total:"))
+    assert hours(line) == (total, pytest.approx(total / 2, abs=0.051)) and "in each of 2 shards" in line
 
 
 def test_a_dry_run_times_a_shape_once_and_keeps_the_saved_timing(capsys, tmp_path, monkeypatch):
