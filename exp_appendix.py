@@ -135,7 +135,7 @@ def run_bound(args):
         ax.legend(fontsize=8)
     plots.save_figure(fig, os.path.join(args.results_dir, "fig5_bound.png"),
                       f"Figure 5: Lemma 5.1 on the training set, p = {args.p}, distractors {args.regime}, "
-                      f"seeds {args.seeds}")
+                      f"seeds {plots.seeds_text(args.seeds)}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -326,7 +326,7 @@ def run_priors(args):
     print_parts(args, "fig6_priors")
     plot_arms(results, grok, args, arms, out_path(args, "fig6_priors", "png"),
               f"Figures 6-7: priors at lambda = {args.lam:g}, p = {args.p}, distractors {args.regime}, "
-              f"seeds {args.seeds}")
+              f"seeds {plots.seeds_text(args.seeds)}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -362,9 +362,10 @@ def run_frozen(args):
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
                       "p": args.p, "regime": args.regime, "seeds": args.seeds})
     print_parts(args, "appendix_frozen")
+    against = " and ".join(f"KL (lambda {args.lam:g})" if arm == "kl" else arm for arm in arms if arm != "frozen")
     plot_arms(results, grok, args, arms, out_path(args, "appendix_frozen", "png"),
-              f"Frozen oracle attention vs baseline and KL (lambda {args.lam:g}), p = {args.p}, "
-              f"distractors {args.regime}, seeds {args.seeds}")
+              f"Frozen oracle attention vs {against}, p = {args.p}, "
+              f"distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -433,7 +434,7 @@ def run_optimizers(args):
     print_parts(args, "fig11_optimizers")
     plot_arms(results, grok, args, args.settings, out_path(args, "fig11_optimizers", "png"),
               f"Figure 11: optimizers, batch sizes and Adam betas (lambda = 0), p = {args.p}, "
-              f"distractors {args.regime}, seeds {args.seeds}", norm=True)
+              f"distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}", norm=True)
 
 
 # ---------------------------------------------------------------------------------------
@@ -520,7 +521,7 @@ def run_tasks(args):
     plot_arms(results, {"/".join(ta): g for ta, g in grok.items()}, args, labels,
               out_path(args, fname, "png"),
               f"Figure 10: baseline vs KL (lambda {args.lam:g}) per task, distractors {args.regime}, "
-              f"seeds {args.seeds}", name=lambda lab, s: name(tuple(lab.split("/")), s))
+              f"seeds {plots.seeds_text(args.seeds)}", name=lambda lab, s: name(tuple(lab.split("/")), s))
 
 
 def autoregressive_parser(sub):
@@ -554,7 +555,7 @@ def run_routing(args):
                       "regime": args.regime, "seeds": args.seeds})
     print_parts(args, "fig8_routing")
     plot_arms(results, grok, args, arms, out_path(args, "fig8_routing", "png"),
-              f"Figure 8 (left): dynamic routing, p = {args.p}, distractors {args.regime}, seeds {args.seeds}",
+              f"Figure 8 (left): dynamic routing, p = {args.p}, distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}",
               name=name)
 
 
@@ -628,7 +629,7 @@ def run_lengths(args):
     ax.set(xlabel="test sequence length (training: 6)", ylabel="test accuracy", ylim=(0, 1.02))
     ax.legend()
     plots.save_figure(fig, out_path(args, "fig8_lengths", "png"),
-                      f"Figure 8 (right): length generalization, p = {args.p}, lambda {args.lam:g}, seeds {args.seeds}")
+                      f"Figure 8 (right): length generalization, p = {args.p}, lambda {args.lam:g}, seeds {plots.seeds_text(args.seeds)}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -672,7 +673,7 @@ def run_dims(args):
                       "budget": args.epochs, "regime": args.regime, "seeds": args.seeds})
     print_parts(args, "fig9_dims")
     plot_arms(results, grok, args, arms, out_path(args, "fig9_dims", "png"),
-              f"Figure 9 (left): d_model, p = {args.p}, distractors {args.regime}, seeds {args.seeds}", name=name)
+              f"Figure 9 (left): d_model, p = {args.p}, distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}", name=name)
 
 
 def heads_parser(sub):

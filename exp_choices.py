@@ -372,7 +372,7 @@ def plot(verdicts, results, c, args, path):
         ax.set_title(TITLES[part], fontsize=10)
         by_label = dict(zip(*reversed(ax.get_legend_handles_labels())))      # one entry per arm
         ax.legend(by_label.values(), by_label.keys(), fontsize=7)
-    plots.save_figure(fig, path, f"The paper's open readings (docs/sensitivity.md), p = {args.p}, seeds {args.seeds}: "
+    plots.save_figure(fig, path, f"The paper's open readings (docs/sensitivity.md), p = {args.p}, seeds {plots.seeds_text(args.seeds)}: "
                       "each reading's runs per seed (never-grokked runs at the budget)")
 
 

@@ -175,7 +175,7 @@ def plot(results, cells, grid, args, path):
     ax1.legend(fontsize=6, ncol=2)
     ax2.set(xlabel="epoch", ylabel=r"$\|\theta_{mlp}\|_F$", yscale="log", title="MLP norm (line style = capacity)")
     plots.save_figure(fig, path, f"Figure 2: p = {args.p}, distractors {args.regime}, prior lambda = "
-                      f"{args.lam:g}, R = {args.radius:g}, seeds {args.seeds}")
+                      f"{args.lam:g}, R = {args.radius:g}, seeds {plots.seeds_text(args.seeds)}")
 
 
 if __name__ == "__main__":

@@ -193,7 +193,7 @@ def plot(results, lams, table, law, rates, args, path):
         b.scatter([l] * len(rates[l]), rates[l], color=colors[l])
     b.set(xscale="log", yscale="log", xlabel="lambda", ylabel="rate of -log D(t) per epoch",
           title="decay rate of D(t) (Thm. 5.2: proportional to lambda)")
-    plots.save_figure(fig, path, f"Figure 3: p = {args.p}, distractors {args.regime}, seeds {args.seeds}")
+    plots.save_figure(fig, path, f"Figure 3: p = {args.p}, distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}")
 
 
 if __name__ == "__main__":

@@ -331,7 +331,7 @@ def plot(stats, seeds, budget, model, path):
          lambda i, j: "" if np.isnan(M[i, j]) else f"{M[i, j]:.0f} ({P[i, j]:.0f}/25)"
          + (f"\n{G[i, j]:.0e}" if np.isfinite(G[i, j]) else ""), cmap="magma")
     ax[1, 2].set(xlabel="weight decay")
-    plots.save_figure(fig, path, f"Where the paper's story holds: {model}, seeds {seeds_text(seeds)}, "
+    plots.save_figure(fig, path, f"Where the paper's story holds: {model}, seeds {plots.seeds_text(seeds)}, "
                       f"{budget}-epoch budget (censored medians shown as >budget; blank = outside the grid or not run yet)")
 
 
@@ -376,13 +376,8 @@ def plot_headline(stats, seeds, budget, model, path):
     ax.legend(handles=[Line2D([], [], color=c, marker="o", label=f"lambda = {l:g}")
                        for l, c in zip(lams, ("tab:blue", "tab:red"))], title="KL prior toward the oracle", fontsize=8)
     plots.save_figure(fig, path, f"Where the KL prior pays off: its speed-up per distractor regime\n"
-                      f"({model}, wd 1, seeds {seeds_text(seeds)}, paired by seed, 95% interval; hollow = lower "
+                      f"({model}, wd 1, seeds {plots.seeds_text(seeds)}, paired by seed, 95% interval; hollow = lower "
                       f"bound: no baseline grokked in {budget} epochs)")
-
-
-def seeds_text(seeds):
-    return f"{seeds[0]}-{seeds[-1]}" if len(seeds) > 1 and seeds == list(range(seeds[0], seeds[-1] + 1)) \
-        else ", ".join(map(str, seeds))
 
 
 def plot_baselines(results, seeds, budget, model, path):
@@ -407,7 +402,7 @@ def plot_baselines(results, seeds, budget, model, path):
     ax[1].axhline(analysis.FOUND_MASS, color="k", ls=":", lw=1)
     ax[0].legend(fontsize=8, title="distractor refresh", title_fontsize=8)
     plots.save_figure(fig, path, f"The lambda = 0 baseline across distractor regimes ({model}, wd 1, "
-                      f"seeds {seeds_text(seeds)}, {budget}-epoch budget; median and min-max over seeds; a run "
+                      f"seeds {plots.seeds_text(seeds)}, {budget}-epoch budget; median and min-max over seeds; a run "
                       "stopped after grokking holds its last value)")
 
 
@@ -461,7 +456,7 @@ def plot_c11(stats, c11, seeds, budget, model, path):
     ax[1].set_title("plateau against Eq. 5's bound, grokked runs (colours as left);\n"
                     "above the dashed line y = x the bound holds", fontsize=9)
     plots.save_figure(fig, path, f"Claim C11: the baseline's delay against weight decay ({model}, lambda 0, seeds "
-                      f"{seeds_text(seeds)}, {budget}-epoch budget)")
+                      f"{plots.seeds_text(seeds)}, {budget}-epoch budget)")
 
 
 def parse(argv=None):

@@ -28,6 +28,13 @@ def curves(histories, key, epochs, points=400):
     return grid, np.stack([curve(h, key, grid) for h in histories])
 
 
+def seeds_text(seeds):
+    """Seeds for a title: "0-89" for a run of consecutive seeds, else the list."""
+    seeds = list(seeds)
+    return f"{seeds[0]}-{seeds[-1]}" if len(seeds) > 1 and seeds == list(range(seeds[0], seeds[-1] + 1)) \
+        else ", ".join(map(str, seeds))
+
+
 def save_figure(fig, path, title):
     """The figure scripts' common ending: title, layout, PNG, close."""
     import matplotlib.pyplot as plt

@@ -302,3 +302,9 @@ def test_the_frozen_study_runs_only_the_arms_asked_for():
     two = run("--arms", "baseline", "frozen", "--seeds", "0", "1")
     assert [name.rsplit("_", 1)[0].split("_")[-1] for name, _ in two] == ["baseline", "baseline", "frozen", "frozen"]
     assert [cfg.frozen_attn for _, cfg in two] == [None, None, "oracle", "oracle"]
+
+
+def test_a_title_names_consecutive_seeds_as_a_range():
+    import plots
+    assert plots.seeds_text(range(90)) == "0-89" and plots.seeds_text([5, 6, 7, 8, 9]) == "5-9"
+    assert plots.seeds_text([0, 2, 3]) == "0, 2, 3" and plots.seeds_text([4]) == "4"
