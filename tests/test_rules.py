@@ -248,6 +248,23 @@ def test_v3_bounds_carry_a_verdict_only_on_their_safe_side():
                                 BUDGET)["verdict"] == A.REPRODUCED
 
 
+def test_v3_noninferiority_decides_both_ways_and_bounds_only_on_their_safe_side():
+    ref = {s: 4000 + 10 * s for s in range(8)}
+    near = {s: ref[s] * (1 + 0.01 * (s - 2)) for s in range(8)}
+    assert A.noninferiority_verdict_v3(ref, near, BUDGET)["verdict"] == A.REPRODUCED
+    slow = {s: 3 * ref[s] * (1 + 0.01 * s) for s in range(8)}
+    assert A.noninferiority_verdict_v3(ref, slow, 2e4)["verdict"] == A.NOT_REPRODUCED
+    # a treatment run that never grokked is a lower bound on its ratio: it blocks "matches"
+    # (the interval alone, 1.11x at the end of the budget, would say reproduced)
+    v = A.noninferiority_verdict_v3(ref, {**near, 7: None}, 4500)
+    assert v["ci"][1] < math.log(A.NONINFERIORITY) and v["verdict"] == A.INCONCLUSIVE
+    assert "treatment never grokked" in v["reason"]
+    # a reference run that never grokked is an upper bound: it blocks "worse"
+    v = A.noninferiority_verdict_v3({**ref, 7: None}, slow, 1.4e4)
+    assert v["ci"][0] > math.log(A.NONINFERIORITY) and v["verdict"] == A.INCONCLUSIVE
+    assert "reference never grokked" in v["reason"]
+
+
 def test_v3_counts_informative_seeds_only():
     base = {0: None, 1: None, 2: None, 3: 3000, 4: 3100}
     treat = {0: None, 1: None, 2: None, 3: 1000, 4: 1050}
