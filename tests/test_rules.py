@@ -305,6 +305,10 @@ def test_v3_scaling_over_a_named_room():
     c = A.scaling_verdict_v3(capped, 10000, [1, 2, 4, 8])
     assert c["at_cap"] == [8] and c["room"] == [1, 2, 4] and "dropped" in c["text"] and c["verdict"] == A.REPRODUCED
     assert A.scaling_verdict_v3(capped, 10000, [2, 4, 8])["verdict"] == A.NOT_DECIDED
+    # a seed with one grokked run in the room has no slope of its own: it does not count (rule 1)
+    one = {x: {**ts, 5: 3500 * x if x == 0.5 else None} for x, ts in times.items()}
+    w = A.scaling_verdict_v3(one, 10000, [0.5, 1, 2], "1/wd")
+    assert w["n"] == 5 and w["slopes"] == pytest.approx(v["slopes"])
 
 
 def test_eq7_slope_reads_the_excess_over_the_floor():
