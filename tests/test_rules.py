@@ -279,6 +279,10 @@ def test_v3_levels_judge_a_quantity_not_a_count():
     assert A.property_verdict([m <= 0.25 for m in mass])["verdict"] == A.INCONCLUSIVE        # v2: 0/5 decides nothing
     assert A.level_verdict_v3(mass, 0, 0.25, "informative mass")["verdict"] == A.NOT_REPRODUCED
     assert A.level_verdict_v3([0.2, 0.21, 0.19, 0.2, None, 0.22], 0, 0.25)["n"] == 5
+    # a band with two ends (C2's "full" accuracy, [0.99, 1.01)): the interval must clear both
+    assert A.level_verdict_v3([0.995, 0.996, 0.994, 0.997, 0.995], 0.99, 1.01)["verdict"] == A.REPRODUCED
+    assert A.level_verdict_v3([0.34, 0.30, 0.37, 0.33, 0.35], 0.99, 1.01)["verdict"] == A.NOT_REPRODUCED
+    assert A.level_verdict_v3([0.98, 0.995, 0.99, 0.999, 0.985], 0.99, 1.01)["verdict"] == A.INCONCLUSIVE
 
 
 def test_v3_exact_inequality_on_every_point():
