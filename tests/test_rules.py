@@ -335,6 +335,10 @@ def test_v3_scaling_with_a_floor_cell_judges_eq7():
     flat = law([1 / l for l in lams], lambda x: 3300.0, noise=0.05)
     f = A.scaling_verdict_v3(flat, 1e9, room, floor_x=1 / 3)
     assert f["verdict"] == A.NOT_REPRODUCED and "flat" in f["reason"]
+    # a floor cell whose median never grokked gives no floor to measure the law above
+    unfloored = {**eq7, 1 / 3: {s: None for s in eq7[1 / 3]}}
+    u = A.scaling_verdict_v3(unfloored, 1e9, room, floor_x=1 / 3)
+    assert u["verdict"] == A.NOT_DECIDED and "floor cell's median is censored" in u["reason"]
 
 
 def test_v3_untestable_parts_are_neither():

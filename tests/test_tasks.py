@@ -155,6 +155,17 @@ def test_parity_split_is_over_distractor_patterns():
     assert not torch.equal(t.train_x, before)
 
 
+def test_adversarial_target_of_routed_rows_is_uniform_on_their_distractors():
+    """Dynamic routing: each row's operands sit at their own positions; the adversarial target
+    spreads over that row's distractors only, never its operands or the query token itself."""
+    t = make_task("route", p=11, frac=0.3, seed=0)
+    adv, info = t.adversarial_for("train"), t.info_mask["train"]
+    assert (adv[:, t.query_pos] == 0).all() and (adv[info] == 0).all()
+    distractors = ~info
+    distractors[:, t.query_pos] = False
+    assert torch.allclose(adv, distractors.float() / distractors.sum(1, keepdim=True))
+
+
 def test_adversarial_target_of_causal_rows_excludes_the_real_query():
     t = make_task("arparity", n_bits=6, parity_k=2, n_outputs=3, frac=0.5, seed=1)
     adv, qpos, info = t.adversarial_for("train"), t.qpos["train"], t.info_mask["train"]
