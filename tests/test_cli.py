@@ -49,6 +49,19 @@ def test_bad_input_is_one_line_error(args, msg):
     assert len(lines) == 1 and msg in lines[0] and lines[0].startswith("error:")
 
 
+def test_make_config_is_the_parsers_defaults_and_configs_share_nothing():
+    """make_config builds the parser once and copies its defaults: equal to a fresh parse, and
+    safe only because every default is an immutable scalar (a list default would be shared)."""
+    fresh = vars(train.get_parser().parse_args([]))
+    assert vars(train.make_config()) == fresh
+    assert all(v is None or isinstance(v, (bool, int, float, str)) for v in fresh.values())
+    a = train.make_config(lam=0.3)
+    a.seed = 7
+    assert train.make_config().lam == fresh["lam"] and train.make_config().seed == fresh["seed"]
+    with pytest.raises(ValueError, match="unknown config key"):
+        train.make_config(lamda=1)
+
+
 def test_existing_out_with_another_config_is_refused(tmp_path):
     out = tmp_path / "run"
     assert run_cli(*TINY, "--out", str(out), "--print-every", "0").returncode == 0
