@@ -393,11 +393,17 @@ UNTESTABLE_PARTS = {
                 "a mapping under which it memorizes with a plateau (the sensitivity study tried the registered one: "
                 "REPORT.md's choices block, C10)")
                for o in ("sgd", "lion", "bs128")}},
-    "C11": {f"fixed: {part}": (
+    "C11": {**{f"fixed: {part}": (
         "no run without a prior groks under fixed distractors: 0 of 20 within 10,000 epochs at wd 0.5-4, "
         "0 of 10 within 20,000 and 0 of 5 within 50,000 at wd 1 (the two clocks' H4)",
         "none known: the paper's premise, a delay set by weight decay, does not occur here")
         for part in ("t_grok ~ 1/wd over the named room", "plateau >= Eq. 5's bound")},
+        # added 2026-11-26 (STATS.md, rule 7): this part had read "not decided, no data" since v3; its
+        # premise, a plateau that ends in grokking, never occurs within the map's budget at rho 0.001
+        "rho 0.001: plateau >= Eq. 5's bound": (
+            "no run without a prior groks within the budget at rho 0.001: 0 of 20 within 10,000 epochs "
+            "at wd 0.5-4, so no plateau ends to be measured",
+            "the 40k-epoch design of this regime's law (docs/plan.md: 12 seeds, 34 core-hours, more than 10)")},
 }
 
 

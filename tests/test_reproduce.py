@@ -155,6 +155,17 @@ def test_the_readme_numbers_are_generated_from_the_committed_results(monkeypatch
     assert not numbers, f"the README's prose quotes numbers no generator made: {numbers}"
 
 
+def test_c11_parts_untestable_by_premise_match_the_committed_runs():
+    """report.UNTESTABLE_PARTS quotes counts for C11's premise: no baseline (lambda = 0) run of the
+    regime map groks within its budget under `fixed` or at rho 0.001, wd 0.5-4 (0 of 20 each)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    cells = json.load(open(os.path.join(root, "results", "regime_map.json")))["cells"]
+    for rho, part in (("rho0", "fixed: plateau >= Eq. 5's bound"), ("rho0.001", "rho 0.001: plateau >= Eq. 5's bound")):
+        runs = [t for wd in ("0.5", "1", "2", "4") for t in cells[f"{rho}_wd{wd}_lam0"]["grok"].values()]
+        assert len(runs) == 20 and all(t is None for t in runs)
+        assert "0 of 20 within 10,000 epochs at wd 0.5-4" in report.UNTESTABLE_PARTS["C11"][part][0]
+
+
 def test_a_bug_in_a_claim_function_raises_under_the_tests(tmp_path, monkeypatch):
     write(tmp_path, "fig4_tickets.json", {"budget": 10000})            # no "grok": a KeyError
     import pytest
