@@ -162,7 +162,7 @@ def validate(cfg):
         raise ValueError(f"--frac must lie in (0, 1), got {cfg.frac}")
     if cfg.lam < 0:
         raise ValueError(f"--lam must be >= 0, got {cfg.lam}")
-    if cfg.optimizer == "lion" and cfg.beta2 != get_parser().get_default("beta2"):
+    if cfg.optimizer == "lion" and cfg.beta2 != dict(_defaults())["beta2"]:
         raise ValueError("--beta2 does not apply to lion (it uses its own beta2 0.99, optim.py)")
     if cfg.prior not in PRIORS:
         raise ValueError(f"unknown prior {cfg.prior!r}; choose from {', '.join(PRIORS)}")
