@@ -6,6 +6,7 @@ shown beside); nothing else decides.
     report.verdicts("results")           # {claim: (verdict, {part: verdict dict})}
     report.print_parts("results/fig6_priors.json")  # a study's closing lines
 """
+import collections
 import json
 import math
 import os
@@ -635,9 +636,34 @@ def choices_block(results):
             lines.append(f"- C10's registered choice (first mapping to memorize): "
                          + ", ".join(f"{o}: {c or 'none memorized'}" for o, c in rows.items()))
             continue
-        lines.append(f"- {names.get(part, part)}:")
+        outcome = f" by the registered rule, {claim_outcome(rows)[1]}" if part in CHOICE_CLAIMS else ""
+        lines.append(f"- {names.get(part, part)}:{outcome}")
         lines += [f"  - {reading}: {choice_line(row)}{held_out_note(part, row)}" for reading, row in rows.items()]
     return lines + [""]
+
+
+CHOICE_CLAIMS = {"c2": "C2", "c6": "C6", "c1": "C1", "c10": "C10"}    # the sensitivity study's parts that test a claim
+
+
+def claim_outcome(rows):
+    """The registered rule (docs/sensitivity.md) over one claim's readings: (kind, words).
+    kind "reproduced": a reading reproduced it on seeds 0-4 and again on held-out seeds 5-9;
+    "stands": every reading is judged and none did (a held-out failure counts as none), so the
+    default's verdict stands; "pending": a reading or its held-out seeds still have runs missing."""
+    confirmed = [r for r, row in rows.items()
+                 if row.get("verdict") == A.REPRODUCED and row.get("heldout", {}).get("verdict") == A.REPRODUCED]
+    if confirmed:
+        return "reproduced", f"**reproduced under reading {', '.join(confirmed)}** (confirmed on held-out seeds 5-9)"
+    unjudged = [r for r, row in rows.items() if "verdict" not in row]
+    unconfirmed = [r for r, row in rows.items() if row.get("verdict") == A.REPRODUCED and "verdict" not in row.get("heldout", {})]
+    if unjudged or unconfirmed:
+        return "pending", ("**not decided yet**: " + "; ".join(
+            ([f"{len(unjudged)} of {len(rows)} readings have runs missing"] if unjudged else [])
+            + ([f"{', '.join(unconfirmed)} reproduced on seeds 0-4, its held-out seeds not all run"] if unconfirmed else [])))
+    counts = collections.Counter("reproduced on seeds 0-4 only" if row["verdict"] == A.REPRODUCED else row["verdict"]
+                                 for row in rows.values() if row["verdict"] != A.NOT_REPRODUCED)
+    return "stands", (f"**the default's verdict stands**: none of the {len(rows)} registered readings reproduces it"
+                      + (" (" + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())) + ")" if counts else ""))
 
 
 def held_out_note(part, row):
@@ -853,13 +879,14 @@ def answer(results):
 
 def readings_sentence(results):
     """What the sensitivity study (docs/sensitivity.md) changes in the answer, from its summary:
-    each claim's reading reproduced on seeds 0-4 (and whether held-out seeds confirmed it), and
-    the headline's variants under which the answer holds or changes. "" while nothing is judged."""
+    each claim's reading reproduced on seeds 0-4 (and whether held-out seeds confirmed it), the
+    claims whose verdict stands under every registered reading (claim_outcome), and the
+    headline's variants under which the answer holds or changes. "" while nothing is judged."""
     d = _load(results, studies.summary("choices"))
     if d is None:
         return ""
     v, said = d["verdicts"], []
-    claim = {"c2": "C2", "c6": "C6", "c1": "C1", "c10": "C10"}
+    claim = CHOICE_CLAIMS
     for part, rows in v.items():
         for reading, row in rows.items():
             if part in claim and row.get("verdict") == A.REPRODUCED:
@@ -871,6 +898,11 @@ def readings_sentence(results):
                                if held == A.REPRODUCED else
                                f" on seeds 0–4 but not on held-out seeds ({held}), so its verdict stands" if held else
                                " on seeds 0–4, held-out confirmation pending"))
+    stands = [claim[part] for part, rows in v.items() if part in claim and claim_outcome(rows)[0] == "stands"]
+    if stands:
+        names = ", ".join(stands[:-1]) + " and " + stands[-1] if len(stands) > 1 else stands[0]
+        said.append(f"{names} keep{'s' * (len(stands) == 1)} {'its' if len(stands) == 1 else 'their'} "
+                    "verdict under every registered reading")
     headline = dict(v.get("headline", {}))
     default = headline.pop(HEADLINE_DEFAULT, {}).get("answer")     # the reference row (amendment 3)
     answers = {a: [r for r, row in headline.items() if row.get("answer") == a] for a in ("holds", "changes", "not decided")}
@@ -941,7 +973,9 @@ def tried(parts):
                                      for reading, row in d["verdicts"].get(part, {}).items()]
         if not rows:
             return head + " not run yet."
-        lines = [head] + [f"- {reading}: {choice_line(row)}{held_out_note(part, row)}" for part, reading, row in rows]
+        lines = [head] + [f"- by the registered rule, {CHOICE_CLAIMS[part]}: {claim_outcome(d['verdicts'][part])[1]}"
+                          for part in parts if part in CHOICE_CLAIMS and d["verdicts"].get(part)]
+        lines += [f"- {reading}: {choice_line(row)}{held_out_note(part, row)}" for part, reading, row in rows]
         if "c10 pilot" in parts and "c10 choice" in d["verdicts"]:
             lines.append("- the registered choice (first mapping to memorize): " + ", ".join(
                 f"{o}: {c or 'none memorized'}" for o, c in d["verdicts"]["c10 choice"].items()))

@@ -126,7 +126,7 @@ def test_every_part_is_judged_and_drawn_from_stored_runs(tmp_path):
     assert (tmp_path / "choices.png").stat().st_size > 0
     store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
     block = "\n".join(report.choices_block(str(tmp_path)))
-    assert "- C2 (norm-matched rows):\n  - C2-G: **" in block and "C1-P padding, fresh: 4 of 5 runs stored" in block
+    assert "- C2 (norm-matched rows): by the registered rule, **" in block and "\n  - C2-G: **" in block and "C1-P padding, fresh: 4 of 5 runs stored" in block
     v["c2"]["C2-W"]["verdict"] = "reproduced"                  # said only with its seeds until held out
     store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
     block = "\n".join(report.choices_block(str(tmp_path)))
@@ -239,3 +239,28 @@ def test_c10_with_no_plateau_is_untestable_here_with_why_and_judged_by_rule_5_wh
     assert "5 of 5 seeds memorized; 5 of them met B_tau first" in v["reason"]
     late = E.judge_c10({"run": {s: run(600, 2000, 2500, 20.0) for s in range(6)}})["the MLP norm contracts on the plateau"]
     assert late["verdict"] == analysis.REPRODUCED and late["n"] == 6       # 30 -> 20 on every plateau
+
+
+def test_each_claims_readings_end_in_the_registered_rules_outcome(tmp_path):
+    """docs/sensitivity.md: a negative verdict stands only once every reading is judged and
+    none reproduces the claim (a reading whose held-out seeds fail counts as none); a reading
+    counts as reproducing it only once its held-out seeds confirm it."""
+    no, inc = {"verdict": "not reproduced", "parts": {}}, {"verdict": "inconclusive", "parts": {}}
+    yes = lambda held: {"verdict": "reproduced", "parts": {}, **({"heldout": {"parts": {}, **held}} if held else {})}
+    assert report.claim_outcome({"a": no, "b": {"stored": 3, "runs": 10}})[0] == "pending"
+    assert report.claim_outcome({"a": no, "b": yes(None)})[0] == "pending"                    # held-out not run
+    assert report.claim_outcome({"a": no, "b": yes({"stored": 2, "runs": 10})})[0] == "pending"
+    kind, words = report.claim_outcome({"a": no, "b": yes({"verdict": "reproduced"}), "c": yes({"verdict": "reproduced"})})
+    assert kind == "reproduced" and "reading b, c" in words
+    kind, words = report.claim_outcome({"a": no, "b": inc, "c": yes({"verdict": "inconclusive"})})
+    assert kind == "stands" and "none of the 3" in words
+    assert "(1 inconclusive, 1 reproduced on seeds 0-4 only)" in words
+    assert report.claim_outcome({"a": no})[1].endswith("reproduces it")
+    v = {"c6": {"a": no, "b": inc}, "c1": {"a": no}, "c2": {"a": yes({"verdict": "reproduced"})},
+         "c10": {"a": {"stored": 0, "runs": 5}}}
+    store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
+    said = report.readings_sentence(str(tmp_path))
+    assert "C6 and C1 keep their verdict under every registered reading" in said and "C10" not in said
+    block = "\n".join(report.choices_block(str(tmp_path)))
+    assert "- C6 (entropy, sparsity): by the registered rule, **the default's verdict stands**" in block
+    assert "- C10 (contraction under the chosen mapping): by the registered rule, **not decided yet**" in block

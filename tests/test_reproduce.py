@@ -475,6 +475,7 @@ def test_what_else_we_tried_lists_each_reading_with_its_verdict(tmp_path):
     assert "- C2-W: **reproduced**: oracle: full: " in text and "final test acc 0.994" in text
     assert "held-out confirmation on seeds 5-9 has 3 of 10 runs stored" in text
     assert "- C2-Q: 4 of 10 runs stored" in text and "sgd" not in text
+    assert "- by the registered rule, C2: **not decided yet**: 1 of 2 readings have runs missing" in text
     c10 = report.TRIED_BLOCKS["tried_c10"](str(tmp_path))
     assert "best train accuracy 0.500" in c10 and "sgd: none memorized" in c10
 
