@@ -242,11 +242,12 @@ def run_sweep(runs, args, log=say, weights=()):
     ours = set(shard_runs(list(dict.fromkeys(cfg.out for _, cfg in runs)), args.shard))
     mine = [(label, cfg) for label, cfg in todo if cfg.out in ours] if not args.plot_only else []
     if mine:
-        log(f"training {len(mine)} of {len(runs)} runs ({len(runs) - len(todo)} stored) "
+        run_of = {cfg.out: (label, cfg) for label, cfg in mine}    # two labels of one run: trained once
+        distinct, missing = len(set(cfg.out for _, cfg in runs)), len(set(cfg.out for _, cfg in todo))
+        log(f"training {len(run_of)} of {distinct} runs ({distinct - missing} stored) "
             f"with {jobs} job(s) x {threads} thread(s) -> {folder}")
         t0 = time.time()
-        run_of = {cfg.out: (label, cfg) for label, cfg in mine}
-        cfgs = [cfg for _, cfg in run_of.values()]        # two labels of one run: trained once
+        cfgs = [cfg for _, cfg in run_of.values()]
         if jobs == 1:
             outs = map(_train_one, cfgs)
         else:

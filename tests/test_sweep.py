@@ -86,6 +86,10 @@ def test_a_run_one_study_trained_serves_another(tmp_path):
     res = sweep.run_sweep([("lam0", cfg()), ("also lam0", cfg())], sweep_args(tmp_path), log=logs.append)
     assert not logs and res["lam0"] == res["also lam0"]
     assert os.listdir(tmp_path / "res" / "store") == [store.run_key(cfg()) + ".json.gz"]
+    logs = []                         # the progress line counts runs, not the labels asking for them
+    other = train.make_config(p=7, frac=0.5, epochs=10, d_model=8, d_mlp=16, lam=0.5)
+    sweep.run_sweep([("lam0", cfg()), ("lam0.5", other), ("also lam0.5", other)], sweep_args(tmp_path), log=logs.append)
+    assert any("training 1 of 2 runs (1 stored)" in l for l in logs)
 
 
 def test_weights_are_stored_for_the_runs_that_need_them(tmp_path):
