@@ -264,3 +264,33 @@ def test_each_claims_readings_end_in_the_registered_rules_outcome(tmp_path):
     block = "\n".join(report.choices_block(str(tmp_path)))
     assert "- C6 (entropy, sparsity): by the registered rule, **the default's verdict stands**" in block
     assert "- C10 (contraction under the chosen mapping): by the registered rule, **not decided yet**" in block
+
+
+def test_a_c1_reading_is_decided_by_its_failing_part_and_its_phases_on_ten_seeds(monkeypatch):
+    """Amendment 4: on seeds 0-4 a C1 reading's verdict is the mass part's (five seeds cannot
+    decide the phases, a property: rule 3); on held-out seeds 5-9 the mass is judged on them and
+    the phases on seeds 0-9 pooled, and both decide."""
+    marks = {}                                   # history -> phase marks (what analysis.phase_marks reads)
+    in_order = dict(t_mem=100, t_struct=500, t_rise=600, t_grok=900, grad_collapse=0.01)
+    monkeypatch.setattr(E.analysis, "phase_marks", lambda h, rise_acc=0.5: marks[h["id"]])
+    def run(seed, mass, order=True):
+        marks[seed] = dict(in_order if order else dict(in_order, t_struct=50), mass_at_mem=mass)
+        return ({"grok_epoch": 900}, {"id": seed})
+    args = E.parse([])
+    c = {"c1": {"C1-P padding, fresh": E.cells(args)["c1"]["C1-P padding, fresh"]}}
+    results = {f"c1/C1-P padding, fresh/baseline/seed{s}": run(s, 0.21 + 0.005 * s) for s in range(5)}
+    row = E.judge(c, results, args)["c1"]["C1-P padding, fresh"]
+    phases = [p for p in row["parts"] if p.startswith(E.C1_PHASES)][0]
+    assert row["parts"][phases]["verdict"] == "inconclusive"        # 5/5 in order decides nothing
+    assert row["verdict"] == "reproduced"                           # the mass part decides
+    held = E.held_out_cells(args, {"c1": {"C1-P padding, fresh": row}})
+    assert list(held) == ["heldout c1"]
+    results.update({f"heldout c1/C1-P padding, fresh/baseline/seed{s}": run(s, 0.22) for s in E.HELD_OUT_SEEDS})
+    got = E.judge(held, results, args)["heldout c1"]["C1-P padding, fresh"]
+    assert got["parts"][f"{E.C1_PHASES} (seeds 0-9)"]["n"] == 10 and got["verdict"] == "reproduced"
+    results["c1/C1-P padding, fresh/baseline/seed2"] = run(2, 0.21, order=False)     # one of seeds 0-4 out of order
+    results["heldout c1/C1-P padding, fresh/baseline/seed7"] = run(7, 0.22, order=False)
+    got = E.judge(held, results, args)["heldout c1"]["C1-P padding, fresh"]
+    assert got["parts"][E.C1_MASS]["verdict"] == "reproduced" and got["verdict"] != "reproduced"
+    results["c1/C1-P padding, fresh/baseline/seed0"] = run(0, 0.40)                   # not diffuse on seeds 0-4
+    assert E.judge(c, results, args)["c1"]["C1-P padding, fresh"]["verdict"] != "reproduced"
