@@ -372,7 +372,7 @@ def plot(verdicts, results, c, args, path):
         ax.set_ylabel(ylabel)
         drawn = any(len(line.get_xdata()) for line in ax.lines)
         if not drawn:
-            ax.text(0.5, 0.5, "no run stored yet", ha="center", va="center", color="gray", transform=ax.transAxes)
+            ax.text(0.5, 0.75, "no run stored yet", ha="center", va="center", color="gray", transform=ax.transAxes)
             ax.set_yticks([])
         if part == "c1":
             ax.axhline(analysis.FOUND_MASS, color="gray", ls="--", lw=0.8)
