@@ -21,7 +21,6 @@ def test_logistic_fit_recovers_a_known_transition():
     assert 0.02 < lam_c < 0.03 and s == pytest.approx(0.01)
 
 
-
 def test_the_seed_bootstrap_interval_of_lam_c_has_the_width_the_fit_implies():
     """H6a's interval resamples whole seeds, as many as there are: with independent outcomes its
     95% width in ln lam_c matches the fit's own standard error (delta method on the logistic's
@@ -45,6 +44,7 @@ def test_the_seed_bootstrap_interval_of_lam_c_has_the_width_the_fit_implies():
     width = np.log(got["lam_c_ci"][1]) - np.log(got["lam_c_ci"][0])
     assert got["lam_c"] == pytest.approx(lam_c)
     assert 0.75 < width / (2 * 1.96 * se) < 1.25
+
 
 def synthetic(law, sigma=0.25, seeds=10, budget=20000, seed=0):
     rng = np.random.default_rng(seed)
