@@ -254,7 +254,7 @@ C1_PHASES = "four phases in order"
 def judge_c1(arms, budget, earlier=None):
     """Amendment 4: on seeds 0-4 (earlier None) a reading's verdict is its failing part's, the
     informative mass at t_mem by rule 4; the four phases, a property five seeds cannot decide
-    (rule 3), are reported beside it. On held-out seeds (earlier: seeds 0-4's runs) the mass is
+    (rule 5), are reported beside it. On held-out seeds (earlier: seeds 0-4's runs) the mass is
     judged on these seeds and the phases on all ten pooled, and both decide. (parts, verdict)"""
     marks = [analysis.phase_marks(got[1], rise_acc=0.5) for got in arms["baseline"].values()]
     mass = R.level([m["mass_at_mem"] for m in marks], 0.0, analysis.FOUND_MASS, "informative mass at t_mem")

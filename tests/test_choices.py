@@ -268,7 +268,7 @@ def test_each_claims_readings_end_in_the_registered_rules_outcome(tmp_path):
 
 def test_a_c1_reading_is_decided_by_its_failing_part_and_its_phases_on_ten_seeds(monkeypatch):
     """Amendment 4: on seeds 0-4 a C1 reading's verdict is the mass part's (five seeds cannot
-    decide the phases, a property: rule 3); on held-out seeds 5-9 the mass is judged on them and
+    decide the phases, a property: rule 5); on held-out seeds 5-9 the mass is judged on them and
     the phases on seeds 0-9 pooled, and both decide."""
     marks = {}                                   # history -> phase marks (what analysis.phase_marks reads)
     in_order = dict(t_mem=100, t_struct=500, t_rise=600, t_grok=900, grad_collapse=0.01)
