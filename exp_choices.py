@@ -300,8 +300,8 @@ def judge(c, results, args):
                 elif kind == "headline":
                     row["parts"], row["answer"] = judge_headline(got, args.epochs)
                 elif kind == "c1":           # held out: the phases pooled with seeds 0-4's runs (amendment 4)
-                    earlier = None if part == "c1" else [results[f"c1/{reading}/baseline/seed{s}"] for s in args.seeds
-                                                         if f"c1/{reading}/baseline/seed{s}" in results]
+                    first = (f"c1/{reading}/baseline/seed{s}" for s in args.seeds)
+                    earlier = None if part == "c1" else [results[k] for k in first if k in results]
                     row["parts"], row["verdict"] = judge_c1(got, args.epochs, earlier)
                 elif kind == "c10":
                     row["parts"] = judge_c10(got)
