@@ -3,6 +3,7 @@
     python exp_choices.py --jobs 2                    # every part, about 210 runs
     python exp_choices.py --part c2 c6 --jobs 2       # some parts
     python exp_choices.py --part heldout --jobs 2     # seeds 5-9 of each reading reproduced on 0-4
+    python exp_choices.py --part followup --jobs 2    # the headline's open parts at more seeds (45 runs)
     python exp_choices.py --plot-only                 # redraw from the store
     python exp_choices.py --quick                     # C2's readings on the small model, one seed
 
@@ -47,7 +48,7 @@ import store
 import sweep
 
 R = analysis.RULES["v3"]
-PARTS = ("c2", "c6", "headline", "c1", "c10", "heldout")
+PARTS = ("c2", "c6", "headline", "c1", "c10", "heldout", "followup")
 HELD_OUT_SEEDS = (5, 6, 7, 8, 9)     # the registered confirmation of a reading reproduced on seeds 0-4
 RHO = "refresh0.003"
 # Figure 2's radii (exp_fig2_ablation.py: MEASURED_R, MEASURED_GLOBAL_R), restated so that the
@@ -80,6 +81,12 @@ HEADLINE_VARIANTS = {"init scale x0.5": dict(init_scale=0.5), "init scale x2": d
 # the same rule, so that a variant's answer reads against the default's; never a variant itself
 HEADLINE_DEFAULT = report.HEADLINE_DEFAULT
 HEADLINE_LAM = 0.3
+# amendment 5: the headline's open parts at the seeds the power plan sizes (80% chance of a
+# decision under a 1x and a 2x truth at the part's scatter on seeds 0-4), registered before
+# their runs: {row: (regime, changes, seeds, how they are judged)}. The default's fresh part is
+# pooled, as the power plan pools; init x2's rho 0.003 part, chosen for its lean, is held out.
+FOLLOWUP = {HEADLINE_DEFAULT: ("fresh", {}, tuple(range(25)), "seeds 0-24 pooled"),
+            "init scale x2": (RHO, dict(init_scale=2.0), tuple(range(5, 15)), "held-out seeds 5-14")}
 C1_READINGS = {"C1-V separate vocabulary": dict(distractor_vocab="separate"),
                "C1-P padding": dict(distractor_vocab="pad"),
                "C1-I PyTorch init": dict(init="pytorch")}
@@ -159,6 +166,9 @@ def cells(args, pilots=None):
     if "c1" in args.part:
         out["c1"] = {f"{name}, {regime}": {"baseline": arm(args, seeds, regime, **kw)}
                      for name, kw in C1_READINGS.items() for regime in ("fresh", RHO)}
+    if "followup" in args.part:
+        out["followup"] = {name: {f"{regime} lambda {lam:g}": arm(args, seeds, regime, lam=lam, **kw) for lam in (0.0, HEADLINE_LAM)}
+                           for name, (regime, kw, seeds, _) in FOLLOWUP.items()}
     if "c10" in args.part:
         pilot_args = argparse.Namespace(**{**vars(args), "epochs": PILOT_EPOCHS})
         out["c10 pilot"] = {f"{opt} {name}": {"pilot": arm(pilot_args, [PILOT_SEED], **kw)}
@@ -229,22 +239,30 @@ def judge_c6(arms, budget):
     return {"faster than weight decay alone": R.speedup(times(arms["baseline"], budget), times(arms["prior"], budget), budget)}
 
 
-def judge_headline(arms, budget):
+def headline_part(regime):
+    return f"speed-up at rho 0.003 (lambda {HEADLINE_LAM:g})" if regime == RHO else f"speed-up under fresh (lambda {HEADLINE_LAM:g})"
+
+
+def headline_speedup(arms, regime, budget):
+    return R.speedup(times(arms[f"{regime} lambda 0"], budget), times(arms[f"{regime} lambda {HEADLINE_LAM:g}"], budget), budget)
+
+
+def headline_answer(parts):
     """The registered rule: the answer holds under a variant if the lambda 0.3 speed-up is
     reproduced at rho 0.003 and not reproduced under fresh; it changes if either comes out the
-    other way; otherwise not decided."""
-    sp = {regime: R.speedup(times(arms[f"{regime} lambda 0"], budget), times(arms[f"{regime} lambda {HEADLINE_LAM:g}"], budget),
-                            budget)
-          for regime in (RHO, "fresh")}
-    rho, fresh = sp[RHO]["verdict"], sp["fresh"]["verdict"]
+    other way; otherwise not decided. parts: {headline_part(regime): verdict dict}."""
+    rho, fresh = parts[headline_part(RHO)]["verdict"], parts[headline_part("fresh")]["verdict"]
     if rho == analysis.REPRODUCED and fresh == analysis.NOT_REPRODUCED:
-        answer = "holds"
-    elif rho == analysis.NOT_REPRODUCED or fresh == analysis.REPRODUCED:
-        answer = "changes"
-    else:
-        answer = "not decided"
-    return {f"speed-up at rho 0.003 (lambda {HEADLINE_LAM:g})": sp[RHO],
-            f"speed-up under fresh (lambda {HEADLINE_LAM:g})": sp["fresh"]}, answer
+        return "holds"
+    if rho == analysis.NOT_REPRODUCED or fresh == analysis.REPRODUCED:
+        return "changes"
+    return "not decided"
+
+
+def judge_headline(arms, budget):
+    """(parts, answer) of one row: both regimes' speed-ups by rule 2 and headline_answer."""
+    parts = {headline_part(regime): headline_speedup(arms, regime, budget) for regime in (RHO, "fresh")}
+    return parts, headline_answer(parts)
 
 
 C1_MASS = f"diffuse attention at memorization (informative mass < {analysis.FOUND_MASS})"   # C1's failing part
@@ -299,6 +317,9 @@ def judge(c, results, args):
                     row["parts"] = judge_c6(got, args.epochs)
                 elif kind == "headline":
                     row["parts"], row["answer"] = judge_headline(got, args.epochs)
+                elif kind == "followup":     # one regime's part (amendment 5)
+                    regime = FOLLOWUP[reading][0]
+                    row["parts"] = {headline_part(regime): headline_speedup(got, regime, args.epochs)}
                 elif kind == "c1":           # held out: the phases pooled with seeds 0-4's runs (amendment 4)
                     first = (f"c1/{reading}/baseline/seed{s}" for s in args.seeds)
                     earlier = None if part == "c1" else [results[k] for k in first if k in results]
@@ -351,19 +372,22 @@ def plot(verdicts, results, c, args, path):
         ax.axis("off")
     for ax, part in zip(axes.flat, shown):
         readings = list(c[part])
-        held = c.get("held", {}).get(f"heldout {part}", {})
+        # seeds 0-4 filled; a reading's held-out seeds 5-9 (the headline: amendment 5's further
+        # seeds) hollow, beside them
+        more, where_more, more_label = c.get("held", {}).get(f"heldout {part}", {}), f"heldout {part}", "held-out seeds 5-9"
+        if part == "headline":
+            more, where_more, more_label = c.get("followup", {}), "followup", "further seeds (amendment 5)"
         for i, reading in enumerate(readings):
             for j, a in enumerate(c[part][reading]):
                 off = (j - (len(c[part][reading]) - 1) / 2) * 0.18
-                # seeds 0-4 filled; a reading's held-out seeds 5-9 hollow, beside them
-                for where, cell, fill in ((part, c[part][reading], True), (f"heldout {part}", held.get(reading), False)):
+                first = c[part][reading][a]
+                for where, cell, fill in ((part, first, True), (where_more, more.get(reading, {}).get(a), False)):
                     if cell is None:
                         continue
-                    vals = [results.get(f"{where}/{reading}/{a}/seed{s}") for s in cell[a]]
+                    vals = [results.get(f"{where}/{reading}/{a}/seed{s}") for s in cell if fill or s not in first]
                     ys = panel_values(part, [v for v in vals if v is not None], args.epochs)
                     ax.plot([i + off + (0 if fill else 0.07)] * len(ys), ys, "o", ms=4, alpha=0.7, color=f"C{j}",
-                            mfc=f"C{j}" if fill else "none",
-                            label=a if fill else f"{a}, held-out seeds 5-9")
+                            mfc=f"C{j}" if fill else "none", label=a if fill else f"{a}, {more_label}")
         ax.set_xticks(range(len(readings)))
         ax.set_xticklabels(readings, rotation=60, ha="right", fontsize=7)
         ylabel = {"c2": "final test accuracy", "c1": "informative mass at t_mem",
@@ -413,7 +437,21 @@ def judged(args):
     for part, rows in judge(held, results, every).items():
         for reading, row in rows.items():
             verdicts[part.removeprefix("heldout ")][reading]["heldout"] = row
+    attach_followup(verdicts)
     return verdicts, results, {**c, "held": held}
+
+
+def attach_followup(verdicts):
+    """Amendment 5: each row of the followup part moves beside its headline row, with the seeds
+    it was judged on and, once both are judged, the answer by the headline's rule with its part
+    in place of the seeds-0-4 one (the seeds-0-4 answer stays as it was)."""
+    for reading, row in verdicts.pop("followup", {}).items():
+        head = verdicts["headline"][reading]
+        row["seeds"] = FOLLOWUP[reading][3]
+        if "parts" in row and "parts" in head:
+            row["answer"] = headline_answer({**head["parts"], **row["parts"]})
+        head["followup"] = row
+    return verdicts
 
 
 def main(argv=None):

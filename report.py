@@ -668,8 +668,11 @@ def claim_outcome(rows):
 
 def held_out_note(part, row):
     """The registered rule: a reading that reproduces a failing claim says so only "on seeds
-    0-4" until the same cells on held-out seeds 5-9 reproduce it again (docs/sensitivity.md)."""
-    if row.get("verdict") != A.REPRODUCED or part == "headline":
+    0-4" until the same cells on held-out seeds 5-9 reproduce it again (docs/sensitivity.md).
+    A headline row says instead what amendment 5's further seeds gave, if it has them."""
+    if part == "headline":
+        return followup_note(row)
+    if row.get("verdict") != A.REPRODUCED:
         return ""
     held = row.get("heldout")
     if held is None or "verdict" not in held:
@@ -678,6 +681,27 @@ def held_out_note(part, row):
     confirmed = ("**confirmed**: reproduced under this reading" if held["verdict"] == A.REPRODUCED
                  else f"**not confirmed** ({held['verdict']}): the negative verdict stands")
     return f" (on seeds 0-4; held-out seeds 5-9: {confirmed}; {choice_line(held).split(': ', 1)[1]})"
+
+
+def followup_note(row):
+    """Amendment 5 (docs/sensitivity.md): a headline row's open part at the seeds the power plan
+    sized, and the answer with it in place of the seeds-0-4 part."""
+    more = row.get("followup")
+    if more is None:
+        return ""
+    if "parts" not in more:
+        return f" (amendment 5, {more['seeds']}: {more['stored']} of {more['runs']} runs stored)"
+    (name, v), = more["parts"].items()
+    answer = f"the answer **{more['answer']}**; " if "answer" in more else ""
+    return f" (amendment 5, {more['seeds']}: {answer}{name}: {A.describe(v).replace('**', '')})"
+
+
+def headline_answer(row):
+    """(answer, how it was reached) of one headline row: amendment 5's where its runs are in."""
+    more = row.get("followup", {})
+    if "answer" in more:
+        return more["answer"], f" ({more['seeds']}, amendment 5; on seeds 0–4: {row.get('answer')})"
+    return row.get("answer"), ""
 
 
 def choice_line(row):
@@ -903,12 +927,13 @@ def readings_sentence(results):
         names = ", ".join(stands[:-1]) + " and " + stands[-1] if len(stands) > 1 else stands[0]
         said.append(f"{names} keep{'s' * (len(stands) == 1)} {'its' if len(stands) == 1 else 'their'} "
                     "verdict under every registered reading")
-    headline = dict(v.get("headline", {}))
-    default = headline.pop(HEADLINE_DEFAULT, {}).get("answer")     # the reference row (amendment 3)
-    answers = {a: [r for r, row in headline.items() if row.get("answer") == a] for a in ("holds", "changes", "not decided")}
+    headline = {r: headline_answer(row) for r, row in v.get("headline", {}).items()}
+    default, how = headline.pop(HEADLINE_DEFAULT, (None, ""))     # the reference row (amendment 3)
+    answers = {a: [r + note for r, (got, note) in headline.items() if got == a] for a in ("holds", "changes", "not decided")}
     said += [f"the answer above {'is ' * (a == 'not decided')}{a} under {', '.join(rs)}" for a, rs in answers.items() if rs]
     if default and any(answers.values()):
-        said[-1] += f" (by the same rule, the default's own cells: {default})"
+        ref = f"{default}, {how.strip(' ()')}" if how else default
+        said[-1] += f" (by the same rule, the default's own cells: {ref})"
     if not said:
         return ""
     return (" Under the other readings the paper's text supports ([docs/sensitivity.md](docs/sensitivity.md), "

@@ -21,6 +21,7 @@ def test_the_cells_are_the_registered_ones():
     at 3,000 epochs; seeds 0-4, 10,000 epochs, stop 200."""
     args = E.parse([])
     c = E.cells(args)
+    c.pop("followup")                                         # amendment 5's seeds: the next test
     count = lambda part, arm=None: sum(len(by) for arms in c[part].values() for a, by in arms.items() if arm in (None, a))
     assert (count("c2"), count("c6", "prior"), count("headline"), count("c1"), count("c10 pilot")) == (50, 50, 80, 30, 6)
     assert c["c10"] == {}                                     # five seeds follow the pilot's choice
@@ -52,6 +53,65 @@ def test_shared_runs_are_the_same_configs_as_the_figures():
     for (rho, regime), lam, s in itertools.product(((0.003, "refresh0.003"), (1, "fresh")), (0.0, 0.3), range(5)):
         assert store.run_key(default[f"{regime} lambda {lam:g}"][s]) == \
             store.run_key(exp_regime_map.run_config(rho, 1.0, lam, s, grid))
+
+
+def test_amendment_5_runs_the_headline_parts_it_registered_on_the_runs_already_shared():
+    """docs/sensitivity.md, amendment 5: the default's fresh cells at seeds 0-24 (its seeds 0-4
+    the headline row's runs, its lambda 0 cell the stored fresh baseline) and init x2's rho 0.003
+    cells on held-out seeds 5-14 alone, each as its headline row's config at another seed."""
+    args = E.parse([])
+    c = E.cells(args)
+    more = c["followup"]
+    assert set(more) == {E.HEADLINE_DEFAULT, "init scale x2"}
+    default, x2 = more[E.HEADLINE_DEFAULT], more["init scale x2"]
+    assert set(default) == {"fresh lambda 0", "fresh lambda 0.3"} and set(x2) == {"refresh0.003 lambda 0", "refresh0.003 lambda 0.3"}
+    assert all(sorted(by) == list(range(25)) for by in default.values())
+    assert all(sorted(by) == list(range(5, 15)) for by in x2.values())
+    key = store.run_key
+    for a, by in default.items():
+        assert all(key(by[s]) == key(c["headline"][E.HEADLINE_DEFAULT][a][s]) for s in range(5))
+    assert all(key(default["fresh lambda 0"][s]) == key(train.make_config(seed=s, stop_after=200)) for s in range(25))
+    for a, by in x2.items():
+        first = c["headline"]["init scale x2"][a][0]
+        assert all(key(by[s]) == key(train.make_config(**{**vars(first), "seed": s})) for s in by)
+    new = {key(cfg) for _, cfg in E.flat({"followup": more})} - {key(cfg) for _, cfg in E.flat({"headline": c["headline"]})}
+    assert len(new) == 20 + 20 + 20          # the default's seeds 5-24 in both arms, init x2's 5-14 in both
+
+
+def test_amendment_5_puts_its_part_in_place_of_the_seeds_0_4_one():
+    """The headline's rule, unchanged, on the row's other part (seeds 0-4) and amendment 5's
+    part; the seeds-0-4 answer stays beside it, and a part with runs missing says how many."""
+    args = E.parse([])
+    slow, base = (lambda s: fake(8000 + 10 * s)), (lambda s: fake(3000 + 10 * s))
+    noisy = (2000, 3500, 1800, 3300, 2600)           # 0.86-1.67x under fresh on seeds 0-4: inconclusive
+    head = {"refresh0.003 lambda 0": {s: slow(s) for s in range(5)}, "refresh0.003 lambda 0.3": {s: fake(2000 + 10 * s) for s in range(5)},
+            "fresh lambda 0": {s: base(s) for s in range(5)}, "fresh lambda 0.3": {s: fake(noisy[s]) for s in range(5)}}
+    parts, answer = E.judge_headline(head, args.epochs)
+    assert answer == "not decided"
+    def judged(fresh_03, rho_03):
+        v = {"headline": {row: {"parts": parts, "answer": answer} for row in (E.HEADLINE_DEFAULT, "init scale x2")}}
+        results = {f"followup/{E.HEADLINE_DEFAULT}/fresh lambda {lam}/seed{s}": (base(s) if lam == "0" else fresh_03(s))
+                   for lam in ("0", "0.3") for s in range(25)}
+        results.update({f"followup/init scale x2/refresh0.003 lambda {lam}/seed{s}": (slow(s) if lam == "0" else rho_03(s))
+                        for lam in ("0", "0.3") for s in range(5, 15)})
+        v.update(E.judge({"followup": E.cells(args)["followup"]}, results, args))
+        v = E.attach_followup(v)
+        assert set(v) == {"headline"}
+        return v["headline"]
+    got = judged(lambda s: fake(3000 + 10 * s + (40 if s % 2 else -40)), lambda s: fake(8000 + 10 * s))
+    assert got[E.HEADLINE_DEFAULT]["answer"] == "not decided"                        # seeds 0-4's, kept
+    assert got[E.HEADLINE_DEFAULT]["followup"]["answer"] == "holds"                 # 1x under fresh at 25 seeds
+    assert got["init scale x2"]["followup"]["answer"] == "changes"                  # 1x at rho 0.003, held out
+    assert got["init scale x2"]["followup"]["seeds"] == "held-out seeds 5-14"
+    note = report.held_out_note("headline", got["init scale x2"])
+    assert note.startswith(" (amendment 5, held-out seeds 5-14: the answer **changes**; speed-up at rho 0.003")
+    assert report.headline_answer(got["init scale x2"]) == ("changes", " (held-out seeds 5-14, amendment 5; on seeds 0–4: not decided)")
+    got = judged(lambda s: fake(750 + 10 * s), lambda s: fake(2000 + 10 * s))
+    assert got[E.HEADLINE_DEFAULT]["followup"]["answer"] == "changes"               # 4x under fresh too
+    assert got["init scale x2"]["followup"]["answer"] == "not decided"               # rho reproduced, fresh as on 0-4
+    row = {"answer": "not decided", "followup": {"stored": 3, "runs": 20, "seeds": "held-out seeds 5-14"}}
+    assert report.held_out_note("headline", row) == " (amendment 5, held-out seeds 5-14: 3 of 20 runs stored)"
+    assert report.headline_answer(row) == ("not decided", "") and report.held_out_note("headline", {}) == ""
 
 
 def test_the_default_judged_by_the_headline_rule_is_not_decided_as_amendment_3_says():
@@ -197,6 +257,12 @@ def test_the_readme_answer_says_what_the_readings_change(tmp_path):
     assert said.count("(by the same rule, the default's own cells: not decided)") == 1
     assert said.rstrip(".").endswith("(by the same rule, the default's own cells: not decided)")
     assert "under init scale x2, separate" not in said and "regime map's cells" not in said
+    v["headline"][report.HEADLINE_DEFAULT]["followup"] = {"answer": "holds", "seeds": "seeds 0-24 pooled"}
+    v["headline"]["init scale x2"]["followup"] = {"answer": "not decided", "seeds": "held-out seeds 5-14"}
+    store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
+    said = report.readings_sentence(str(tmp_path))          # amendment 5's answers, the seeds-0-4 ones beside
+    assert ("is not decided under init scale x2 (held-out seeds 5-14, amendment 5; on seeds 0–4: changes) "
+            "(by the same rule, the default's own cells: holds, seeds 0-24 pooled, amendment 5; on seeds 0–4: not decided)") in said
     del v["headline"][report.HEADLINE_DEFAULT]
     v["c2"]["C2-W"]["heldout"] = {"verdict": "not reproduced"}
     store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
