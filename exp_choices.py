@@ -342,7 +342,7 @@ def judge(c, results, args):
 
 TITLES = {"c2": "C2: norm-matched rows (oracle: full; adversarial: chance)",
           "c6": "C6: undirected priors against weight decay alone",
-          "headline": f"the headline: lambda 0 vs {HEADLINE_LAM:g} under other inits",
+          "headline": f"the headline: lambda 0 vs {HEADLINE_LAM:g} under other inits and vocabularies",
           "c1": "C1: informative mass at memorization (diffuse: below the line)",
           "c10 pilot": f"C10: which mapping memorizes (seed 0, {PILOT_EPOCHS} epochs)",
           "c10": "C10: the MLP norm on the plateau (contracts: above 0)"}
@@ -387,7 +387,7 @@ def plot(verdicts, results, c, args, path):
                     vals = [results.get(f"{where}/{reading}/{a}/seed{s}") for s in cell if fill or s not in first]
                     ys = panel_values(part, [v for v in vals if v is not None], args.epochs)
                     ax.plot([i + off + (0 if fill else 0.07)] * len(ys), ys, "o", ms=4, alpha=0.7, color=f"C{j}",
-                            mfc=f"C{j}" if fill else "none", label=a if fill else f"{a}, {more_label}")
+                            mfc=f"C{j}" if fill else "none", label=a if fill else f"hollow: {more_label}")
         ax.set_xticks(range(len(readings)))
         ax.set_xticklabels(readings, rotation=60, ha="right", fontsize=7)
         ylabel = {"c2": "final test accuracy", "c1": "informative mass at t_mem",
@@ -411,7 +411,9 @@ def plot(verdicts, results, c, args, path):
                 ax.axhline(y, color="gray", ls="--", lw=0.8)
         ax.set_title(TITLES[part], fontsize=10)
         by_label = dict(zip(*reversed(ax.get_legend_handles_labels())))      # one entry per arm
-        ax.legend(by_label.values(), by_label.keys(), fontsize=7)
+        if part == "headline" and drawn:     # room above the budget for the legend
+            ax.set_ylim(top=ax.get_ylim()[1] * 3)
+        ax.legend(by_label.values(), by_label.keys(), fontsize=7, loc="upper right" if part == "headline" else "best")
     plots.save_figure(fig, path, f"The paper's open readings (docs/sensitivity.md), p = {args.p}, seeds {plots.seeds_text(args.seeds)}: "
                       "each reading's runs per seed (never-grokked runs at the budget)")
 
