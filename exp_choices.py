@@ -1,6 +1,6 @@
 """The readings the paper leaves open: is a negative verdict the paper's, or our choice? (issue 40)
 
-    python exp_choices.py --jobs 2                    # every part, about 210 runs
+    python exp_choices.py --jobs 2                    # every part, about 290 runs (some shared with the figures)
     python exp_choices.py --part c2 c6 --jobs 2       # some parts
     python exp_choices.py --part heldout --jobs 2     # seeds 5-9 of each reading reproduced on 0-4
     python exp_choices.py --part followup --jobs 2    # the headline's open parts at more seeds (45 runs)

@@ -274,6 +274,27 @@ def test_the_readme_answer_says_what_the_readings_change(tmp_path):
     assert "reading C2-W (what it does), confirmed" in report.readings_sentence(str(tmp_path))
 
 
+def test_the_readme_answer_gives_the_default_at_amendment_5s_seeds(tmp_path):
+    """The README's first paragraph adds the default's fresh part at the seeds amendment 5 ran,
+    in words that follow its verdict and the registered answer; nothing until it is judged."""
+    import math
+    assert report.more_seeds_sentence(str(tmp_path)) == ""
+    def said(verdict, lo, hi, answer):
+        part = {"verdict": verdict, "n": 25, "estimate": math.log(1.2), "ci": [math.log(lo), math.log(hi)]}
+        row = {"answer": "not decided", "followup": {"parts": {"speed-up under fresh (lambda 0.3)": part}, "answer": answer}}
+        store.write_json(str(tmp_path / "choices.json"), {"verdicts": {"headline": {report.HEADLINE_DEFAULT: row}}})
+        return report.more_seeds_sentence(str(tmp_path))
+    got = said("reproduced", 1.02, 1.42, "changes")
+    assert "At 25 seeds under `fresh`" in got and "1.20× [1.02, 1.42]" in got
+    assert "pays off where distractors are redrawn every epoch too" in got and '"only where they are rarely redrawn" changes' in got
+    got = said("not reproduced", 0.95, 1.2, "holds")
+    assert "below the 1.25× that counts" in got and "redrawn every epoch too" not in got and '" holds at' in got
+    assert '" is not decided at' in said("inconclusive", 0.9, 1.5, "not decided")
+    store.write_json(str(tmp_path / "choices.json"), {"verdicts": {"headline": {report.HEADLINE_DEFAULT: {
+        "answer": "not decided", "followup": {"stored": 3, "runs": 50}}}}})
+    assert report.more_seeds_sentence(str(tmp_path)) == ""
+
+
 def test_the_c10_panel_shows_each_runs_plateau_contraction_and_drops_runs_with_no_plateau(monkeypatch):
     """C10's panel draws what rule 5 judges: analysis.plateau_contraction per run; a run with
     no plateau to measure (None) gives no point, as it gives the rule no seed."""
