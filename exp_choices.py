@@ -342,7 +342,7 @@ def judge(c, results, args):
 
 TITLES = {"c2": "C2: norm-matched rows (oracle: full; adversarial: chance)",
           "c6": "C6: undirected priors against weight decay alone",
-          "headline": f"the headline: lambda 0 vs {HEADLINE_LAM:g} under other inits and vocabularies",
+          "headline": f"the headline: lambda 0 vs {HEADLINE_LAM:g}, other inits and vocabulary",
           "c1": "C1: informative mass at memorization (diffuse: below the line)",
           "c10 pilot": f"C10: which mapping memorizes (seed 0, {PILOT_EPOCHS} epochs)",
           "c10": "C10: the MLP norm on the plateau (contracts: above 0)"}
