@@ -320,6 +320,9 @@ def judge(c, results, args):
                 elif kind == "followup":     # one regime's part (amendment 5)
                     regime = FOLLOWUP[reading][0]
                     row["parts"] = {headline_part(regime): headline_speedup(got, regime, args.epochs)}
+                    added = {a: {s: r for s, r in by.items() if s not in args.seeds} for a, by in got.items()}
+                    if added != got:         # pooled with seeds 0-4: the added seeds alone, beside (never judged)
+                        row["added_seeds_alone"] = headline_speedup(added, regime, args.epochs)
                 elif kind == "c1":           # held out: the phases pooled with seeds 0-4's runs (amendment 4)
                     first = (f"c1/{reading}/baseline/seed{s}" for s in args.seeds)
                     earlier = None if part == "c1" else [results[k] for k in first if k in results]

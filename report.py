@@ -693,7 +693,13 @@ def followup_note(row):
         return f" (amendment 5, {more['seeds']}: {more['stored']} of {more['runs']} runs stored)"
     (name, v), = more["parts"].items()
     answer = f"the answer **{more['answer']}**; " if "answer" in more else ""
-    return f" (amendment 5, {more['seeds']}: {answer}{name}: {A.describe(v).replace('**', '')})"
+    return f" (amendment 5, {more['seeds']}: {answer}{name}: {A.describe(v).replace('**', '')}{added_note(more)})"
+
+
+def added_note(more):
+    """A pooled part's added seeds alone (seeds 0-4 left out), reported beside it, never judged."""
+    v = more.get("added_seeds_alone", {})
+    return f"; the {v['n']} added seeds alone, reported beside: {A.describe(v).replace('**', '')}" if "ci" in v else ""
 
 
 def headline_answer(row):
@@ -914,8 +920,11 @@ def more_seeds_sentence(results):
     said = {A.REPRODUCED: "small, but its interval excludes 1: the prior pays off where distractors are redrawn "
                           "every epoch too, if less, so by the registered rule",
             A.NOT_REPRODUCED: "below the 1.25× that counts: by the registered rule"}.get(v["verdict"], "still inconclusive:")
+    alone = more.get("added_seeds_alone", {})
+    beside = (f" (the {alone['n']} added seeds alone: {x(alone['estimate'])}× [{x(alone['ci'][0])}, {x(alone['ci'][1])}], "
+              f"{alone['verdict']})") if "ci" in alone else ""
     return (f" At {v['n']} seeds under `fresh` distractors ([docs/sensitivity.md](docs/sensitivity.md), amendment 5) "
-            f"the speed-up is {x(v['estimate'])}× [{x(v['ci'][0])}, {x(v['ci'][1])}], {said} the answer "
+            f"the speed-up is {x(v['estimate'])}× [{x(v['ci'][0])}, {x(v['ci'][1])}]{beside}, {said} the answer "
             f"\"only where they are rarely redrawn\" {'is ' * (more['answer'] == 'not decided')}{more['answer']} "
             "at the paper's defaults.")
 

@@ -103,6 +103,10 @@ def test_amendment_5_puts_its_part_in_place_of_the_seeds_0_4_one():
     assert got[E.HEADLINE_DEFAULT]["followup"]["answer"] == "holds"                 # 1x under fresh at 25 seeds
     assert got["init scale x2"]["followup"]["answer"] == "changes"                  # 1x at rho 0.003, held out
     assert got["init scale x2"]["followup"]["seeds"] == "held-out seeds 5-14"
+    # a pooled part reports its added seeds alone beside it (never judged); a held-out one has none
+    alone = got[E.HEADLINE_DEFAULT]["followup"]["added_seeds_alone"]
+    assert alone["n"] == 20 and sorted(alone["seeds"]) == list(range(5, 25)) and "added_seeds_alone" not in got["init scale x2"]["followup"]
+    assert "; the 20 added seeds alone, reported beside: " in report.held_out_note("headline", got[E.HEADLINE_DEFAULT])
     note = report.held_out_note("headline", got["init scale x2"])
     assert note.startswith(" (amendment 5, held-out seeds 5-14: the answer **changes**; speed-up at rho 0.003")
     assert report.headline_answer(got["init scale x2"]) == ("changes", " (held-out seeds 5-14, amendment 5; on seeds 0–4: not decided)")
@@ -285,11 +289,16 @@ def test_the_readme_answer_gives_the_default_at_amendment_5s_seeds(tmp_path):
         store.write_json(str(tmp_path / "choices.json"), {"verdicts": {"headline": {report.HEADLINE_DEFAULT: row}}})
         return report.more_seeds_sentence(str(tmp_path))
     got = said("reproduced", 1.02, 1.42, "changes")
-    assert "At 25 seeds under `fresh`" in got and "1.20× [1.02, 1.42]" in got
+    assert "At 25 seeds under `fresh`" in got and "1.20× [1.02, 1.42], small" in got
     assert "pays off where distractors are redrawn every epoch too" in got and '"only where they are rarely redrawn" changes' in got
     got = said("not reproduced", 0.95, 1.2, "holds")
     assert "below the 1.25× that counts" in got and "redrawn every epoch too" not in got and '" holds at' in got
     assert '" is not decided at' in said("inconclusive", 0.9, 1.5, "not decided")
+    row = {"answer": "not decided", "followup": {"answer": "changes", "parts": {"p": {
+        "verdict": "reproduced", "n": 25, "estimate": math.log(1.2), "ci": [math.log(1.02), math.log(1.42)]}},
+        "added_seeds_alone": {"verdict": "inconclusive", "n": 20, "estimate": math.log(1.2), "ci": [math.log(0.99), math.log(1.45)]}}}
+    store.write_json(str(tmp_path / "choices.json"), {"verdicts": {"headline": {report.HEADLINE_DEFAULT: row}}})
+    assert "1.20× [1.02, 1.42] (the 20 added seeds alone: 1.20× [0.99, 1.45], inconclusive), small" in report.more_seeds_sentence(str(tmp_path))
     store.write_json(str(tmp_path / "choices.json"), {"verdicts": {"headline": {report.HEADLINE_DEFAULT: {
         "answer": "not decided", "followup": {"stored": 3, "runs": 50}}}}})
     assert report.more_seeds_sentence(str(tmp_path)) == ""
