@@ -87,6 +87,9 @@ HEADLINE_LAM = 0.3
 # pooled, as the power plan pools; init x2's rho 0.003 part, chosen for its lean, is held out.
 FOLLOWUP = {HEADLINE_DEFAULT: ("fresh", {}, tuple(range(25)), "seeds 0-24 pooled"),
             "init scale x2": (RHO, dict(init_scale=2.0), tuple(range(5, 15)), "held-out seeds 5-14")}
+# amendment 6: the confirmation of amendment 5's pooled verdict on held-out seeds, alone
+CONFIRM = {HEADLINE_DEFAULT: ("fresh", {}, tuple(range(25, 65)), "held-out seeds 25-64")}
+MORE_SEEDS = {"followup": FOLLOWUP, "confirm": CONFIRM}
 C1_READINGS = {"C1-V separate vocabulary": dict(distractor_vocab="separate"),
                "C1-P padding": dict(distractor_vocab="pad"),
                "C1-I PyTorch init": dict(init="pytorch")}
@@ -166,9 +169,10 @@ def cells(args, pilots=None):
     if "c1" in args.part:
         out["c1"] = {f"{name}, {regime}": {"baseline": arm(args, seeds, regime, **kw)}
                      for name, kw in C1_READINGS.items() for regime in ("fresh", RHO)}
-    if "followup" in args.part:
-        out["followup"] = {name: {f"{regime} lambda {lam:g}": arm(args, seeds, regime, lam=lam, **kw) for lam in (0.0, HEADLINE_LAM)}
-                           for name, (regime, kw, seeds, _) in FOLLOWUP.items()}
+    if "followup" in args.part:      # amendments 5 and 6
+        for part, table in MORE_SEEDS.items():
+            out[part] = {name: {f"{regime} lambda {lam:g}": arm(args, seeds, regime, lam=lam, **kw) for lam in (0.0, HEADLINE_LAM)}
+                         for name, (regime, kw, seeds, _) in table.items()}
     if "c10" in args.part:
         pilot_args = argparse.Namespace(**{**vars(args), "epochs": PILOT_EPOCHS})
         out["c10 pilot"] = {f"{opt} {name}": {"pilot": arm(pilot_args, [PILOT_SEED], **kw)}
@@ -317,8 +321,8 @@ def judge(c, results, args):
                     row["parts"] = judge_c6(got, args.epochs)
                 elif kind == "headline":
                     row["parts"], row["answer"] = judge_headline(got, args.epochs)
-                elif kind == "followup":     # one regime's part (amendment 5)
-                    regime = FOLLOWUP[reading][0]
+                elif kind in MORE_SEEDS:     # one regime's part (amendments 5 and 6)
+                    regime = MORE_SEEDS[kind][reading][0]
                     row["parts"] = {headline_part(regime): headline_speedup(got, regime, args.epochs)}
                     added = {a: {s: r for s, r in by.items() if s not in args.seeds} for a, by in got.items()}
                     if added != got:         # pooled with seeds 0-4: the added seeds alone, beside (never judged)
