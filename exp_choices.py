@@ -453,13 +453,21 @@ def judged(args):
 def attach_followup(verdicts):
     """Amendment 5: each row of the followup part moves beside its headline row, with the seeds
     it was judged on and, once both are judged, the answer by the headline's rule with its part
-    in place of the seeds-0-4 one (the seeds-0-4 answer stays as it was)."""
+    in place of the seeds-0-4 one (the seeds-0-4 answer stays as it was). Amendment 6: each row
+    of the confirm part moves beside that, with whether its held-out seeds reproduce the
+    followup part's verdict ("confirms")."""
     for reading, row in verdicts.pop("followup", {}).items():
         head = verdicts["headline"][reading]
         row["seeds"] = FOLLOWUP[reading][3]
         if "parts" in row and "parts" in head:
             row["answer"] = headline_answer({**head["parts"], **row["parts"]})
         head["followup"] = row
+    for reading, row in verdicts.pop("confirm", {}).items():
+        more = verdicts["headline"][reading]["followup"]
+        row["seeds"] = CONFIRM[reading][3]
+        if "parts" in row and "parts" in more:
+            row["confirms"] = row["verdict"] == more["verdict"]
+        more["confirm"] = row
     return verdicts
 
 

@@ -693,7 +693,20 @@ def followup_note(row):
         return f" (amendment 5, {more['seeds']}: {more['stored']} of {more['runs']} runs stored)"
     (name, v), = more["parts"].items()
     answer = f"the answer **{more['answer']}**; " if "answer" in more else ""
-    return f" (amendment 5, {more['seeds']}: {answer}{name}: {A.describe(v).replace('**', '')}{added_note(more)})"
+    return (f" (amendment 5, {more['seeds']}: {answer}{name}: {A.describe(v).replace('**', '')}{added_note(more)}"
+            f"{confirm_note(more)})")
+
+
+def confirm_note(more):
+    """Amendment 6: whether held-out seeds confirm amendment 5's pooled verdict."""
+    held = more.get("confirm")
+    if held is None:
+        return ""
+    if "parts" not in held:
+        return f"; amendment 6, {held['seeds']}: {held['stored']} of {held['runs']} runs stored"
+    (v,) = held["parts"].values()
+    said = "**confirmed**" if held.get("confirms") else "**not confirmed**"
+    return f"; amendment 6, {held['seeds']} alone: {said}, {A.describe(v).replace('**', '')}"
 
 
 def added_note(more):
@@ -703,11 +716,18 @@ def added_note(more):
 
 
 def headline_answer(row):
-    """(answer, how it was reached) of one headline row: amendment 5's where its runs are in."""
+    """(answer, how it was reached) of one headline row: amendment 5's where its runs are in;
+    "not decided" where amendment 6's held-out seeds do not confirm it (as it registered)."""
     more = row.get("followup", {})
-    if "answer" in more:
-        return more["answer"], f" ({more['seeds']}, amendment 5; on seeds 0–4: {row.get('answer')})"
-    return row.get("answer"), ""
+    if "answer" not in more:
+        return row.get("answer"), ""
+    held = more.get("confirm", {})
+    if "confirms" in held:
+        how = "confirmed" if held["confirms"] else "not confirmed"
+        answer = more["answer"] if held["confirms"] else "not decided"
+        return answer, (f" ({more['seeds']}: {more['answer']}, {how} on {held['seeds']}, amendments 5 and 6; "
+                        f"on seeds 0–4: {row.get('answer')})")
+    return more["answer"], f" ({more['seeds']}, amendment 5; on seeds 0–4: {row.get('answer')})"
 
 
 def choice_line(row):
@@ -910,23 +930,37 @@ def answer(results):
 
 def more_seeds_sentence(results):
     """The default's `fresh` part at the seeds the power plan sized (docs/sensitivity.md,
-    amendment 5), and the headline's answer with it by the registered rule; "" until judged."""
+    amendment 5), its confirmation on held-out seeds (amendment 6), and the headline's answer
+    with them by the registered rule; "" until amendment 5's part is judged."""
     d = _load(results, studies.summary("choices"))
-    more = (d or {}).get("verdicts", {}).get("headline", {}).get(HEADLINE_DEFAULT, {}).get("followup", {})
+    row = (d or {}).get("verdicts", {}).get("headline", {}).get(HEADLINE_DEFAULT, {})
+    more = row.get("followup", {})
     if "answer" not in more:
         return ""
     (v,) = more["parts"].values()
     x = lambda e: f"{math.exp(e):.2f}"
+    ci = lambda u: f"{x(u['estimate'])}× [{x(u['ci'][0])}, {x(u['ci'][1])}]"
+    alone = more.get("added_seeds_alone", {})
+    beside = f" (the {alone['n']} added seeds alone: {ci(alone)}, {alone['verdict']})" if "ci" in alone else ""
+    head = (f" At {v['n']} seeds under `fresh` distractors ([docs/sensitivity.md](docs/sensitivity.md), amendment 5) "
+            f"the speed-up is {ci(v)}{beside}")
+    answer = headline_answer(row)[0]
+    quoted = (f"the answer \"only where they are rarely redrawn\" {'is ' * (answer == 'not decided')}{answer} "
+              "at the paper's defaults.")
+    held = more.get("confirm", {})
+    if "confirms" in held:
+        (h,) = held["parts"].values()
+        if not held["confirms"]:
+            return (f"{head}, {v['verdict']} by the registered rule, but on {held['seeds']} alone (amendment 6) it is "
+                    f"{ci(h)}, {h['verdict']}: not confirmed, so {quoted}")
+        tail = f" On {held['seeds']} alone (amendment 6) it is {ci(h)}: confirmed."
+    else:
+        tail = (f" (Its confirmation on {held['seeds']}, amendment 6: {held['stored']} of {held['runs']} runs stored.)"
+                if held else "")
     said = {A.REPRODUCED: "small, but its interval excludes 1: the prior pays off where distractors are redrawn "
                           "every epoch too, if less, so by the registered rule",
             A.NOT_REPRODUCED: "below the 1.25× that counts: by the registered rule"}.get(v["verdict"], "still inconclusive:")
-    alone = more.get("added_seeds_alone", {})
-    beside = (f" (the {alone['n']} added seeds alone: {x(alone['estimate'])}× [{x(alone['ci'][0])}, {x(alone['ci'][1])}], "
-              f"{alone['verdict']})") if "ci" in alone else ""
-    return (f" At {v['n']} seeds under `fresh` distractors ([docs/sensitivity.md](docs/sensitivity.md), amendment 5) "
-            f"the speed-up is {x(v['estimate'])}× [{x(v['ci'][0])}, {x(v['ci'][1])}]{beside}, {said} the answer "
-            f"\"only where they are rarely redrawn\" {'is ' * (more['answer'] == 'not decided')}{more['answer']} "
-            "at the paper's defaults.")
+    return f"{head}, {said} {quoted}{tail}"
 
 
 def readings_sentence(results):

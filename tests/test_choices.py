@@ -21,7 +21,7 @@ def test_the_cells_are_the_registered_ones():
     at 3,000 epochs; seeds 0-4, 10,000 epochs, stop 200."""
     args = E.parse([])
     c = E.cells(args)
-    c.pop("followup")                                         # amendment 5's seeds: the next test
+    c.pop("followup"), c.pop("confirm")                       # amendments 5 and 6: the next tests
     count = lambda part, arm=None: sum(len(by) for arms in c[part].values() for a, by in arms.items() if arm in (None, a))
     assert (count("c2"), count("c6", "prior"), count("headline"), count("c1"), count("c10 pilot")) == (50, 50, 80, 30, 6)
     assert c["c10"] == {}                                     # five seeds follow the pilot's choice
@@ -116,6 +116,41 @@ def test_amendment_5_puts_its_part_in_place_of_the_seeds_0_4_one():
     row = {"answer": "not decided", "followup": {"stored": 3, "runs": 20, "seeds": "held-out seeds 5-14"}}
     assert report.held_out_note("headline", row) == " (amendment 5, held-out seeds 5-14: 3 of 20 runs stored)"
     assert report.headline_answer(row) == ("not decided", "") and report.held_out_note("headline", {}) == ""
+
+
+def test_amendment_6_confirms_the_default_on_held_out_seeds_or_leaves_the_answer_not_decided(tmp_path):
+    """docs/sensitivity.md, amendment 6: the default's fresh cells at held-out seeds 25-64 alone
+    (lambda 0 the stored fresh baseline), judged by rule 2; amendment 5's answer is said as
+    confirmed if they reproduce its part's verdict, and the answer is not decided if not."""
+    args = E.parse([])
+    c = E.cells(args)
+    held = c["confirm"][E.HEADLINE_DEFAULT]
+    assert list(c["confirm"]) == [E.HEADLINE_DEFAULT] and all(sorted(by) == list(range(25, 65)) for by in held.values())
+    key = store.run_key
+    assert all(key(held["fresh lambda 0"][s]) == key(train.make_config(seed=s, stop_after=200)) for s in range(25, 65))
+    assert all(key(held["fresh lambda 0.3"][s]) == key(train.make_config(seed=s, lam=0.3, stop_after=200)) for s in range(25, 65))
+    part = {"verdict": "reproduced", "n": 25, "estimate": 0.18, "ci": [0.02, 0.35]}
+    def judged(lam03):
+        results = {f"confirm/{E.HEADLINE_DEFAULT}/fresh lambda {lam}/seed{s}": fake(3000 + 10 * s) if lam == "0" else lam03(s)
+                   for lam in ("0", "0.3") for s in range(25, 65)}
+        v = {"headline": {E.HEADLINE_DEFAULT: {"answer": "not decided"}},      # its parts: as judged before
+             "followup": {E.HEADLINE_DEFAULT: {"verdict": "reproduced", "answer": "changes", "parts": {"p": part}}}}
+        v.update(E.judge({"confirm": c["confirm"]}, results, args))
+        row = E.attach_followup(v)["headline"][E.HEADLINE_DEFAULT]
+        store.write_json(str(tmp_path / "choices.json"), {"verdicts": {"headline": {E.HEADLINE_DEFAULT: row}}})
+        return row, report.more_seeds_sentence(str(tmp_path))
+    row, said = judged(lambda s: fake(round((3000 + 10 * s) / 1.2 * (0.7 if s % 2 else 1.3))))   # 1.2x, scattered
+    assert row["followup"]["confirm"]["confirms"] and report.headline_answer(row)[0] == "changes"
+    assert "On held-out seeds 25-64 alone (amendment 6) it is 1.2" in said and said.endswith(": confirmed.")
+    assert "; amendment 6, held-out seeds 25-64 alone: **confirmed**, reproduced" in report.held_out_note("headline", row)
+    row, said = judged(lambda s: fake(round((3000 + 10 * s) * (0.9 if s % 2 else 1.1))))         # 1x
+    assert not row["followup"]["confirm"]["confirms"] and report.headline_answer(row)[0] == "not decided"
+    assert "not confirmed, so the answer \"only where they are rarely redrawn\" is not decided at" in said
+    assert "changes, not confirmed on held-out seeds 25-64" in report.headline_answer(row)[1]
+    row["followup"]["confirm"] = {"stored": 7, "runs": 80, "seeds": "held-out seeds 25-64"}
+    store.write_json(str(tmp_path / "choices.json"), {"verdicts": {"headline": {E.HEADLINE_DEFAULT: row}}})
+    assert report.headline_answer(row)[0] == "changes"               # amendment 5's, until its runs are in
+    assert report.more_seeds_sentence(str(tmp_path)).endswith("(Its confirmation on held-out seeds 25-64, amendment 6: 7 of 80 runs stored.)")
 
 
 def test_the_default_judged_by_the_headline_rule_is_not_decided_as_amendment_3_says():
@@ -285,7 +320,8 @@ def test_the_readme_answer_gives_the_default_at_amendment_5s_seeds(tmp_path):
     assert report.more_seeds_sentence(str(tmp_path)) == ""
     def said(verdict, lo, hi, answer):
         part = {"verdict": verdict, "n": 25, "estimate": math.log(1.2), "ci": [math.log(lo), math.log(hi)]}
-        row = {"answer": "not decided", "followup": {"parts": {"speed-up under fresh (lambda 0.3)": part}, "answer": answer}}
+        row = {"answer": "not decided", "followup": {"parts": {"speed-up under fresh (lambda 0.3)": part}, "answer": answer,
+                                                      "seeds": "seeds 0-24 pooled"}}
         store.write_json(str(tmp_path / "choices.json"), {"verdicts": {"headline": {report.HEADLINE_DEFAULT: row}}})
         return report.more_seeds_sentence(str(tmp_path))
     got = said("reproduced", 1.02, 1.42, "changes")
@@ -294,7 +330,7 @@ def test_the_readme_answer_gives_the_default_at_amendment_5s_seeds(tmp_path):
     got = said("not reproduced", 0.95, 1.2, "holds")
     assert "below the 1.25× that counts" in got and "redrawn every epoch too" not in got and '" holds at' in got
     assert '" is not decided at' in said("inconclusive", 0.9, 1.5, "not decided")
-    row = {"answer": "not decided", "followup": {"answer": "changes", "parts": {"p": {
+    row = {"answer": "not decided", "followup": {"answer": "changes", "seeds": "seeds 0-24 pooled", "parts": {"p": {
         "verdict": "reproduced", "n": 25, "estimate": math.log(1.2), "ci": [math.log(1.02), math.log(1.42)]}},
         "added_seeds_alone": {"verdict": "inconclusive", "n": 20, "estimate": math.log(1.2), "ci": [math.log(0.99), math.log(1.45)]}}}
     store.write_json(str(tmp_path / "choices.json"), {"verdicts": {"headline": {report.HEADLINE_DEFAULT: row}}})
