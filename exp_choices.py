@@ -3,7 +3,7 @@
     python exp_choices.py --jobs 2                    # every part, about 290 runs (some shared with the figures)
     python exp_choices.py --part c2 c6 --jobs 2       # some parts
     python exp_choices.py --part heldout --jobs 2     # seeds 5-9 of each reading reproduced on 0-4
-    python exp_choices.py --part followup --jobs 2    # the headline's open parts at more seeds (45 runs)
+    python exp_choices.py --part followup --jobs 2    # the headline's open parts at more seeds (80 runs)
     python exp_choices.py --plot-only                 # redraw from the store
     python exp_choices.py --quick                     # C2's readings on the small model, one seed
 
@@ -33,6 +33,11 @@ judged by the rules of the claim it tests (analysis.RULES["v3"], STATS.md), neve
             "the MLP norm contracts on the plateau" by rule 5.
   heldout   the registered confirmation: the same cells on seeds 5-9 of every claim's reading
             (not the headline's) that the store shows reproduced on seeds 0-4, by the same rule.
+  followup  amendment 5: the headline's open parts at the seeds the power plan sizes, the
+            default's fresh cells at seeds 0-24 (pooled) and init x2's rho 0.003 cells on
+            held-out seeds 5-14 (alone); the headline's rule with the new part in the old's place.
+            Amendment 6: the default's fresh cells on held-out seeds 25-64 alone, which confirm
+            amendment 5's verdict or leave the answer not decided.
 
 The rule (docs/sensitivity.md): a negative verdict stands if no reading reproduces the claim's
 failing part; a reading that does is "reproduced under reading X on seeds 0-4" until the same
@@ -379,16 +384,20 @@ def plot(verdicts, results, c, args, path):
         ax.axis("off")
     for ax, part in zip(axes.flat, shown):
         readings = list(c[part])
-        # seeds 0-4 filled; a reading's held-out seeds 5-9 (the headline: amendment 5's further
-        # seeds) hollow, beside them
-        more, where_more, more_label = c.get("held", {}).get(f"heldout {part}", {}), f"heldout {part}", "held-out seeds 5-9"
+        # seeds 0-4 filled; a reading's held-out seeds 5-9 (the headline: amendments 5 and 6's
+        # further seeds) hollow, beside them
+        sources, more_label = [(part, c[part], True)], "held-out seeds 5-9"
         if part == "headline":
-            more, where_more, more_label = c.get("followup", {}), "followup", "further seeds (amendment 5)"
+            sources += [(p, c.get(p, {}), False) for p in MORE_SEEDS]
+            more_label = "further seeds (amendments 5, 6)"
+        else:
+            sources.append((f"heldout {part}", c.get("held", {}).get(f"heldout {part}", {}), False))
         for i, reading in enumerate(readings):
             for j, a in enumerate(c[part][reading]):
                 off = (j - (len(c[part][reading]) - 1) / 2) * 0.18
                 first = c[part][reading][a]
-                for where, cell, fill in ((part, first, True), (where_more, more.get(reading, {}).get(a), False)):
+                for where, source, fill in sources:
+                    cell = source.get(reading, {}).get(a)
                     if cell is None:
                         continue
                     vals = [results.get(f"{where}/{reading}/{a}/seed{s}") for s in cell if fill or s not in first]
