@@ -143,10 +143,14 @@ def test_amendment_6_confirms_the_default_on_held_out_seeds_or_leaves_the_answer
     assert row["followup"]["confirm"]["confirms"] and report.headline_answer(row)[0] == "changes"
     assert "On held-out seeds 25-64 alone (amendment 6) it is 1.2" in said and said.endswith(": confirmed.")
     assert "; amendment 6, held-out seeds 25-64 alone: **confirmed**, reproduced" in report.held_out_note("headline", row)
+    lead = report.often_clause(str(tmp_path), "FIVE")          # the README's answer leads with the confirmed speed-up
+    assert lead.startswith(", and 1.2") and "(`fresh`, 40 held-out seeds;" in lead and "could not see (FIVE)" in lead
+    assert lead.endswith("not only there.")
     row, said = judged(lambda s: fake(round((3000 + 10 * s) * (0.9 if s % 2 else 1.1))))         # 1x
     assert not row["followup"]["confirm"]["confirms"] and report.headline_answer(row)[0] == "not decided"
     assert "not confirmed, so the answer \"only where they are rarely redrawn\" is not decided at" in said
     assert "changes, not confirmed on held-out seeds 25-64" in report.headline_answer(row)[1]
+    assert report.often_clause(str(tmp_path), "FIVE") == ", and by no detectable amount when they are redrawn more often (FIVE)." + said
     row["followup"]["confirm"] = {"stored": 7, "runs": 80, "seeds": "held-out seeds 25-64"}
     store.write_json(str(tmp_path / "choices.json"), {"verdicts": {"headline": {E.HEADLINE_DEFAULT: row}}})
     assert report.headline_answer(row)[0] == "changes"               # amendment 5's, until its runs are in
