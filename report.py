@@ -723,10 +723,11 @@ def headline_answer(row):
         return row.get("answer"), ""
     held = more.get("confirm", {})
     if "confirms" in held:
-        how = "confirmed" if held["confirms"] else "not confirmed"
-        answer = more["answer"] if held["confirms"] else "not decided"
-        return answer, (f" ({more['seeds']}: {more['answer']}, {how} on {held['seeds']}, amendments 5 and 6; "
-                        f"on seeds 0–4: {row.get('answer')})")
+        if held["confirms"]:
+            return more["answer"], (f" ({more['seeds']}, confirmed on {held['seeds']}, amendments 5 and 6; "
+                                    f"on seeds 0–4: {row.get('answer')})")
+        return "not decided", (f" ({more['seeds']}: {more['answer']}, not confirmed on {held['seeds']}, amendments 5 "
+                               f"and 6; on seeds 0–4: {row.get('answer')})")
     return more["answer"], f" ({more['seeds']}, amendment 5; on seeds 0–4: {row.get('answer')})"
 
 
@@ -1008,7 +1009,8 @@ def readings_sentence(results):
     headline = {r: headline_answer(row) for r, row in v.get("headline", {}).items()}
     default, how = headline.pop(HEADLINE_DEFAULT, (None, ""))     # the reference row (amendment 3)
     answers = {a: [r + note for r, (got, note) in headline.items() if got == a] for a in ("holds", "changes", "not decided")}
-    said += [f"the answer above {'is ' * (a == 'not decided')}{a} under {', '.join(rs)}" for a, rs in answers.items() if rs]
+    said += [f"the registered answer \"only where distractors are rarely redrawn\" {'is ' * (a == 'not decided')}{a} "
+             f"under {', '.join(rs)}" for a, rs in answers.items() if rs]
     if default and any(answers.values()):
         ref = f"{default}, {how.strip(' ()')}" if how else default
         said[-1] += f" (by the same rule, the default's own cells: {ref})"
