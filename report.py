@@ -928,17 +928,27 @@ def answer(results):
         + readings_sentence(results))
 
 
+def default_headline_row(results):
+    """The sensitivity study's headline row for the default (amendment 3), {} if not judged."""
+    d = _load(results, studies.summary("choices"))
+    return (d or {}).get("verdicts", {}).get("headline", {}).get(HEADLINE_DEFAULT, {})
+
+
+def speedup_ci(v):
+    """A rule-2 verdict's speed-up and interval, as the README prints them: 1.28× [1.16, 1.42]."""
+    x = lambda e: f"{math.exp(e):.2f}"
+    return f"{x(v['estimate'])}× [{x(v['ci'][0])}, {x(v['ci'][1])}]"
+
+
 def often_clause(results, five):
     """The answer's clause on regimes where distractors are redrawn often: the `fresh` speed-up
     held-out seeds confirmed (docs/sensitivity.md, amendment 6) where they did; otherwise the
     five-seed map's cells (`five`), with what more seeds gave so far (more_seeds_sentence)."""
-    d = _load(results, studies.summary("choices"))
-    more = (d or {}).get("verdicts", {}).get("headline", {}).get(HEADLINE_DEFAULT, {}).get("followup", {})
+    more = default_headline_row(results).get("followup", {})
     held = more.get("confirm", {})
     if held.get("confirms") and more["answer"] == "changes":
         (v,) = held["parts"].values()
-        x = lambda e: f"{math.exp(e):.2f}"
-        return (f", and {x(v['estimate'])}× [{x(v['ci'][0])}, {x(v['ci'][1])}] sooner when they are redrawn every "
+        return (f", and {speedup_ci(v)} sooner when they are redrawn every "
                 f"epoch (`fresh`, {v['n']} held-out seeds; [docs/sensitivity.md](docs/sensitivity.md), amendments 5 "
                 f"and 6), a speed-up that five seeds per cell could not see ({five}). So the prior pays off most "
                 "where distractors are rarely redrawn, not only there.")
@@ -949,14 +959,12 @@ def more_seeds_sentence(results):
     """The default's `fresh` part at the seeds the power plan sized (docs/sensitivity.md,
     amendment 5), its confirmation on held-out seeds (amendment 6), and the headline's answer
     with them by the registered rule; "" until amendment 5's part is judged."""
-    d = _load(results, studies.summary("choices"))
-    row = (d or {}).get("verdicts", {}).get("headline", {}).get(HEADLINE_DEFAULT, {})
+    row = default_headline_row(results)
     more = row.get("followup", {})
     if "answer" not in more:
         return ""
     (v,) = more["parts"].values()
-    x = lambda e: f"{math.exp(e):.2f}"
-    ci = lambda u: f"{x(u['estimate'])}× [{x(u['ci'][0])}, {x(u['ci'][1])}]"
+    ci = speedup_ci
     alone = more.get("added_seeds_alone", {})
     beside = f" (the {alone['n']} added seeds alone: {ci(alone)}, {alone['verdict']})" if "ci" in alone else ""
     head = (f" At {v['n']} seeds under `fresh` distractors ([docs/sensitivity.md](docs/sensitivity.md), amendment 5) "
