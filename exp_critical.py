@@ -34,7 +34,10 @@ BUDGET, HELD_OUT_BUDGET = 20000, 40000
 HELD_OUT_SEEDS = (10, 11, 12, 13, 14)
 HELD_OUT_LAMS = (0.017, 0.029)     # lambda_c / 1.3 and x 1.3, registered in docs/critical.md (amendment 1) before their runs
 WDS, WD_LAMS, WD_SEEDS = (0.5, 2.0), (0.015, 0.02, 0.03, 0.3), (0, 1, 2, 3, 4)
-PARTS = ("fit", "heldout", "wd")
+# H7 (docs/critical.md, registered 2026-11-26 before any of its runs): is memorization absorbing
+# below a positive lambda_c? Seeds no study had used, a 200k budget, lambda = 0 as the control.
+H7_LAMS, H7_SEEDS, H7_BUDGET = (0.013, 0.01, 0.0), (90, 91, 92, 93, 94), 200000
+PARTS = ("fit", "heldout", "wd", "h7")
 WIDTH_LIMIT, H6C_FACTOR, LR_CUT, HELD_OUT_NATS = 2.0, 1.5, 5.99, 2.0
 N_BOOT = 2000
 H6C_PREDICTED = 0.066      # committed 2026-11-25 before any run (docs/critical.md); h6c_prediction recomputes it
@@ -69,7 +72,8 @@ def cells(args):
     """{part: {lambda or (wd, lambda): [(label, cfg) per seed]}}."""
     out = {"fit": {l: [run(l, s, args) for s in args.seeds] for l in args.fit_lams},
            "heldout": {l: [run(l, s, args, budget=HELD_OUT_BUDGET) for s in HELD_OUT_SEEDS] for l in HELD_OUT_LAMS},
-           "wd": {(wd, l): [run(l, s, args, wd=wd) for s in WD_SEEDS] for wd in WDS for l in WD_LAMS}}
+           "wd": {(wd, l): [run(l, s, args, wd=wd) for s in WD_SEEDS] for wd in WDS for l in WD_LAMS},
+           "h7": {l: [run(l, s, args, budget=H7_BUDGET) for s in H7_SEEDS] for l in H7_LAMS}}
     return {k: v for k, v in out.items() if k in args.part}
 
 
@@ -224,6 +228,95 @@ def judge_h6b(lr, heldout_delta):
     if heldout_delta <= -HELD_OUT_NATS or (lr < LR_CUT and abs(heldout_delta) < HELD_OUT_NATS):
         return A.NOT_REPRODUCED
     return A.INCONCLUSIVE
+
+
+# ---------------------------------------------------------------------------------------
+# H7: is memorization absorbing below a positive lambda_c? (docs/critical.md, 2026-11-26)
+
+def power_loglik(params, lam, t, budget, lam_c):
+    """Censored log-normal log-likelihood of t_grok under floor + C (lambda - lambda_c)^-gamma with
+    lambda_c fixed; params = log (floor, C, sigma, gamma); budget per run (a run with t nan did
+    not grok within it). A run at lambda <= lambda_c never groks: its censoring costs nothing
+    and a grok there is impossible (-1e6)."""
+    floor, c, sigma, gamma = (params[i].exp() for i in range(4))
+    alive = lam > lam_c
+    mu = torch.log(floor + c * torch.where(alive, lam - lam_c, torch.ones_like(lam)) ** (-gamma))
+    done = ~torch.isnan(t)
+    log_t = torch.log(torch.nan_to_num(t, nan=1.0))
+    obs = -0.5 * ((log_t - mu) / sigma) ** 2 - params[2] - 0.5 * math.log(2 * math.pi) - log_t
+    cens = torch.special.log_ndtr(-(torch.log(budget) - mu) / sigma)          # P(t > budget)
+    return torch.where(done, torch.where(alive, obs, torch.full_like(obs, -1e6)),
+                       torch.where(alive, cens, torch.zeros_like(cens))).sum()
+
+
+def _tensors(lams, times, budgets):
+    f64 = lambda v: torch.tensor(v, dtype=torch.float64)
+    return f64(lams), f64([np.nan if v is None else float(v) for v in times]), f64(budgets)
+
+
+def fit_power(lams, times, budgets, lam_c, starts=12, seed=0):
+    """Censored maximum likelihood of floor + C (lambda - lambda_c)^-gamma at a fixed lambda_c
+    (floor, C, sigma, gamma free), several starts, L-BFGS. Returns the fitted dict."""
+    lam, t, budget = _tensors(lams, times, budgets)
+    rng, best = np.random.default_rng(seed), None
+    for _ in range(starts):
+        init = [math.log(2500 * rng.uniform(0.5, 1.5)), math.log(rng.uniform(0.1, 300)), math.log(0.4),
+                math.log(rng.uniform(0.7, 4))]
+        p = torch.tensor(init, dtype=torch.float64, requires_grad=True)
+        opt = torch.optim.LBFGS([p], max_iter=500, line_search_fn="strong_wolfe")
+        def closure():
+            opt.zero_grad()
+            loss = -power_loglik(p, lam, t, budget, lam_c)
+            loss.backward()
+            return loss
+        try:
+            opt.step(closure)
+        except RuntimeError:
+            continue
+        ll = float(power_loglik(p.detach(), lam, t, budget, lam_c))
+        if np.isfinite(ll) and (best is None or ll > best[0]):
+            best = (ll, p.detach().clone())
+    ll, p = best
+    return {"loglik": ll, "floor": float(p[0].exp()), "C": float(p[1].exp()), "sigma": float(p[2].exp()),
+            "gamma": float(p[3].exp()), "lam_c": lam_c}
+
+
+def power_heldout_loglik(m, lams, times, budgets):
+    """A fitted account's censored log-likelihood of new runs, every parameter fixed."""
+    p = torch.tensor([math.log(m[k]) for k in ("floor", "C", "sigma", "gamma")], dtype=torch.float64)
+    return float(power_loglik(p, *_tensors(lams, times, budgets), m["lam_c"]))
+
+
+def power_prediction(m, lam, budget):
+    """An account's median t_grok at lambda, the share of seeds grokking within the budget, and
+    the 95% range of the median of five seeds (the third of five log-normal draws: its quantile
+    is Beta(3, 3), whose 2.5% and 97.5% points are 0.1466 and 0.8534)."""
+    if lam <= m["lam_c"]:
+        return {"median": math.inf, "share": 0.0, "median_of_5": [math.inf, math.inf]}
+    med = m["floor"] + m["C"] * (lam - m["lam_c"]) ** (-m["gamma"])
+    z = lambda q: math.sqrt(2) * torch.special.erfinv(torch.tensor(2 * q - 1, dtype=torch.float64)).item()
+    return {"median": med, "share": 0.5 * math.erfc(-math.log(budget / med) / (m["sigma"] * math.sqrt(2))),
+            "median_of_5": [med * math.exp(m["sigma"] * z(q)) for q in (0.1466, 0.8534)]}
+
+
+def stored_critical_runs(results, args):
+    """(lambda, t_grok or None, budget) of every stored fixed, wd 1 run of this study before H7:
+    the fitting set (20k) and the held-out cells (40k), lambda > 0."""
+    c = cells(argparse.Namespace(**{**vars(args), "part": ["fit", "heldout"]}))
+    return [(l, results[label][0]["grok_epoch"], cfg.epochs) for part in c.values() for l, cell in part.items()
+            for label, cfg in cell if label in results and l > 0]
+
+
+def h7_accounts(rows):
+    """The two accounts H7 weighs, fitted once on the stored runs (rows: (lambda, t or None,
+    budget)): (a) lambda_c = 0, a free power of 1/lambda; (b) lambda_c > 0 at the smallest lambda
+    H7 runs, 0.01, the most likely lambda_c >= 0.01 (the profile falls as lambda_c rises), with
+    the profile over lambda_c beside. As run for the registration (docs/critical.md, H7)."""
+    lams, times, budgets = zip(*rows)
+    a = fit_power(lams, times, budgets, 0.0)
+    b = fit_power(lams, times, budgets, min(l for l in H7_LAMS if l > 0))
+    profile = {lc: fit_power(lams, times, budgets, lc)["loglik"] for lc in (0.002, 0.004, 0.006, 0.008, 0.012)}
+    return {"a": a, "b": b, "profile": profile}
 
 
 # ---------------------------------------------------------------------------------------
