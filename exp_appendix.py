@@ -56,7 +56,6 @@ import torch
 import analysis
 import optim
 import plots
-import report
 import store
 import sweep
 import train
@@ -120,7 +119,6 @@ def run_bound(args):
     print(f"bound violated at {total_violations} logged (example, position) points in total")
     store.write_json(os.path.join(args.results_dir, "fig5_bound.json"),
                      {"runs": summary, "total_violations": total_violations})
-    report.print_parts(os.path.join(args.results_dir, "fig5_bound.json"))
     plt = plots.pyplot()
     fig, axes = plt.subplots(1, len(args.lam), figsize=(6 * len(args.lam), 4.5), squeeze=False)
     for ax, lam in zip(axes[0], args.lam):
@@ -156,11 +154,6 @@ def out_path(args, base, ext):
     tag = ("" if args.regime == "fresh" else f"_{args.regime}") + \
           ("" if not isinstance(lam, float) or lam == 1.0 else f"_lam{lam:g}") + sweep.seeds_tag(args.seeds)
     return os.path.join(args.results_dir, f"{base}{tag}.{ext}")
-
-
-def print_parts(args, base):
-    """The verdict of this study's own runs (report.print_parts) on the summary this call wrote."""
-    report.print_parts(out_path(args, base, "json"))
 
 
 def run_name(arm, seed, args):
@@ -313,17 +306,10 @@ def run_priors(args):
     if all(med.get(a) is not None for a in ("teacher", "kl", "baseline")) and med["baseline"] > med["kl"]:
         frac = (med["baseline"] - med["teacher"]) / (med["baseline"] - med["kl"])
         print(f"  (descriptive) the teacher recovers {frac:.2f} of the oracle KL's median gain")
-    # secondary comparisons, written down before their runs (docs/figures.md, "Figures 6–7")
-    secondary = report.priors_secondary({"grok": grok, "seeds": args.seeds, "budget": args.epochs})
-    if secondary:
-        print("Secondary comparisons (docs/figures.md, 'Figures 6-7'; not part of C6's verdict), rule 2:")
-    for part, v in secondary.items():
-        print(f"  {part}: " + report.A.describe(v).replace("**", ""))
     store.write_json(out_path(args, "fig6_priors", "json"),
                      {"grok": grok, "median": med, "lam": args.lam, "low_lam": args.low_lam, "anneal": args.anneal,
                       "late_start": args.late_start, "budget": args.epochs, "p": args.p, "regime": args.regime,
                       "seeds": args.seeds})
-    print_parts(args, "fig6_priors")
     plot_arms(results, grok, args, arms, out_path(args, "fig6_priors", "png"),
               f"Figures 6-7: priors at lambda = {args.lam:g}, p = {args.p}, distractors {args.regime}, "
               f"seeds {plots.seeds_text(args.seeds)}")
@@ -361,7 +347,6 @@ def run_frozen(args):
     store.write_json(out_path(args, "appendix_frozen", "json"),
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
                       "p": args.p, "regime": args.regime, "seeds": args.seeds})
-    print_parts(args, "appendix_frozen")
     against = " and ".join(f"KL (lambda {args.lam:g})" if arm == "kl" else arm for arm in arms if arm != "frozen")
     plot_arms(results, grok, args, arms, out_path(args, "appendix_frozen", "png"),
               f"Frozen oracle attention vs {against}, p = {args.p}, "
@@ -431,7 +416,6 @@ def run_optimizers(args):
         print(f"{k:11s} {m:>13s} {shown:>40s} {pred:10.1e}   " + " ".join("-" if r is None else f"{r:.1e}" for r in to_grok))
     store.write_json(out_path(args, "fig11_optimizers", "json"),
                      {"settings": table, "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds})
-    print_parts(args, "fig11_optimizers")
     plot_arms(results, grok, args, args.settings, out_path(args, "fig11_optimizers", "png"),
               f"Figure 11: optimizers, batch sizes and Adam betas (lambda = 0), p = {args.p}, "
               f"distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}", norm=True)
@@ -516,7 +500,6 @@ def run_tasks(args):
     path = out_path(args, fname, "json")
     setting = {"lam": args.lam, "budget": args.epochs, "regime": args.regime}
     store.write_json(path, {"runs": summary, **setting, "seeds": args.seeds})
-    print_parts(args, fname)
     labels = ["/".join(ta) for ta in arms]
     plot_arms(results, {"/".join(ta): g for ta, g in grok.items()}, args, labels,
               out_path(args, fname, "png"),
@@ -553,7 +536,6 @@ def run_routing(args):
     store.write_json(out_path(args, "fig8_routing", "json"),
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
                       "regime": args.regime, "seeds": args.seeds})
-    print_parts(args, "fig8_routing")
     plot_arms(results, grok, args, arms, out_path(args, "fig8_routing", "png"),
               f"Figure 8 (left): dynamic routing, p = {args.p}, distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}",
               name=name)
@@ -617,7 +599,6 @@ def run_lengths(args):
                      {"accuracy": {a: {str(s): v for s, v in d.items()} for a, d in acc.items()},
                       "median": med, "lam": args.lam, "budget": args.epochs,
                       "regime": args.regime, "seeds": args.seeds})
-    print_parts(args, "fig8_lengths")
     plt = plots.pyplot()
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for i, a in enumerate(arms):
@@ -671,7 +652,6 @@ def run_dims(args):
                      {"struct": struct, "struct_median": struct_med, "struct_held": held,
                       "grok": grok, "grok_median": grok_med,
                       "budget": args.epochs, "regime": args.regime, "seeds": args.seeds})
-    print_parts(args, "fig9_dims")
     plot_arms(results, grok, args, arms, out_path(args, "fig9_dims", "png"),
               f"Figure 9 (left): d_model, p = {args.p}, distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}", name=name)
 
@@ -718,7 +698,6 @@ def run_heads(args):
               f"{str(summary[str(s)]['first_distributed']):>26s} {' '.join(f'{m:.2f}' for m in final_heads):>30s}")
     store.write_json(out_path(args, "fig9_heads", "json"),
                      {"seeds": summary, "n_heads": args.n_heads, "budget": args.epochs, "regime": args.regime})
-    print_parts(args, "fig9_heads")
     plt = plots.pyplot()
     seeds = [s for s in args.seeds if name(None, s) in results]
     if not seeds:

@@ -19,7 +19,6 @@ import os
 import numpy as np
 
 import plots
-import report
 import store
 import sweep
 from analysis import meets_regime_criterion, phase_marks
@@ -152,7 +151,6 @@ def main(argv=None):
         n_ok = sum(meets_regime_criterion(m, args.epochs) for _, m in rows)
         print(f"\n{n_ok}/{len(rows)} seeds show the four phases in the paper's order within {args.epochs} epochs")
     store.write_json(os.path.join(args.results_dir, stem + ".json"), summary)
-    report.print_parts(os.path.join(args.results_dir, stem + ".json"))
 
 
 if __name__ == "__main__":

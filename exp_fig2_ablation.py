@@ -25,7 +25,6 @@ import os
 import numpy as np
 
 import plots
-import report
 import store
 import sweep
 
@@ -138,7 +137,6 @@ def main(argv=None):
                       "regime": args.regime, "p": args.p, "seeds": args.seeds, "budget": args.epochs,
                       "global_radius": args.global_radius if "gnm" in args.capacity else None})
     plot(results, cells, grid, args, os.path.join(args.results_dir, stem + ".png"))
-    report.print_parts(os.path.join(args.results_dir, stem + ".json"))
 
 
 def plot(results, cells, grid, args, path):

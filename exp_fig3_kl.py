@@ -11,11 +11,8 @@ floor set by early training; D(t) decays exponentially at a rate that grows with
 
 What is measured:
   - grokking epoch per (lambda, seed); runs that never grok are censored at the budget;
-  - Eq. 7's law by the repository's rules v3 (STATS.md, rule 6; report.fig3_parts_v3, what
-    REPORT.md gives): per seed, beta of t = F + C (1/lambda)^beta over the named room, F that
-    seed's time at the grid's strongest prior, with its 95% interval and verdict; and, where
-    lambda 0 and 1 were run, the prior's speed-up t_grok(0) / t_grok(1) (rule 2). Rules v2's
-    slope between a floor and a cap is printed beside;
+  - the median grokking epoch per lambda, against 1/lambda (the verdict on Eq. 7's law is
+    REPORT.md's: `python reproduce.py --report-only`, rules in verdicts/);
   - the exponential rate of D(t) per run: slope of -log D(t) over the epochs in which D
     falls from D(0) to 1% of D(0) (or the whole run if it never does).
 """
@@ -26,7 +23,6 @@ import numpy as np
 
 import analysis
 import plots
-import report
 import store
 import sweep
 
@@ -98,10 +94,6 @@ def main(argv=None):
         row = table[l]
         print(f"{l:8g}  {str(['never' if g is None else g for g in row['grok']]):40s} "
               f"{analysis.fmt_median([g for g in row['grok'] if g != 'missing'], args.epochs):>8s}")
-    # the verdict rules (analysis.py, rule 6): censored runs at the budget, capped by lambda = 0
-    times = {1 / l: {s: g for s, g in zip(args.seeds, table[l]["grok"]) if g != "missing"} for l in lams if l > 0}
-    cap = analysis.baseline_cap(table[0.0]["grok"], args.epochs) if 0.0 in table else None
-    verdict = analysis.scaling_verdict(times, args.epochs, "1/lambda", cap=cap)
     rate_fit = None
     if len(rates) >= 2:
         rl = sorted(rates)
@@ -115,17 +107,11 @@ def main(argv=None):
     stem = sweep.fig3_stem("fresh" if args.quick else args.regime, args.wd, args.seeds)
     if lams != sorted(LAMS) and not args.quick:
         stem += "_lam" + "_".join(f"{l:g}" for l in lams)
-    summary = {"table": {f"{l:g}": v for l, v in table.items()}, "verdict": verdict,
+    summary = {"table": {f"{l:g}": v for l, v in table.items()},
                "divergence_rate": {f"{l:g}": v for l, v in rates.items()}, "rate_vs_lambda_slope": rate_fit,
                "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds}
-    now = report.fig3_parts_v3(summary, f"distractors {args.regime}")     # the verdict REPORT.md gives
-    print("measured, rules v3 (STATS.md; as REPORT.md):")
-    for part, v in now.items():
-        print(f"  {part}: " + analysis.describe(v).replace("**", ""))
-    print("measured, rules v2 (kept beside): " + analysis.describe(verdict).replace("**", ""))
     store.write_json(os.path.join(args.results_dir, stem + ".json"), summary)
-    law = next((v for part, v in now.items() if "(Eq. 7)" in part), {})
-    plot(results, lams, table, law, rates, args, os.path.join(args.results_dir, stem + ".png"))
+    plot(results, lams, table, rates, args, os.path.join(args.results_dir, stem + ".png"))
 
 
 def divergence_rate(history, drop=0.01):
@@ -139,7 +125,7 @@ def divergence_rate(history, drop=0.01):
     return float(-analysis.fit_line(ep[:end], np.log(D[:end]))[1])
 
 
-def plot(results, lams, table, law, rates, args, path):
+def plot(results, lams, table, rates, args, path):
     plt = plots.pyplot()
     fig, ax = plt.subplots(2, 2, figsize=(12, 8.5))
     cmap = plt.get_cmap("viridis")
@@ -171,19 +157,7 @@ def plot(results, lams, table, law, rates, args, path):
         a.axhline(table[0.0]["median"], color="k", ls="-.", lw=1, label=f"lambda = 0 median {table[0.0]['median']:.0f}")
     if max(lams) > 0:
         a.text(1 / max(lams), args.epochs * 1.05, "budget (open triangles: never grokked)", fontsize=7)
-    # rules v3's Eq. 7 (t - floor ~ 1/lambda^beta over the named room, the floor each seed's time
-    # at the grid's strongest prior): the room shaded, the floor cell's median, the verdict
-    if law.get("room"):
-        a.axvspan(min(law["room"]) / 1.15, max(law["room"]) * 1.15, color="r", alpha=0.06, lw=0,
-                  label="the room judged (named in advance)")
-    if law.get("floor"):
-        a.axhline(law["floor"], color="r", ls="--", lw=1, label=f"floor cell's median {law['floor']:.0f}")
-    if "verdict" in law:
-        said = (f"beta {law['estimate']:.2f} [{law['ci'][0]:.2f}, {law['ci'][1]:.2f}], " if "ci" in law else "") \
-            + f"{law['verdict']} (n = {law['n']})"
-        a.legend(*a.get_legend_handles_labels(), fontsize=7, title=f"Eq. 7 by rules v3 on these runs:\n{said}",
-                 title_fontsize=7, framealpha=0.6)
-    elif a.get_legend_handles_labels()[0]:
+    if a.get_legend_handles_labels()[0]:
         a.legend(fontsize=8)
     a.set(xscale="log", yscale="log", xlabel="1 / lambda", ylabel="grokking epoch",
           title="grokking epoch vs 1/lambda (paper: slope ~1 to a floor)")

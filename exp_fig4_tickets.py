@@ -24,7 +24,6 @@ import numpy as np
 import torch
 
 import plots
-import report
 import store
 import sweep
 
@@ -151,7 +150,6 @@ def main(argv=None):
                      {"grok": {a: {str(s): g for s, g in v.items()} for a, v in grok.items()},
                       "keep_frac": args.keep_frac, "lam": args.lam, "retrain_wd": args.retrain_wd,
                       "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds})
-    report.print_parts(os.path.join(args.results_dir, stem + ".json"))
     plot(results, grok, name, args, os.path.join(args.results_dir, stem + ".png"))
 
 

@@ -11,7 +11,7 @@ The file reads top to bottom:
                    slow, and the reference every faster path is tested against.
   3. run           what training uses: the same numbers computed at the query position only,
                    from small tables (exact, not an approximation; 3-3.5x faster than a conventional
-                   per-position transformer in bench.py, docs/speed.md)
+                   per-position transformer in bench.py, docs/running.md, "Speed")
   4. run_rows      the same for causal attention with a query position per row
 Both fast paths are tested equal to `definition`, forward and gradients, with 1 and 4
 heads, in tests/test_model.py. `model(x)` is the definition; training calls `run` by name.

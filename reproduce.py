@@ -31,9 +31,9 @@ import time
 import numpy as np
 import torch
 
-import report
+from verdicts import report
 import store
-import studies
+from verdicts import studies
 import sweep
 import train
 
@@ -67,8 +67,9 @@ def study_command(name, args):
 def study_args(name, args):
     """The study's script (a module) and its parsed flags."""
     cmd = study_command(name, args)
-    module = importlib.import_module(cmd[0][:-len(".py")])
-    return module, module.parse(cmd[1:])
+    module_name, flags = (cmd[1], cmd[2:]) if cmd[0] == "-m" else (cmd[0][:-len(".py")], cmd[1:])   # -m beyond.NAME
+    module = importlib.import_module(module_name)
+    return module, module.parse(flags)
 
 
 # ---------------------------------------------------------------------------------------
@@ -219,7 +220,7 @@ def plan(names, args, log=print):
 
 
 def redraw_table(args):
-    """The README's "Redraw or rerun" table: per study, its command, how many of its runs the
+    """docs/running.md's table: per study, its command, how many of its runs the
     store holds (all of them: `--plot-only` redraws it with no training), and what training
     it from scratch would cost (the dry run's estimate, one thread per run)."""
     rows = ["| study | command (add `--plot-only` to redraw, `--jobs 2` to train) | runs stored | "
@@ -227,7 +228,7 @@ def redraw_table(args):
     for name, (n, stored, _, _, _, hours) in study_plans(list(studies.STUDIES), args, time_missing=False).items():
         s = studies.STUDIES[name]
         have = "all" if stored == n else f"{stored} of {n}"
-        title = f"[{s.title}](results/{s.figure})" if os.path.exists(os.path.join(args.results_dir, s.figure)) \
+        title = f"[{s.title}](../results/{s.figure})" if os.path.exists(os.path.join(args.results_dir, s.figure)) \
             else f"{s.title} (not drawn yet)"
         rows.append(f"| {title} | `python {' '.join(s.command)}` | {have} | "
                     f"{'not timed (run --dry-run)' if hours != hours else f'{hours:.1f}'} |")
@@ -252,8 +253,14 @@ def run_study(name, args, results):
     done = subprocess.run(line, stdout=subprocess.PIPE if args.plot_only else None,
                           stderr=subprocess.PIPE, text=True)
     nothing = args.plot_only and "none of the" in done.stderr     # nothing stored yet: files kept
+    # the verdicts are never a figure script's: the parts of its claim this study's summary gives,
+    # by the rules (verdicts/), follow what it printed
+    beyond = studies.STUDIES[name].command[0] == "-m"      # a beyond-the-paper study prints its own verdicts
+    parts = report.study_parts_text(results, name) if done.returncode == 0 and not beyond else ""
     if args.plot_only and done.returncode == 0 and "(runs missing:" not in done.stdout:
-        train.atomic_write(printout_path(name, results), lambda f: f.write(done.stdout))
+        train.atomic_write(printout_path(name, results), lambda f: f.write(done.stdout + parts))
+    elif parts:
+        print(parts, end="", flush=True)
     status = "done" if done.returncode == 0 else "no run stored yet; its files kept" if nothing \
         else f"FAILED (exit {done.returncode})"
     out = ([header] if args.plot_only else []) + [f"[{name}] {status} in {time.time() - t0:.0f}s"]
@@ -306,12 +313,10 @@ def main(argv=None):
         f.write(report.make_report(results))
     print(f"wrote {path}")
     if not args.quick and os.path.abspath(results) == os.path.abspath("results"):
-        if report.update_readme(results, blocks={"redraw": redraw_table(args)}):
-            print("updated the generated blocks of README.md")
-        if report.update_readme(results, path=os.path.join("docs", "choices.md")):
-            print("updated the generated blocks of docs/choices.md")
-        train.atomic_write(os.path.join("docs", "results.md"), lambda f: f.write(report.results_page(results) + "\n"))
-        print("wrote docs/results.md")
+        for page, blocks in (("README.md", None), (os.path.join("docs", "running.md"), {"redraw": redraw_table(args)}),
+                             (os.path.join("docs", "choices.md"), None)):
+            if report.update_readme(results, path=page, blocks=blocks):
+                print(f"updated the generated blocks of {page}")
     for claim, (verdict, _) in report.verdicts(results).items():
         print(f"  {claim:4s} {verdict}")
     if failed:       # the report is written from what did run, but a failed study is never a success

@@ -60,11 +60,12 @@ def run_key(cfg):
 # ---------------------------------------------------------------------------------------
 # Files: whole or not at all
 
-def write_json(path, obj):
+def write_json(path, obj, digits=12):
     """A summary, its floats at 12 significant digits: statistics computed from the same stored
     runs differ in the last bits between CPUs (numpy's kernels sum in another order), and
-    rounded they write the same file on every machine, so a redraw is byte-identical."""
-    atomic_write(path, lambda f: json.dump(_round(obj, 12), f))
+    rounded they write the same file on every machine, so a redraw is byte-identical. An
+    iterative fit (L-BFGS) can differ further down than that: its summary keeps fewer digits."""
+    atomic_write(path, lambda f: json.dump(_round(obj, digits), f))
 
 
 def read_json(path):

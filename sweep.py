@@ -65,7 +65,7 @@ def regime_arg(name):
     return name
 
 
-# The quick presets' model (docs/quick.md): the paper's architecture on p = 43 with
+# The quick presets' model (docs/running.md, "Quick presets"): the paper's architecture on p = 43 with
 # 60% of the pairs for training and lr 3e-3, so that a preset's few runs end in about two
 # minutes on two cores. Measured here (seed 0, 4,000 epochs): `fresh` groks at epoch 730,
 # `fixed` with lambda 0.3 at 910, `fixed` at lambda 0 never -- the contrast of the paper scale.

@@ -125,7 +125,7 @@ def get_parser():
            "short goes on from there when started again (0 = never)")
     a("--device", default="auto", help="auto | cpu | cuda")
     a("--amp", default="off", help="off | bf16: autocast the matmuls to bfloat16 (CPU or CUDA); the loss "
-                                   "stays float64. Changes the trajectory: docs/speed.md")
+                                   "stays float64. Changes the trajectory: docs/running.md, Speed")
     a("--compile", nargs="?", const="inductor", default=None,
       help="torch.compile the forward pass (backend, default inductor; 'eager' only traces)")
     a("--threads", type=int, default=0, help="torch CPU threads (0 = torch's default)")

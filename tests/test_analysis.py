@@ -3,7 +3,8 @@ whose truth is known, and phase marks. Version 2: tests/test_rules.py."""
 import numpy as np
 import pytest
 
-import analysis as A
+import analysis
+from verdicts import rules as A
 
 BUDGET = 10000
 
@@ -21,10 +22,10 @@ def test_clopper_pearson_matches_closed_forms():
 def test_censored_median():
     assert A.censored_median([100, None, 300], BUDGET) == (300.0, False)
     assert A.censored_median([100, None, None], BUDGET) == (BUDGET, True)
-    assert A.fmt_median([None, None], BUDGET) == "> 10000"
+    assert analysis.fmt_median([None, None], BUDGET) == "> 10000"
     assert A.censored_median([100, 200], BUDGET) == (150.0, False)
     assert A.censored_median([100, None], BUDGET) == ((100 + BUDGET) / 2, True)     # a lower bound
-    assert A.fmt_median([100, None], BUDGET) == "> 5050"
+    assert analysis.fmt_median([100, None], BUDGET) == "> 5050"
 
 
 def test_clean_speedup_is_reproduced():
@@ -116,7 +117,7 @@ def history(train_acc, test_acc, frac_struct, info_mass, grad):
 def test_phase_marks_treat_epoch_zero_as_an_epoch():
     # structure already met at epoch 0: t_struct = 0 must not be read as "missing"
     h = history([0, 1, 1, 1], [0, 0.1, 0.6, 1], [1, 1, 1, 1], [0.4] * 4, [1, 2, 0.01, 0.01])
-    m = A.phase_marks(h)
+    m = analysis.phase_marks(h)
     assert m["t_struct"] == 0 and m["t_mem"] == 10 and m["t_grok"] == 30
     # the plateau window ends at t_struct when it is 0... which lies before t_mem: it is [t_mem, t_mem]
     assert m["grad_collapse"] == pytest.approx(1.0)
@@ -128,15 +129,15 @@ def test_paper_regime_checks():
     h = history((ep >= 300).astype(float).tolist(), np.clip((ep - 900) / 200, 0, 1).tolist(),
                 (ep >= 800).astype(float).tolist(), np.where(ep < 600, 0.2, 0.45).tolist(),
                 np.where(ep <= 300, 1.0, 0.01).tolist())
-    m = A.phase_marks(h)
+    m = analysis.phase_marks(h)
     assert m["t_found"] == 600 and m["t_mem"] == 300          # mass 0.45 > 0.25 from epoch 600
-    checks = A.paper_regime_checks(m, budget=1190)
+    checks = analysis.paper_regime_checks(m, budget=1190)
     assert all(checks.values()), (m, checks)
     early = dict(m, mass_at_mem=0.3)
-    assert not A.paper_regime_checks(early, 1190)["diffuse_at_mem"]
-    assert not A.paper_regime_checks(dict(m, t_rise=m["t_mem"] + 100), 1190)["starved_plateau"]
-    assert not A.paper_regime_checks(dict(m, t_grok=None), 1190)["groks"]
-    assert not A.paper_regime_checks(dict(m, t_struct=m["t_rise"] + 10), 1190)["condenses_first"]
+    assert not analysis.paper_regime_checks(early, 1190)["diffuse_at_mem"]
+    assert not analysis.paper_regime_checks(dict(m, t_rise=m["t_mem"] + 100), 1190)["starved_plateau"]
+    assert not analysis.paper_regime_checks(dict(m, t_grok=None), 1190)["groks"]
+    assert not analysis.paper_regime_checks(dict(m, t_struct=m["t_rise"] + 10), 1190)["condenses_first"]
 
 
 def test_level_verdict():
@@ -188,7 +189,7 @@ def test_runs_that_never_grok_at_the_strongest_decay_are_no_floor_and_refute_the
 
 def test_held_from_skips_a_threshold_met_and_lost():
     h = {"epoch": [0, 10, 20, 30, 40, 50], "frac": [0.2, 0.995, 0.7, 0.99, 1.0, 0.999]}
-    assert A.first_epoch(h, "frac", 0.99) == 10
-    assert A.held_from(h, "frac", 0.99) == 30           # met at 10, lost at 20, held from 30 on
-    assert A.held_from({"epoch": [0, 10], "frac": [1.0, 0.5]}, "frac", 0.99) is None   # lost at the end
-    assert A.held_from({"epoch": [0, 10], "frac": [1.0, 1.0]}, "frac", 0.99) == 0       # epoch 0 is an epoch
+    assert analysis.first_epoch(h, "frac", 0.99) == 10
+    assert analysis.held_from(h, "frac", 0.99) == 30           # met at 10, lost at 20, held from 30 on
+    assert analysis.held_from({"epoch": [0, 10], "frac": [1.0, 0.5]}, "frac", 0.99) is None   # lost at the end
+    assert analysis.held_from({"epoch": [0, 10], "frac": [1.0, 1.0]}, "frac", 0.99) == 0       # epoch 0 is an epoch

@@ -1,15 +1,16 @@
-"""The sensitivity study (exp_choices.py, docs/sensitivity.md): its cells are the registered
+"""The sensitivity study (beyond/choices.py, docs/sensitivity.md): its cells are the registered
 ones, its runs are shared with the figures', and each reading is judged by its claim's rules."""
 import itertools
 
 import pytest
 
 import analysis
-import exp_choices as E
+from verdicts import rules
+from beyond import choices as E
 import exp_fig2_ablation
-import exp_regime_map
+from beyond import regime_map as exp_regime_map
 import optim
-import report
+from verdicts import report
 import store
 import sweep
 import train
@@ -137,25 +138,16 @@ def test_amendment_6_confirms_the_default_on_held_out_seeds_or_leaves_the_answer
              "followup": {E.HEADLINE_DEFAULT: {"verdict": "reproduced", "answer": "changes", "parts": {"p": part}}}}
         v.update(E.judge({"confirm": c["confirm"]}, results, args))
         row = E.attach_followup(v)["headline"][E.HEADLINE_DEFAULT]
-        store.write_json(str(tmp_path / "choices.json"), {"verdicts": {"headline": {E.HEADLINE_DEFAULT: row}}})
-        return row, report.more_seeds_sentence(str(tmp_path))
-    row, said = judged(lambda s: fake(round((3000 + 10 * s) / 1.2 * (0.7 if s % 2 else 1.3))))   # 1.2x, scattered
+        return row
+    row = judged(lambda s: fake(round((3000 + 10 * s) / 1.2 * (0.7 if s % 2 else 1.3))))   # 1.2x, scattered
     assert report.headline_answer(row) == ("changes", " (seeds 0-24 pooled, confirmed on held-out seeds 25-64, "
                                                       "amendments 5 and 6; on seeds 0–4: not decided)")
-    assert "On held-out seeds 25-64 alone (amendment 6) it is 1.2" in said and said.endswith(": confirmed.")
     assert "; amendment 6, held-out seeds 25-64 alone: **confirmed**, reproduced" in report.held_out_note("headline", row)
-    lead = report.often_clause(str(tmp_path), "FIVE")          # the README's answer leads with the confirmed speed-up
-    assert lead.startswith(", and 1.2") and "(`fresh`, 40 held-out seeds;" in lead and "could not see (FIVE)" in lead
-    assert lead.endswith("not only there.")
-    row, said = judged(lambda s: fake(round((3000 + 10 * s) * (0.9 if s % 2 else 1.1))))         # 1x
+    row = judged(lambda s: fake(round((3000 + 10 * s) * (0.9 if s % 2 else 1.1))))         # 1x
     assert not row["followup"]["confirm"]["confirms"] and report.headline_answer(row)[0] == "not decided"
-    assert "not confirmed, so the answer \"only where they are rarely redrawn\" is not decided at" in said
     assert "changes, not confirmed on held-out seeds 25-64" in report.headline_answer(row)[1]
-    assert report.often_clause(str(tmp_path), "FIVE") == ", and by no detectable amount when they are redrawn more often (FIVE)." + said
     row["followup"]["confirm"] = {"stored": 7, "runs": 80, "seeds": "held-out seeds 25-64"}
-    store.write_json(str(tmp_path / "choices.json"), {"verdicts": {"headline": {E.HEADLINE_DEFAULT: row}}})
     assert report.headline_answer(row)[0] == "changes"               # amendment 5's, until its runs are in
-    assert report.more_seeds_sentence(str(tmp_path)).endswith("(Its confirmation on held-out seeds 25-64, amendment 6: 7 of 80 runs stored.)")
 
 
 def test_the_default_judged_by_the_headline_rule_is_not_decided_as_amendment_3_says():
@@ -283,69 +275,6 @@ def test_a_reading_reproduced_on_seeds_0_4_is_confirmed_on_the_same_cells_at_see
     assert report.held_out_note("headline", row) == "" and report.held_out_note("c2", {"verdict": "inconclusive"}) == ""
 
 
-def test_the_readme_answer_says_what_the_readings_change(tmp_path):
-    """The registration: the README's answer says under which reading a claim is reproduced
-    (and whether held-out seeds confirmed it) and under which variants the answer changes."""
-    assert report.readings_sentence(str(tmp_path)) == ""              # nothing run: nothing said
-    v = {"c2": {"C2-W": {"verdict": "reproduced"}, "C2-G": {"verdict": "inconclusive"}},
-         "headline": {"init scale x2": {"verdict": "inconclusive", "answer": "changes"},
-                      "separate vocabulary": {"verdict": "reproduced", "answer": "holds"}}}
-    store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
-    said = report.readings_sentence(str(tmp_path))
-    assert "C2 is reproduced under reading C2-W on seeds 0–4, held-out confirmation pending" in said
-    assert 'the registered answer "only where distractors are rarely redrawn" changes under init scale x2' in said
-    assert "holds under separate vocabulary" in said
-    assert "C2-G" not in said and "default" not in said
-    v["headline"][report.HEADLINE_DEFAULT] = {"verdict": "inconclusive", "answer": "not decided"}
-    store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
-    said = report.readings_sentence(str(tmp_path))          # the reference row is no variant
-    assert said.count("(by the same rule, the default's own cells: not decided)") == 1
-    assert said.rstrip(".").endswith("(by the same rule, the default's own cells: not decided)")
-    assert "under init scale x2, separate" not in said and "regime map's cells" not in said
-    v["headline"][report.HEADLINE_DEFAULT]["followup"] = {"answer": "holds", "seeds": "seeds 0-24 pooled"}
-    v["headline"]["init scale x2"]["followup"] = {"answer": "not decided", "seeds": "held-out seeds 5-14"}
-    store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
-    said = report.readings_sentence(str(tmp_path))          # amendment 5's answers, the seeds-0-4 ones beside
-    assert ("is not decided under init scale x2 (held-out seeds 5-14, amendment 5; on seeds 0–4: changes) "
-            "(by the same rule, the default's own cells: holds, seeds 0-24 pooled, amendment 5; on seeds 0–4: not decided)") in said
-    del v["headline"][report.HEADLINE_DEFAULT]
-    v["c2"]["C2-W"]["heldout"] = {"verdict": "not reproduced"}
-    store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
-    assert "not on held-out seeds (not reproduced), so its verdict stands" in report.readings_sentence(str(tmp_path))
-    v["c2"]["C2-W"]["heldout"] = {"verdict": "reproduced"}
-    store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
-    assert "C2-W, confirmed on held-out seeds 5–9" in report.readings_sentence(str(tmp_path))
-    store.write_json(str(tmp_path / "choices.json"), {"verdicts": v, "readings": {"C2-W": "what it does"}})
-    assert "reading C2-W (what it does), confirmed" in report.readings_sentence(str(tmp_path))
-
-
-def test_the_readme_answer_gives_the_default_at_amendment_5s_seeds(tmp_path):
-    """The README's first paragraph adds the default's fresh part at the seeds amendment 5 ran,
-    in words that follow its verdict and the registered answer; nothing until it is judged."""
-    import math
-    assert report.more_seeds_sentence(str(tmp_path)) == ""
-    def said(verdict, lo, hi, answer):
-        part = {"verdict": verdict, "n": 25, "estimate": math.log(1.2), "ci": [math.log(lo), math.log(hi)]}
-        row = {"answer": "not decided", "followup": {"parts": {"speed-up under fresh (lambda 0.3)": part}, "answer": answer,
-                                                      "seeds": "seeds 0-24 pooled"}}
-        store.write_json(str(tmp_path / "choices.json"), {"verdicts": {"headline": {report.HEADLINE_DEFAULT: row}}})
-        return report.more_seeds_sentence(str(tmp_path))
-    got = said("reproduced", 1.02, 1.42, "changes")
-    assert "At 25 seeds under `fresh`" in got and "1.20× [1.02, 1.42], small" in got
-    assert "pays off where distractors are redrawn every epoch too" in got and '"only where they are rarely redrawn" changes' in got
-    got = said("not reproduced", 0.95, 1.2, "holds")
-    assert "below the 1.25× that counts" in got and "redrawn every epoch too" not in got and '" holds at' in got
-    assert '" is not decided at' in said("inconclusive", 0.9, 1.5, "not decided")
-    row = {"answer": "not decided", "followup": {"answer": "changes", "seeds": "seeds 0-24 pooled", "parts": {"p": {
-        "verdict": "reproduced", "n": 25, "estimate": math.log(1.2), "ci": [math.log(1.02), math.log(1.42)]}},
-        "added_seeds_alone": {"verdict": "inconclusive", "n": 20, "estimate": math.log(1.2), "ci": [math.log(0.99), math.log(1.45)]}}}
-    store.write_json(str(tmp_path / "choices.json"), {"verdicts": {"headline": {report.HEADLINE_DEFAULT: row}}})
-    assert "1.20× [1.02, 1.42] (the 20 added seeds alone: 1.20× [0.99, 1.45], inconclusive), small" in report.more_seeds_sentence(str(tmp_path))
-    store.write_json(str(tmp_path / "choices.json"), {"verdicts": {"headline": {report.HEADLINE_DEFAULT: {
-        "answer": "not decided", "followup": {"stored": 3, "runs": 50}}}}})
-    assert report.more_seeds_sentence(str(tmp_path)) == ""
-
-
 def test_the_c10_panel_shows_each_runs_plateau_contraction_and_drops_runs_with_no_plateau(monkeypatch):
     """C10's panel draws what rule 5 judges: analysis.plateau_contraction per run; a run with
     no plateau to measure (None) gives no point, as it gives the rule no seed."""
@@ -373,10 +302,10 @@ def test_c10_with_no_plateau_is_untestable_here_with_why_and_judged_by_rule_5_wh
 
     early = E.judge_c10({"run": {s: run(600, 150, 1600, 25.0) for s in range(5)}})
     v = early["the MLP norm contracts on the plateau"]
-    assert v["verdict"] == analysis.UNTESTABLE and v["n"] == 0
+    assert v["verdict"] == rules.UNTESTABLE and v["n"] == 0
     assert "5 of 5 seeds memorized; 5 of them met B_tau first" in v["reason"]
     late = E.judge_c10({"run": {s: run(600, 2000, 2500, 20.0) for s in range(6)}})["the MLP norm contracts on the plateau"]
-    assert late["verdict"] == analysis.REPRODUCED and late["n"] == 6       # 30 -> 20 on every plateau
+    assert late["verdict"] == rules.REPRODUCED and late["n"] == 6       # 30 -> 20 on every plateau
 
 
 def test_each_claims_readings_end_in_the_registered_rules_outcome(tmp_path):
@@ -397,8 +326,6 @@ def test_each_claims_readings_end_in_the_registered_rules_outcome(tmp_path):
     v = {"c6": {"a": no, "b": inc}, "c1": {"a": no}, "c2": {"a": yes({"verdict": "reproduced"})},
          "c10": {"a": {"stored": 0, "runs": 5}}}
     store.write_json(str(tmp_path / "choices.json"), {"verdicts": v})
-    said = report.readings_sentence(str(tmp_path))
-    assert "C6 and C1 keep their verdict under every registered reading" in said and "C10" not in said
     block = "\n".join(report.choices_block(str(tmp_path)))
     assert "- C6 (entropy, sparsity): by the registered rule, **the default's verdict stands**" in block
     assert "- C10 (contraction under the chosen mapping): by the registered rule, **not decided yet**" in block

@@ -1,10 +1,10 @@
-"""exp_critical.py (docs/critical.md): the logistic transition, the two censored models of
+"""beyond/critical.py (docs/critical.md): the logistic transition, the two censored models of
 t_grok and H6c's committed prediction."""
 import numpy as np
 import pytest
 
-import exp_critical as E
-import report
+from beyond import critical as E
+from verdicts import report
 
 LAMS = [0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.05, 0.1, 0.2, 0.3, 1.0]
 
@@ -94,7 +94,6 @@ def test_held_out_cells_and_h6b_as_registered():
 
 
 def test_each_held_out_cell_is_reported_against_both_predictions():
-    import report
     cell = {"grok": {"10": 21000, "11": None, "12": 39000, "13": 25000, "14": 45000},
             "paper": {"median": 20000.0, "share": {"20000": 0.5, "40000": 0.93}},
             "threshold": {"median": 46000.0, "share": {"20000": 0.02, "40000": 0.36}}}

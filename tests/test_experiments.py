@@ -14,7 +14,8 @@ import store
 import sweep
 import train
 import analysis
-import report
+from verdicts import rules
+from verdicts import report
 
 TINY = ["--p", "7", "--epochs", "30", "--seeds", "0", "--stop-after", "5"]
 
@@ -23,20 +24,22 @@ def dirs(tmp_path):
     return ["--runs-dir", str(tmp_path / "runs"), "--results-dir", str(tmp_path / "res")]
 
 
-def test_fig3_prints_and_draws_the_verdict_report_gives(tmp_path, capsys):
-    """Figure 3 in fixed distractors, redrawn from the committed store: the script prints rules
-    v3's Eq. 7 verdict, the one REPORT.md gives C3f (it had printed v2's "not decided"); grokking
-    epochs are integers, so the numbers are the same on any machine."""
+def test_fig3_redraws_and_reproduce_prints_the_verdict_report_gives(tmp_path, capsys):
+    """Figure 3 in fixed distractors, redrawn from the committed store: the script prints its
+    table and no verdict; the parts reproduce.py prints after it are rules v3's, the ones REPORT.md
+    gives C3f; grokking epochs are integers, so the numbers are the same on any machine."""
     seeds = [str(s) for s in range(10)]
     exp_fig3_kl.main(["--plot-only", "--regime", "fixed", "--epochs", "20000", "--lam", "0", "0.01", "0.02", "0.03",
                       "0.05", "0.1", "0.2", "0.3", "1", "--seeds", *seeds, "--store", os.path.join("results", "store"),
                       "--results-dir", str(tmp_path)])
     out = capsys.readouterr().out
+    assert "lambda  grok epoch per seed" in out and "reproduced" not in out
+    out = report.study_parts_text(str(tmp_path), "fig3_fixed")
     assert "(Eq. 7): not reproduced, n = 10, beta 4.21 [3.04, 5.38]" in out
     assert "the prior removes the plateau (t_grok(0) / t_grok(lambda = 1)): reproduced" in out
     d = json.loads((tmp_path / "fig3_kl_fixed_seeds0-9_lam0_0.01_0.02_0.03_0.05_0.1_0.2_0.3_1.json").read_text())
     assert report.fig3_room(d) == report.ROOM_C3F
-    assert report.fig3_parts_v3(d, "x") == report._fig3_parts(d, "x", analysis.RULES["v3"], report.ROOM_C3F)
+    assert report.fig3_parts_v3(d, "x") == report._fig3_parts(d, "x", rules.RULES["v3"], report.ROOM_C3F)
 
 
 def test_fig1_script(tmp_path, capsys):
@@ -133,7 +136,8 @@ def test_appendix_priors_and_teacher_stage(tmp_path, capsys):
     assert store.run_key(base) in store.run_key(teacher)                # and named in the teacher's key
     res = json.loads((tmp_path / "res" / "fig6_priors.json").read_text())
     assert set(res["grok"]) == {"baseline", "kl", "entropy", "teacher", "kl@0.1", "entropy@0.1"}
-    assert "entropy@0.1 faster than baseline" in out and res["low_lam"] == 0.1
+    assert res["low_lam"] == 0.1 and "faster than baseline" not in out     # the secondary comparisons are REPORT.md's
+    assert "entropy@0.1 faster than baseline" in report.priors_secondary(res)
 
 
 def test_appendix_optimizers_predicted_rates(tmp_path):
@@ -235,16 +239,17 @@ def test_a_tasks_summary_of_its_own_covers_the_tasks_asked_for(tmp_path, capsys)
 def test_report_reads_every_study_summary(studies):
     """report.make_report understands what the scripts write: every appendix claim gets
     a measured line, none is 'not run'."""
-    import report as report_module
+    from verdicts import report as report_module
     root, outputs = studies
     report = report_module.make_report(str(root / "res"))
     lines = {l.split(" | ")[0][2:]: l for l in report.splitlines() if l.startswith("| C")}
     for claim in ("C6", "C7", "C8", "C9", "C10"):
         assert "**not run**" not in lines[claim], lines[claim]
     assert "error:" not in report
-    # each study ends with its claim's verdict by the rules, never a bare yes/no
+    # a figure script prints its measurements, never a verdict; the verdicts are REPORT.md's
     for study, out in outputs.items():
-        assert "Verdict by the repository's rules" in out and "[yes]" not in out, study
+        assert "Verdict by the repository's rules" not in out and "[yes]" not in out, study
+        assert "reproduced" not in out.replace("not reproduced", ""), study
 
 
 def test_distributed_condition_epochs():
@@ -257,7 +262,7 @@ def test_distributed_condition_epochs():
 def test_regime_map_script(tmp_path, capsys):
     """The map end to end on the baseline row (7 refresh rates, one tiny run each), then
     redrawn from the store alone with no training."""
-    import exp_regime_map
+    from beyond import regime_map as exp_regime_map
     exp_regime_map.main(TINY + dirs(tmp_path) + ["--part", "baseline"])
     out = capsys.readouterr().out
     assert "training 7 of 7 runs" in out and "Selection for the held-out confirmation" in out and "not decided" in out
@@ -272,7 +277,7 @@ def test_regime_map_script(tmp_path, capsys):
 
 
 QUICK_COMMANDS = [("exp_fig1_phases", []), ("exp_fig2_ablation", []), ("exp_fig3_kl", []), ("exp_fig4_tickets", []),
-                  ("exp_regime_map", [])] + [("exp_appendix", [study]) for study in (
+                  ("beyond.regime_map", [])] + [("exp_appendix", [study]) for study in (
                       "bound", "priors", "frozen", "optimizers", "routing", "lengths", "dims", "heads", "tasks")]
 
 

@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-import analysis as A
-import power
+from verdicts import rules as A
+from verdicts import power
 
 
 def test_t_decided_is_the_t_intervals_own_error_rate_at_no_effect_and_one_at_a_large_one():

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-import report
+from verdicts import report
 import reproduce
 
 SEEDS = [0, 1, 2, 3, 4]
@@ -114,13 +114,14 @@ def test_readme_blocks_are_generated(tmp_path):
     readme = tmp_path / "README.md"
     start, end = report.block_markers("verdicts")
     s2, e2 = report.block_markers("redraw")
-    readme.write_text(f"intro\n{start}\nstale\n{end}\nmiddle\n{s2}\nold\n{e2}\nrest\n")
+    readme.write_text(f"intro\n{start}\nSTALE-TEXT\n{end}\nmiddle\n{s2}\nOLD-TEXT\n{e2}\nrest\n")
     write(tmp_path, "fig1_fresh_lam0.json", {"rows": {s: marks(500) for s in "abcdef"}, "budget": 1000})
     assert report.update_readme(str(tmp_path), str(readme), blocks={"redraw": "new table"})
     text = readme.read_text()
-    assert "stale" not in text and "old" not in text and text.startswith("intro\n") and text.endswith("rest\n")
+    assert "STALE-TEXT" not in text and "OLD-TEXT" not in text and text.startswith("intro\n") and text.endswith("rest\n")
     assert "\nmiddle\n" in text and f"{s2}\nnew table\n{e2}" in text
-    assert "| C1 four phases | **not reproduced** | 6 | diffuse attention at memorization" in text   # mass 0.3
+    assert "| C1 | four phases | **not reproduced** | diffuse attention at memorization" in text   # mass 0.3
+    assert text.split("| C1 |")[1].split("\n")[0].endswith("| 6 |")
 
 
 def _blocks(text):
@@ -128,31 +129,17 @@ def _blocks(text):
     return dict(re.findall(r"<!-- generated: (\w+) .*?-->\n(.*?)\n<!-- end of generated: \1 -->", text, flags=re.S))
 
 
-def test_the_readme_numbers_are_generated_from_the_committed_results(monkeypatch):
-    """The README's answer, verdict table and gallery, and docs/results.md, are exactly what
-    report.py makes from the committed summaries: every number they quote is traced to
-    stored runs. Outside the generated blocks and the code, the README states no measured
-    number."""
-    import re
+def test_the_generated_pages_are_current(monkeypatch):
+    """docs/choices.md's generated blocks are what report.py makes from the committed summaries
+    (the README's claim table: tests/test_readme.py), and docs/running.md has its redraw table."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    text = open(os.path.join(root, "README.md")).read()
-    page = open(os.path.join(root, "docs", "results.md")).read()
-    blocks = _blocks(text)
-    assert set(blocks) == {"answer", "verdicts", "redraw", "beyond", "gallery", "critical"}
     monkeypatch.chdir(root)                               # the generators read results/ as a clone has it
-    for name, make in report.README_BLOCKS.items():
-        assert blocks[name] == make("results"), f"README block {name!r} is stale: python reproduce.py --report-only"
-    assert page == report.results_page("results") + "\n", "docs/results.md is stale: python reproduce.py --report-only"
     tried = _blocks(open(os.path.join(root, "docs", "choices.md")).read())
     assert set(tried) == set(report.TRIED_BLOCKS), "docs/choices.md: one 'what else we tried' block per choice"
     for name, make in report.TRIED_BLOCKS.items():
         assert tried[name] == make("results"), f"docs/choices.md block {name!r} is stale: python reproduce.py --report-only"
-    prose = re.sub(r"<!-- generated: (\w+) .*?<!-- end of generated: \1 -->", "", text, flags=re.S)
-    prose = re.sub(r"```.*?```", "", prose, flags=re.S)
-    prose = prose.split("\n## Files")[0]                  # the file and formula tables cite, not measure
-    prose = re.sub(r"`[^`]*`|\([^)]*\.(?:md|png)\)|arXiv \d+\.\d+", "", prose)
-    numbers = re.findall(r"\d+(?:[.,]\d+)+|\d+\s*(?:×|x\b|%)|\b\d{3,}\b", prose)
-    assert not numbers, f"the README's prose quotes numbers no generator made: {numbers}"
+    running = _blocks(open(os.path.join(root, "docs", "running.md")).read())
+    assert set(running) == {"redraw"} and running["redraw"].count("| `python ") == len(reproduce.studies.STUDIES)
 
 
 def test_c11_parts_untestable_by_premise_match_the_committed_runs():
@@ -332,7 +319,7 @@ def test_a_plan_study_decides_only_the_parts_it_was_run_for(tmp_path):
     assert f"{plateau} (fig3_plan): inconclusive -> reproduced" in moved
 
 
-def test_each_gallery_row_shows_its_own_figures_parts(tmp_path, capsys):
+def test_each_study_section_shows_its_own_figures_parts(tmp_path, capsys):
     """Two figures of one claim (routing and lengths: C7) each show the part their own runs give."""
     write(tmp_path, "fig8_routing.json", {"budget": 10000, "seeds": SEEDS,
                                           "grok": {"baseline": [500] * 5, "kl": [900, 950, 1000, 920, 990]}})
@@ -343,24 +330,25 @@ def test_each_gallery_row_shows_its_own_figures_parts(tmp_path, capsys):
     assert report.study_parts(str(tmp_path), "heads") is None                   # no summary
     for f in ("fig8_routing.png", "fig8_lengths.png"):
         (tmp_path / f).write_bytes(b"")
-    rows = {r.split("<br>")[0]: r for r in report.gallery(str(tmp_path)).splitlines() if "<br>" in r}
-    assert "**not reproduced** (C7): KL faster under dynamic routing" in rows["| Figure 8 (left): dynamic routing (fresh)"]
-    lengths = rows["| Figure 8 (right): longer test sequences"]
+    text = "\n".join(report.studies_section(str(tmp_path)))
+    sections = {block.split("\n")[0]: block for block in text.split("\n### ")[1:]}
+    routing = sections["Figure 8 (left): dynamic routing (fresh)"]
+    assert '<img src="fig8_routing.png"' in routing and "- KL faster under dynamic routing: **not reproduced**" in routing
+    lengths = sections["Figure 8 (right): longer test sequences"]
     assert "KL keeps higher accuracy" in lengths and "dynamic routing" not in lengths
     assert "KL-trained models degrade less" in lengths          # the paper's line for this figure
-    report.print_parts(str(tmp_path / "fig8_lengths.json"))    # a study's printout: its own parts only
-    out = capsys.readouterr().out
+    out = report.study_parts_text(str(tmp_path), "lengths")     # a study's printout: its own parts only
     assert "KL keeps higher accuracy" in out and "dynamic routing" not in out and "claim C7" in out
 
 
 def test_the_figure_notes_quote_only_generated_numbers():
     """docs/figures.md is hand-written, but every number it quotes (outside code, links and the
-    verbatim pre-registration, a quote) appears in a generated page, docs/results.md or
-    results/REPORT.md: a note cannot keep a number its data no longer give."""
+    verbatim pre-registration, a quote) appears in the generated results/REPORT.md: a note cannot
+    keep a number its data no longer give."""
     import re
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     notes = open(os.path.join(root, "docs", "figures.md")).read()
-    generated = open(os.path.join(root, "docs", "results.md")).read() + open(os.path.join(root, "results", "REPORT.md")).read()
+    generated = open(os.path.join(root, "results", "REPORT.md")).read()
     generated = re.sub(r"(?<=\d),(?=\d{3})", "", generated)           # 12,399 in a page is 12399 in a note too
     prose = "\n".join(l for l in notes.splitlines() if not l.startswith(">"))
     prose = re.sub(r"`[^`]*`|\]\([^)]*\)", "", prose)
@@ -512,7 +500,6 @@ def test_a_stored_config_without_a_later_flag_meets_the_same_setting_asked_for_n
 
 
 def test_a_table_cell_is_cut_at_a_word_and_never_holds_a_pipe():
-    import report
     text = "diffuse attention at memorization (informative mass <= 0.25; uniform 0.2)"
     assert report.short_cell(text, 44) == "diffuse attention at memorization…"   # not "(informat…"
     assert report.short_cell(text, 48) == "diffuse attention at memorization (informative…"

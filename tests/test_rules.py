@@ -1,13 +1,14 @@
-"""The verdict rules, versions 3 and 2 (analysis.py, STATS.md): closed forms, the referee's cases, and
-the operating characteristics measured by simulate_rules.py held to STATS.md's table."""
+"""The verdict rules, versions 3 and 2 (analysis.py, docs/stats.md): closed forms, the referee's cases, and
+the operating characteristics measured by simulate_rules.py held to docs/stats.md's table."""
 import math
 import os
 
 import numpy as np
 import pytest
 
-import analysis as A
-import simulate_rules as S
+import analysis
+from verdicts import rules as A
+from verdicts import simulate as S
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUDGET = 10000
@@ -168,7 +169,7 @@ def table():
 
 
 def test_operating_characteristics_are_those_stated_in_stats_md(table):
-    stated = S.read(os.path.join(ROOT, "STATS.md"))
+    stated = S.read(os.path.join(ROOT, "docs", "stats.md"))
     assert len(stated) == len(table)
     for row in table:
         want = stated[(row["rule"], row["scenario"], row["n"])]
@@ -286,8 +287,8 @@ def test_v3_levels_judge_a_quantity_not_a_count():
 
 
 def test_v3_exact_inequality_on_every_point():
-    assert A.thinned_points(range(0, 1000, 10), [0] * 100) == (10, 0)
-    assert A.thinned_points([0, 10, 150, 160], [0, 2, 0, 0]) == (2, 1)
+    assert analysis.thinned_points(range(0, 1000, 10), [0] * 100) == (10, 0)
+    assert analysis.thinned_points([0, 10, 150, 160], [0, 2, 0, 0]) == (2, 1)
     clean = A.exact_inequality_verdict({s: 100 for s in range(5)}, {s: 0 for s in range(5)})
     assert clean["verdict"] == A.REPRODUCED and clean["ci"][1] == pytest.approx(1 - 0.025 ** (1 / 500))
     few = A.exact_inequality_verdict({s: 60 for s in range(5)}, {s: 0 for s in range(5)})

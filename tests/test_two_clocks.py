@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-import exp_two_clocks as tc
+from beyond import two_clocks as tc
 import store
 import train
 
@@ -130,8 +130,8 @@ def test_script_end_to_end_on_a_tiny_config(tmp_path):
 def test_each_clock_panel_draws_its_law():
     """The H2 panel on a synthetic 1/wd law (no floor, cap 10k): medians, rule 6's slope over
     the room, and H3's fitted law, each a labelled line."""
-    import analysis as A
     import plots
+    from verdicts import rules as A
     times = {1 / wd: {s: round(1500 / wd * (1 + 0.02 * s)) for s in range(5)} for wd in (0.5, 1, 2, 4)}
     v = A.scaling_verdict(times, 10000, "1/wd")
     assert v["verdict"] == "reproduced" and v["estimate"] == pytest.approx(1.0, abs=1e-6)
@@ -201,8 +201,8 @@ def test_h1c_judges_the_held_out_seeds_only_and_waits_for_all_its_runs():
 
 
 def test_the_simulated_h3_design_is_the_registered_one():
-    """STATS.md's H3 rows (simulate_rules.composition_rows) simulate the rule as registered."""
-    import simulate_rules as S
+    """docs/stats.md's H3 rows (simulate_rules.composition_rows) simulate the rule as registered."""
+    from verdicts import simulate as S
     assert S.H3_TOLERANCE == tc.TOLERANCE
     assert S.H3_CELLS == len(tc.held_out_cells(tc.parse([])))
     assert S.H3_NEED == math.ceil(tc.HOLD_FRACTION * S.H3_CELLS - 1e-9) == 11     # 80% of 13 cells

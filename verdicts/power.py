@@ -1,11 +1,11 @@
-"""The power plan (rules v3, STATS.md): for every part of a claim that rules v3 leave
+"""The power plan (rules v3, docs/stats.md): for every part of a claim that rules v3 leave
 inconclusive or not decided, how many seeds give an 80% chance of a decision either way,
 computed from that part's own seed scatter in the store, what those seeds cost, and which
 parts the plan runs. A part whose decision costs more than UNTESTABLE_HOURS is "untestable
 here" (rule 7), with its cost; the plan runs the cheapest parts first, up to CAP_HOURS.
 
-    python power.py              # print the plan (about 10 minutes: the scaling parts simulate the rule)
-    python power.py --write      # and write docs/plan.md and results/plan.json (report.py reads it)
+    python -m verdicts.power              # print the plan (about 10 minutes: the scaling parts simulate the rule)
+    python -m verdicts.power --write      # and write docs/plan.md and results/plan.json (report.py reads it)
 
 "Either way": under the paper's effect (a 2x speed-up where the paper gives no size; twice
 the smallest effect that counts for other effects; slope 1 for a law; a property that holds
@@ -25,8 +25,8 @@ from collections import namedtuple
 
 import numpy as np
 
-import analysis as A
-import report
+from verdicts import rules as A
+from verdicts import report
 
 POWER = 0.8
 CAP_HOURS = 25.0             # the whole plan (issue #39)
@@ -111,7 +111,7 @@ DESIGNS = [
 ] + [
     Design("C11", f"{name}: t_grok ~ 1/wd over the named room", "scaling", None, 1.0,
            tuple(f"add_p113_{regime}_{wd}seed{{seed}}_e40000_stop200" for wd in ("wd=0.5_", "", "wd=2_")), 0,
-           f"python exp_regime_map.py --part wd --epochs 40000 --seeds 0 ... N-1 (rho {name})",
+           f"python -m beyond.regime_map --part wd --epochs 40000 --seeds 0 ... N-1 (rho {name})",
            "a 40,000-epoch budget, so that the named room's medians are measured; runs that grokked within "
            "10,000 epochs are derived from the stored ones", budget=40000)
     for regime, name in (("fixed", "fixed"), ("refresh0.001", "rho 0.001"), ("refresh0.003", "rho 0.003"),
@@ -119,7 +119,7 @@ DESIGNS = [
 ] + [
     Design("C11", f"{name}: plateau >= Eq. 5's bound", "property", None, 0.95,
            tuple(f"add_p113_{regime}_{wd}seed{{seed}}_e40000_stop200" for wd in ("wd=0.5_", "", "wd=2_")), 5,
-           "python exp_regime_map.py --part wd --seeds 0 ... N-1", "measured on the same runs as the 1/wd law")
+           "python -m beyond.regime_map --part wd --seeds 0 ... N-1", "measured on the same runs as the 1/wd law")
     for regime, name in (("refresh0.003", "rho 0.003"), ("refresh0.01", "rho 0.01"), ("fresh", "fresh"))
 ]
 

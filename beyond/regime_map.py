@@ -1,10 +1,10 @@
 """Where the paper's story holds: a map over distractor refresh rho, weight decay and lambda
 (claims C1, C3 and C11; docs/regime_map.md).
 
-    python exp_regime_map.py --jobs 2            # the whole grid, seeds 0-4 (resumes from the store)
-    python exp_regime_map.py --part baseline     # only lambda = 0 at wd = 1 over rho
-    python exp_regime_map.py --plot-only         # redraw the maps from the committed run data
-    python exp_regime_map.py --quick             # fixed vs fresh at lambda 0, the small model, seed 0, ~70 s
+    python -m beyond.regime_map --jobs 2            # the whole grid, seeds 0-4 (resumes from the store)
+    python -m beyond.regime_map --part baseline     # only lambda = 0 at wd = 1 over rho
+    python -m beyond.regime_map --plot-only         # redraw the maps from the committed run data
+    python -m beyond.regime_map --quick             # fixed vs fresh at lambda 0, the small model, seed 0, ~70 s
 
 The grid (paper config everywhere except the axis varied; 10k epochs; stop 200 after grokking):
   baseline  rho in RHOS, wd 1, lambda 0                 the pre-registered criterion's runs
@@ -20,8 +20,9 @@ import os
 import numpy as np
 
 import analysis
+from verdicts import rules
 import plots
-import report
+from verdicts import report
 import store
 import sweep
 
@@ -115,9 +116,9 @@ def analyse(results, cells, seeds, budget):
     for key, cell in out.items():                  # the KL speed-up against the same (rho, wd) baseline
         base = out.get(cell_key(cell["rho"], cell["wd"], 0.0))
         if cell["lam"] > 0 and base is not None:
-            cell["speedup"] = analysis.speedup_verdict(base["grok"], cell["grok"], budget)
-            cell["speedup_v3"] = analysis.speedup_verdict_v3(base["grok"], cell["grok"], budget)
-            cell["speedup_v1"] = analysis.speedup_verdict_v1(base["grok"], cell["grok"], budget)
+            cell["speedup"] = rules.speedup_verdict(base["grok"], cell["grok"], budget)
+            cell["speedup_v3"] = rules.speedup_verdict_v3(base["grok"], cell["grok"], budget)
+            cell["speedup_v1"] = rules.speedup_verdict_v1(base["grok"], cell["grok"], budget)
     return out
 
 
@@ -166,7 +167,7 @@ def c11_law(rho):
     return f"{rho_label(rho)}: t_grok ~ 1/wd"
 
 
-def c11_parts(stats, budget, rules=analysis.RULES["v2"]):
+def c11_parts(stats, budget, R=rules.RULES["v2"]):
     """C11 per distractor regime with a weight-decay sweep: the slope of t_grok on 1/wd (the
     scaling rule) and Eq. 5's bound against the measured plateau t_grok - t_mem (the property
     rule: under rules v2 per seed, all of a seed's grokked runs; under v1 per run)."""
@@ -177,23 +178,23 @@ def c11_parts(stats, budget, rules=analysis.RULES["v2"]):
             continue
         label = rho_label(rho)
         times = {1 / wd: c["grok"] for wd, c in cells.items()}
-        parts[c11_law(rho)] = rules.scaling(times, budget, "1/wd")
+        parts[c11_law(rho)] = R.scaling(times, budget, "1/wd")
         # for information (not part of the verdict): the plateau t_grok - t_mem alone
         plateaus = {1 / wd: {s: e["plateau"] for s, e in c["eq5"].items()} for wd, c in cells.items()}
         if all(p is not None for runs in plateaus.values() for p in runs.values()):
-            fit = analysis.fit_scaling([x for x, r in plateaus.items() for _ in r],
+            fit = rules.fit_scaling([x for x, r in plateaus.items() for _ in r],
                                        [p for r in plateaus.values() for p in r.values()])
             parts[c11_law(rho)]["plateau_slope"] = fit["slope"] if fit else None
         met = {(wd, s): e["plateau"] >= e["bound"] for wd, c in cells.items() for s, e in c["eq5"].items()
                if e["plateau"] is not None and e["bound"] is not None}
-        if rules.version == "v1":
+        if R.version == "v1":
             checks, unit = list(met.values()), "grokked runs whose plateau was at least the bound"
         else:
             seeds = sorted({s for _, s in met}, key=str)
             checks, unit = [all(ok for (_, s2), ok in met.items() if s2 == s) for s in seeds], \
                 "seeds all of whose grokked runs had a plateau at least the bound"
-        parts[f"{label}: plateau >= Eq. 5's bound"] = rules.property(checks, unit)
-        if rules.version == "v1":
+        parts[f"{label}: plateau >= Eq. 5's bound"] = R.property(checks, unit)
+        if R.version == "v1":
             parts[f"{label}: plateau >= Eq. 5's bound"]["n_unit"] = "runs"
     return parts
 
@@ -217,7 +218,7 @@ def print_tables(stats, budget):
     for key, c in stats.items():
         if "speedup" in c:
             v2, v3 = c["speedup"]["verdict"], c["speedup_v3"]["verdict"]
-            print(f"  {key:24s} " + analysis.describe(c["speedup_v3"]).replace("**", "")
+            print(f"  {key:24s} " + rules.describe(c["speedup_v3"]).replace("**", "")
                   + ("" if v2 == v3 else f"  [v2: {v2}]"))
     # for reading the speed-ups: how late the baseline's attention finds the operands (wd 1)
     print(f"\n{'regime (wd 1)':14s} {'base t_found':>12s} {'t_mem':>6s} {'t_grok':>8s} "
@@ -515,14 +516,14 @@ def main(argv=None):
               + "\n".join("  python " + " ".join(cmd) + " --jobs 2" for cmd in selection["commands"]))
     print("\nClaim C11 (abstract, Eq. 5): the baseline's delay grows like 1/wd and lasts at least Eq. 5's bound.")
     c11_now = report.c11_v3(stats.values(), args.epochs, c11)        # the verdict REPORT.md gives
-    for rules, parts in (("rules v3", c11_now), ("rules v2, kept beside (STATS.md)", c11)):
-        print(f" {rules}:")
+    for version, parts in (("rules v3", c11_now), ("rules v2, kept beside (docs/stats.md)", c11)):
+        print(f" {version}:")
         for part, v in parts.items():
-            print(f"  {part}: " + analysis.describe(v).replace("**", ""))
+            print(f"  {part}: " + rules.describe(v).replace("**", ""))
     strip = lambda c: {k: v for k, v in c.items() if k != "marks"}
     store.write_json(os.path.join(args.results_dir, f"regime_map{tag}.json"),
                      {"cells": {k: strip(c) for k, c in stats.items()}, "selection": selection, "c11": c11,
-                      "c11_v1": c11_parts(stats, args.epochs, analysis.RULES["v1"]),
+                      "c11_v1": c11_parts(stats, args.epochs, rules.RULES["v1"]),
                       "budget": args.epochs, "seeds": args.seeds, "criterion": {
                           "found_mass": analysis.FOUND_MASS, "min_plateau": analysis.MIN_PLATEAU,
                           "max_grad_collapse": analysis.MAX_GRAD_COLLAPSE, "min_seeds": analysis.MIN_SEEDS_MEETING}})

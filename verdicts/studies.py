@@ -172,24 +172,24 @@ STUDIES = {
                              "Figure 11: AdamW and its betas at seeds 0-11 (the power plan)",
                              "Optimizer changes alter rates but keep the norm-contractive decay.",
                              plan_for="optimizers"),
-    "regime_map": Study("C11", ["exp_regime_map.py"], "regime_map.json", "regime_map.png",
+    "regime_map": Study("C11", ["-m", "beyond.regime_map"], "regime_map.json", "regime_map.png",
                         "Regime map: rho x wd x lambda (C11)"),
     # the power plan's C11: one refresh rate at 12 seeds and a 40,000-epoch budget, so that the named
     # room's medians are measured (runs that grokked within 10,000 epochs are derived from the map's)
     **{f"regime_map_plan_{label}": Study(
-        "C11", ["exp_regime_map.py", "--part", "baseline", "wd", "--rhos", rho, "--epochs", "40000"] + seeds(12),
+        "C11", ["-m", "beyond.regime_map", "--part", "baseline", "wd", "--rhos", rho, "--epochs", "40000"] + seeds(12),
         f"regime_map_{label}_seeds0-11_e40000.json", f"regime_map_{label}_seeds0-11_e40000_c11.png",
         f"C11 {name} at seeds 0-11, 40k epochs (the power plan)", plan_for="regime_map", plan_parts=f"{name}: ")
        for rho, label, name in (("1", "fresh", "fresh"), ("0.01", "rho0.01", "rho 0.01"))},
     # beyond the paper (docs/two_clocks.md): its own block of REPORT.md, not a claim row
-    "two_clocks": Study("beyond", ["exp_two_clocks.py"], "two_clocks.json", "two_clocks.png",
+    "two_clocks": Study("beyond", ["-m", "beyond.two_clocks"], "two_clocks.json", "two_clocks.png",
                         "Beyond the paper: the two clocks"),
     # the readings the paper leaves open (docs/sensitivity.md, pre-registered 2026-11-25): its own
     # block of REPORT.md, per claim, never part of a claim's verdict
-    "choices": Study("beyond", ["exp_choices.py"], "choices.json", "choices.png",
+    "choices": Study("beyond", ["-m", "beyond.choices"], "choices.json", "choices.png",
                      "The paper's open readings: C1, C2, C6, C10 and the headline"),
     # beyond the paper (docs/critical.md, pre-registered 2026-11-25): a critical prior strength
-    "critical": Study("beyond", ["exp_critical.py"], "critical.json", "critical.png",
+    "critical": Study("beyond", ["-m", "beyond.critical"], "critical.json", "critical.png",
                       "Beyond the paper: a critical prior strength"),
 }
 

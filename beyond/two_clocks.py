@@ -2,10 +2,10 @@
 clock (1/wd)? The study pre-registered in docs/two_clocks.md (first committed to the README,
 0e4f1b5), hypotheses H1-H5.
 
-    python exp_two_clocks.py --jobs 2            # every run (most shared with Figure 3 in fixed)
-    python exp_two_clocks.py --part h1 h2        # the runs of some hypotheses only
-    python exp_two_clocks.py --plot-only         # redraw from the store
-    python exp_two_clocks.py --quick             # the small model, one seed, eight runs
+    python -m beyond.two_clocks --jobs 2            # every run (most shared with Figure 3 in fixed)
+    python -m beyond.two_clocks --part h1 h2        # the runs of some hypotheses only
+    python -m beyond.two_clocks --plot-only         # redraw from the store
+    python -m beyond.two_clocks --quick             # the small model, one seed, eight runs
 
 H1 routing clock: under `fixed` with the KL prior, t_struct ~ 1/lambda (rule 6 on t_struct).
 H1b (amendment 2, 2026-11-24, before any H1 run): H1 with t_struct the first epoch from
@@ -27,9 +27,10 @@ import os
 
 import numpy as np
 
-import analysis as A
+import analysis
+from verdicts import rules as A
 import plots
-import report
+from verdicts import report
 import store
 import sweep
 
@@ -136,7 +137,7 @@ def per_seed(cell, results, key="grok_epoch"):
 def held_struct(cell, results):
     """{seed: the first epoch from which B_tau holds to the run's end (None: never)}: H1b's
     t_struct, which skips a B_tau met and lost again (analysis.held_from)."""
-    return {cfg.seed: A.held_from(results[label][1], "frac_struct", STRUCT_FRAC)
+    return {cfg.seed: analysis.held_from(results[label][1], "frac_struct", STRUCT_FRAC)
             for label, cfg in cell if label in results}
 
 
@@ -183,8 +184,8 @@ def analyse(results, args):
         for cell in c["h2"].values():
             for label, cfg in cell:
                 if label in results:
-                    m = A.phase_marks(results[label][1])
-                    bound = A.eq5_bound(m, results[label][0]["config"])
+                    m = analysis.phase_marks(results[label][1])
+                    bound = analysis.eq5_bound(m, results[label][0]["config"])
                     if bound is not None and m["t_mem"] is not None:
                         met.append((cfg.seed, m["t_grok"] - m["t_mem"] >= bound))
         seeds = sorted({s for s, _ in met})

@@ -3,20 +3,21 @@ synthetic data whose truth is known: how often each rule says "reproduced" when 
 effect is absent, how often its interval covers the truth, and its power at the effect sizes
 the paper claims. The rules are called as they are, once per simulated data set.
 
-    python simulate_rules.py            # print the table (about 20 s)
-    python simulate_rules.py --write    # and write it into STATS.md between its markers
+    python -m verdicts.simulate            # print the table (about 20 s)
+    python -m verdicts.simulate --write    # and write it into docs/stats.md between its markers
 
 tests/test_rules.py recomputes the table and fails if a rule drifts from the numbers in
-STATS.md, or if an error rate or a coverage leaves its bound.
+docs/stats.md, or if an error rate or a coverage leaves its bound.
 """
 import argparse
 import math
+import os
 import re
 import zlib
 
 import numpy as np
 
-import analysis as A
+from verdicts import rules as A
 
 BUDGET = 10000
 REPS = 2000          # data sets per effect scenario (Monte-Carlo s.e. of a 2.5% rate: 0.35%)
@@ -169,12 +170,12 @@ def law_times(rng, lams, n, kind, sd, law, budget):
 
 
 # The scaling scenarios whose room is crowded by floor, cap and censoring: their slope
-# intervals cover below the 93% target (STATS.md says so); every other interval must reach it.
+# intervals cover below the 93% target (docs/stats.md says so); every other interval must reach it.
 CROWDED = {"slope 1 above a floor and under the budget, 2 decades",
            "Figure 3 fixed-like: 270/lambda, floor 2400, budget 20,000", "Figure 3 fixed-like, seed noise 30%",
            "Figure 3 fixed-like, seed noise 30%, 10 seeds", "slope 1 above a floor on a grid point, seed noise 30%"}
 # v3's scaling scenarios whose floor crowds the named room (Eq. 7 near its floor): their
-# intervals cover at 91-94%, below the 93% target in one case (STATS.md says so)
+# intervals cover at 91-94%, below the 93% target in one case (docs/stats.md says so)
 V3_CROWDED = {"Eq. 7 with its floor inside the room (C3b's levels: 2,700 + 17/lambda), seed scatter 20%",
               "Eq. 7 reaching its floor early (2,700 + 3/lambda), seed scatter 20%"}
 PAPER_GRID = [0.03, 0.1, 0.3, 1, 3]          # Figure 3's lambdas (above 0)
@@ -239,7 +240,7 @@ def scaling_rows(reps=REPS_SCALING):
 
 # ---------------------------------------------------------------------------------------
 # Rules v3 (2026-11-25): the smallest effect that counts, informative seeds, bounds, the
-# exact-inequality rate, and scaling over a room named in advance (STATS.md)
+# exact-inequality rate, and scaling over a room named in advance (docs/stats.md)
 V3_SPEEDUP = "v3 speed-up (smallest 1.25x)"
 V3_NI = "v3 non-inferiority (margin 1.25)"
 V3_EXACT = "v3 exact inequality (rate < 1%)"
@@ -385,7 +386,7 @@ def write(path, rows):
 
 
 def read(path):
-    """The table in STATS.md as {(rule, scenario, n): {column: fraction or None}}."""
+    """The table in docs/stats.md as {(rule, scenario, n): {column: fraction or None}}."""
     text = open(path).read().split(START, 1)[1].split(END, 1)[0]
     out = {}
     cols = ("reproduced", "not_reproduced", "not_decided", "coverage")
@@ -398,10 +399,10 @@ def read(path):
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--write", action="store_true", help="write the table into STATS.md")
+    p.add_argument("--write", action="store_true", help="write the table into docs/stats.md")
     args = p.parse_args()
     rows = table()
     print(markdown(rows))
     if args.write:
-        write("STATS.md", rows)
-        print("wrote the table into STATS.md")
+        write(os.path.join("docs", "stats.md"), rows)
+        print("wrote the table into docs/stats.md")

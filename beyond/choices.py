@@ -1,16 +1,16 @@
 """The readings the paper leaves open: is a negative verdict the paper's, or our choice? (issue 40)
 
-    python exp_choices.py --jobs 2                    # every part, about 290 runs (some shared with the figures)
-    python exp_choices.py --part c2 c6 --jobs 2       # some parts
-    python exp_choices.py --part heldout --jobs 2     # seeds 5-9 of each reading reproduced on 0-4
-    python exp_choices.py --part followup --jobs 2    # the headline's open parts at more seeds (80 runs)
-    python exp_choices.py --plot-only                 # redraw from the store
-    python exp_choices.py --quick                     # C2's readings on the small model, one seed
+    python -m beyond.choices --jobs 2                    # every part, about 290 runs (some shared with the figures)
+    python -m beyond.choices --part c2 c6 --jobs 2       # some parts
+    python -m beyond.choices --part heldout --jobs 2     # seeds 5-9 of each reading reproduced on 0-4
+    python -m beyond.choices --part followup --jobs 2    # the headline's open parts at more seeds (80 runs)
+    python -m beyond.choices --plot-only                 # redraw from the store
+    python -m beyond.choices --quick                     # C2's readings on the small model, one seed
 
 Pre-registered in docs/sensitivity.md before any of its runs (the readings, what in the paper
 supports each, the cells and the rule). Every cell: the paper config, seeds 0-4, 10,000 epochs,
 stopped 200 epochs after grokking; runs that never grok stay in, censored. Each reading is
-judged by the rules of the claim it tests (analysis.RULES["v3"], STATS.md), never by a new one:
+judged by the rules of the claim it tests (rules.RULES["v3"], docs/stats.md), never by a new one:
 
   c2        Figure 2's norm-matched rows under four readings of §6 / App. G.3:
             C2-G global norm matching (wd 0), C2-W MLP norm matching with wd 1 on every other
@@ -47,12 +47,13 @@ import argparse
 import os
 
 import analysis
+from verdicts import rules
 import plots
-import report
+from verdicts import report
 import store
 import sweep
 
-R = analysis.RULES["v3"]
+R = rules.RULES["v3"]
 PARTS = ("c2", "c6", "headline", "c1", "c10", "heldout", "followup")
 HELD_OUT_SEEDS = (5, 6, 7, 8, 9)     # the registered confirmation of a reading reproduced on seeds 0-4
 RHO = "refresh0.003"
@@ -192,7 +193,7 @@ def held_out_cells(args, verdicts, pilots=None):
     """The registered confirmation: every reading of a claim (not the headline's variants, not
     C10's pilot) reproduced on seeds 0-4, as the same cells on seeds 5-9, under the part name
     "heldout <part>". verdicts: judge()'s, on seeds 0-4."""
-    todo = {part: [r for r, row in rows.items() if row.get("verdict") == analysis.REPRODUCED]
+    todo = {part: [r for r, row in rows.items() if row.get("verdict") == rules.REPRODUCED]
             for part, rows in verdicts.items() if part in ("c2", "c6", "c1", "c10")}
     todo = {part: readings for part, readings in todo.items() if readings}
     if not todo:
@@ -261,9 +262,9 @@ def headline_answer(parts):
     reproduced at rho 0.003 and not reproduced under fresh; it changes if either comes out the
     other way; otherwise not decided. parts: {headline_part(regime): verdict dict}."""
     rho, fresh = parts[headline_part(RHO)]["verdict"], parts[headline_part("fresh")]["verdict"]
-    if rho == analysis.REPRODUCED and fresh == analysis.NOT_REPRODUCED:
+    if rho == rules.REPRODUCED and fresh == rules.NOT_REPRODUCED:
         return "holds"
-    if rho == analysis.NOT_REPRODUCED or fresh == analysis.REPRODUCED:
+    if rho == rules.NOT_REPRODUCED or fresh == rules.REPRODUCED:
         return "changes"
     return "not decided"
 
@@ -300,7 +301,7 @@ def judge_c10(arms):
     rates = [analysis.plateau_contraction(got[1])[0] for got in arms["run"].values()]
     v = R.property([None if r is None else r > 0 for r in rates], "seeds contracting")
     if all(r is None for r in rates):
-        v = analysis.untestable(report.no_plateau_reason([analysis.phase_marks(got[1]) for got in arms["run"].values()]),
+        v = rules.untestable(report.no_plateau_reason([analysis.phase_marks(got[1]) for got in arms["run"].values()]),
                                 "a mapping of this optimizer with a plateau (a smaller learning rate)")
     return {"the MLP norm contracts on the plateau": v}
 

@@ -1,0 +1,88 @@
+"""The repository's shape (README, "Files"): the core and the figure scripts import no verdict
+code and no beyond-the-paper study, nothing imports in a cycle, and a figure script copied with
+the core and the shared helpers alone runs its --quick preset in an empty folder."""
+import ast
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORE = ["model.py", "tasks.py", "optim.py", "diagnostics.py", "train.py"]
+SHARED = ["sweep.py", "store.py", "plots.py", "analysis.py"]
+FIGURES = sorted(os.path.basename(f) for f in glob.glob(os.path.join(ROOT, "exp_*.py")))
+PACKAGES = ("verdicts", "beyond")
+
+
+def module_name(path):
+    rel = os.path.relpath(path, ROOT)[:-len(".py")]
+    return rel.replace(os.sep, ".").removesuffix(".__init__")
+
+
+def imports(path):
+    """The repository's modules that a file imports (top-level and inside functions)."""
+    tree = ast.parse(open(path).read())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names |= {f"{node.module}.{a.name}" for a in node.names}
+    return names
+
+
+def repo_modules():
+    files = glob.glob(os.path.join(ROOT, "*.py")) + [f for p in PACKAGES for f in glob.glob(os.path.join(ROOT, p, "*.py"))]
+    return {module_name(f): f for f in files}
+
+
+def test_the_core_and_the_figure_scripts_import_no_verdict_code():
+    assert FIGURES and "exp_appendix.py" in FIGURES
+    for f in CORE + SHARED + FIGURES:
+        bad = [n for n in imports(os.path.join(ROOT, f)) if n.split(".")[0] in PACKAGES + ("report", "studies")]
+        assert not bad, f"{f} imports {bad}: a figure or core file draws its runs, never a verdict"
+    for f in CORE:      # the core copies alone: it imports the core only
+        own = {n.split(".")[0] for n in imports(os.path.join(ROOT, f))} & set(repo_modules())
+        assert own <= {c[:-3] for c in CORE}, f"{f} imports {own}"
+
+
+def test_no_import_cycles():
+    mods = repo_modules()
+    graph = {m: {n for n in imports(f) if n in mods and n != m} for m, f in mods.items()}
+    state = {}
+
+    def visit(m, path):
+        state[m] = "open"
+        for n in graph[m]:
+            assert state.get(n) != "open", f"import cycle: {' -> '.join(path + [m, n])}"
+            if n not in state:
+                visit(n, path + [m])
+        state[m] = "done"
+    for m in graph:
+        if m not in state:
+            visit(m, [])
+    # the mutant: a cycle is found when there is one
+    graph["model"] = graph["model"] | {"train"}
+    state.clear()
+    try:
+        visit("train", [])
+    except AssertionError as e:
+        assert "import cycle" in str(e)
+    else:
+        raise AssertionError("the cycle check missed a cycle")
+
+
+def test_a_copied_figure_script_runs_its_quick_preset_alone(tmp_path):
+    """exp_fig3_kl.py with the core and the shared helpers, and nothing else, in an empty folder:
+    --quick at one lambda trains, and writes its summary and figure."""
+    for f in CORE + SHARED + ["exp_fig3_kl.py"]:
+        shutil.copy(os.path.join(ROOT, f), tmp_path / f)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "exp_fig3_kl.py", "--quick", "--lam", "0.3", "--threads", "1"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "results" / "quick" / "fig3_kl.json").exists()
+    assert (tmp_path / "results" / "quick" / "fig3_kl.png").exists()
+    assert "grok epoch per seed" in done.stdout

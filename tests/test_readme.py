@@ -1,0 +1,139 @@
+"""The README is written by hand, but every number its findings state is recomputed here from
+the committed summaries and runs, the way REPORT.md computes it: when a number no longer
+matches, this fails. Its claim table is generated (reproduce.py --report-only) and must be
+current. Outside these, the findings state no measured number."""
+import math
+import os
+import re
+
+import pytest
+
+import analysis
+import store
+from beyond import choices
+from verdicts import report
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def readme():
+    return open(os.path.join(ROOT, "README.md")).read()
+
+
+def findings():
+    text = readme()
+    return text.split("## What we found", 1)[1].split("\n## ", 1)[0]
+
+
+def x(v):
+    """A rule-2 speed-up as the README writes it: 1.28× [1.16, 1.42]."""
+    f = lambda e: f"{math.exp(e):.2f}"
+    return f"{f(v['estimate'])}× [{f(v['ci'][0])}, {f(v['ci'][1])}]"
+
+
+def interval(text):
+    """'beta 4.21 [3.04, 5.38] in ...' -> '4.21 [3.04, 5.38]'."""
+    return re.search(r"(-?[\d.]+x? \[[-\d.]+x?, [-\d.]+x?\])", text).group(1).replace("x", "")
+
+
+@pytest.fixture(scope="module")
+def numbers():
+    """{what: the string the README must state}, computed from results/ as a clone has it."""
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        out = {}
+        cells = store.read_json(os.path.join("results", "regime_map.json"))["cells"]
+        rare = [cells[f"rho{r}_wd1_lam0.3"]["speedup"] for r in ("0", "0.001", "0.003")]
+        lo, hi = (f"{math.exp(f(v['estimate'] for v in rare)):.1f}" for f in (min, max))
+        out["rare regimes' speed-up"] = f"{lo}–{hi}×"
+        bounds = sum(v["never_grokked"]["baseline"] == v["n"] for v in rare)
+        out["lower bounds"] = {1: "in one of the three cells", 2: "in two of the three cells"}.get(bounds, str(bounds))
+        head = store.read_json(os.path.join("results", "choices.json"))["verdicts"]["headline"]
+        default = head[choices.HEADLINE_DEFAULT]
+        (held,) = default["followup"]["confirm"]["parts"].values()
+        out["fresh, held-out seeds"] = f"**{x(held)}** on {held['n']} held-out seeds"
+        table = report.verdicts("results")
+        c3 = next(v for p, v in table["C3"][1].items() if "removes the plateau" in p)
+        out["fresh at lambda 1 (C3)"] = f"1 on seeds 0–{c3['n'] - 1} (claim C3) gives {x(c3)}, {c3['verdict']}"
+        # what the payoff tracks: the lambda 0 runs' median t_grok at rho 0.003, and the speed-up
+        args = choices.parse([])
+        c = choices.cells(args)
+        def median(part, row):
+            by = c[part][row]["refresh0.003 lambda 0"]
+            return analysis.censored_median([store.read(store.STORE, cfg)[0]["grok_epoch"] for cfg in by.values()],
+                                            args.epochs)[0]
+        rho = "speed-up at rho 0.003 (lambda 0.3)"
+        out["default at rho 0.003"] = (f"take a median {median('headline', choices.HEADLINE_DEFAULT):,.0f} epochs, and the "
+                                       f"prior's speed-up is {math.exp(default['parts'][rho]['estimate']):.2f}×")
+        x2 = head["init scale x2"]
+        out["init x2"] = (f"a median {median('headline', 'init scale x2'):,.0f} on seeds 0–4 and "
+                          f"{median('followup', 'init scale x2'):,.0f} on held-out seeds 5–14, where the speed-up is "
+                          f"{x(x2['followup']['parts'][rho])}")
+        vocab = head["separate vocabulary"]["parts"][rho]
+        out["separate vocabulary"] = (f"gives a median {median('headline', 'separate vocabulary'):,.0f} and "
+                                      f"{x(vocab)} on seeds 0–4")
+        c3f = next(v for p, v in table["C3f"][1].items() if "Eq. 7" in p)
+        out["C3f beta"] = f"**β = {interval(c3f['text'])}** (claim C3f, {c3f['n']} seeds)"
+        crit = store.read_json(os.path.join("results", "critical.json"))
+        t = crit["heldout"]["0.017"]["grok"].values()
+        out["critical held-out"] = f"five held-out runs at λ = 0.017 all grokked ({min(t):,}–{max(t):,} epochs)"
+        h4 = store.read_json(os.path.join("results", "two_clocks.json"))["verdicts"]
+        h4 = next(v for p, v in h4.items() if p.startswith("H4"))
+        out["H4"] = f"no run without the prior grokked within 50,000 epochs" if "0/5 grokked" in h4["text"] else h4["text"]
+        c1 = next(v for p, v in table["C1"][1].items() if "diffuse" in p)
+        out["C1 mass"] = f"**{interval(c1['text'])}**"
+        named = {v: [k for k, (w, _) in table.items() if w == v and k[:3] not in ("C3b", "C3f")]
+                 for v in ("reproduced", "not reproduced")}
+        out["reproduced"] = ("two are reproduced" if named["reproduced"] == ["C5", "C8"] else str(named["reproduced"]))
+        out["not reproduced"] = ("three are not" if named["not reproduced"] == ["C1", "C2", "C6"] else
+                                 str(named["not reproduced"]))
+        return out
+    finally:
+        os.chdir(cwd)
+
+
+def norm(text):
+    return re.sub(r"\s+", " ", text)
+
+
+def test_every_number_the_findings_state_is_the_one_the_results_give(numbers):
+    text = norm(findings())
+    stale = {what: said for what, said in numbers.items() if said not in text}
+    assert not stale, f"the README's findings no longer match the results: {stale}"
+
+
+# settings, sizes and names, not measurements: what the findings may state besides the above
+SETTINGS = {"0", "0.3", "0.003", "10,000", "0.25", "0.017", "0.01", "0.013", "200,000", "50,000", "1", "9", "40",
+            "0–17", "0–4", "5–14", "1.28", "2.65", "2.6", "3.1"}
+
+
+def test_the_findings_state_no_other_number(numbers):
+    """Every number in the findings is inside one of the computed strings above, or a setting."""
+    text = norm(findings())
+    for said in numbers.values():
+        text = text.replace(said, " ")
+    text = re.sub(r"\([^)]*\.(?:md|png)[^)]*\)|`[^`]*`|C\d+[a-z]?|H\d|v\d\b|amendment \d+|Eq\. \d+|Lemma \d\.\d|Theorem \d\.\d|§\d\.\d", "", text)
+    found = set(re.findall(r"\d+(?:[.,–]\d+)*", text))
+    assert found <= SETTINGS, f"the findings state numbers no test recomputes: {sorted(found - SETTINGS)}"
+
+
+def test_the_claim_table_is_current():
+    blocks = dict(re.findall(r"<!-- generated: (\w+) .*?-->\n(.*?)\n<!-- end of generated: \1 -->", readme(), flags=re.S))
+    assert set(blocks) == set(report.README_BLOCKS)
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        for name, make in report.README_BLOCKS.items():
+            assert blocks[name] == make("results"), f"README block {name!r} is stale: python reproduce.py --report-only"
+    finally:
+        os.chdir(cwd)
+
+
+def test_the_first_command_comes_early_and_the_paper_first():
+    lines = readme().splitlines()
+    first = next(i for i, l in enumerate(lines) if l.startswith("pip install") or l.startswith("python "))
+    assert first < 60, f"the first command is at line {first + 1}"
+    heads = [l for l in lines if l.startswith("## ")]
+    assert heads[:2] == ["## What the paper claims", "## What we found"]
+    assert findings().count("\n- ") <= 5 - 1, "at most five findings"

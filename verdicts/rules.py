@@ -1,0 +1,950 @@
+"""The verdict rules every claim is judged by: statistics over seeds, censoring, the scaling
+fits, and how parts combine into a claim's verdict. docs/stats.md states each rule, its
+assumptions and its error rates measured on synthetic data with a known truth
+(verdicts/simulate.py). Version 3 decides; versions 1 and 2 are kept below it only so that
+REPORT.md can show what they said. What they judge is measured in analysis.py.
+"""
+import functools
+import math
+from types import SimpleNamespace
+
+import numpy as np
+
+from analysis import THIN_EPOCHS, censor, censored_median, fit_line   # measurements the rules read
+
+
+# ---------------------------------------------------------------------------------------
+# Verdict rules, version 1 (until 2026-11-23). Kept, unchanged, so that REPORT.md can show
+# every verdict under both versions; version 2 (below, and docs/stats.md) decides.
+#
+# 1. Runs are compared over seeds, paired by seed where the arms share one. A run that never
+#    grokked is kept, censored at its budget: its time is taken to be the budget (a lower
+#    bound), which pulls each paired effect it enters toward zero. A median that is censored
+#    is a lower bound and printed as one ("> 10000").
+# 2. An effect in the paper's direction (e.g. "the prior makes grokking faster") is measured
+#    per seed (speed-up: log(t_baseline / t_treatment)) and its mean gets a 95% percentile
+#    bootstrap interval over seeds (N_BOOT resamples of the seeds, a fixed generator).
+#    reproduced      the interval lies above zero (excludes "no effect");
+#    not reproduced  the interval lies at or below zero (excludes the paper's effect);
+#    inconclusive    otherwise, and always when fewer than MIN_SEEDS seeds were run or when
+#                    no run of either arm grokked.
+# 3. A property of single runs (e.g. "the four phases occur in order") holds over seeds if
+#    the one-sided 95% exact (Clopper-Pearson) lower bound on the fraction of seeds showing
+#    it exceeds 1/2 (at 5 seeds: 5 of 5); it is not reproduced if the upper bound is below
+#    1/2 (at 5 seeds: 0 of 5); otherwise inconclusive. An inequality that must hold exactly
+#    (Lemma 5.1) is not reproduced by a single violation.
+# 4. A scaling law t ~ x^slope (C3: x = 1/lambda; C11: x = 1/wd): the least-squares slope of
+#    log t on log x over every run (censored runs at the budget) above the floor; the floor
+#    (which may be absent) comes from a hinge fit chosen by BIC (fit_scaling). Its 95%
+#    interval: the same slope on bootstrap resamples of the seeds (paired across x), the
+#    floor kept where the full data put it. A censored run sits below its true time, and
+#    raising a point right of the mean log x steepens a least-squares slope while raising
+#    one left of it flattens it: censored runs only on the right (the weakest prior, the long
+#    runs) make the slope and its interval lower bounds, censored runs only on the left (the
+#    strongest decay, runs that never grok) upper bounds (censoring_bias). Verdicts:
+#    not reproduced if the interval excludes 1 on the side the censoring cannot move it
+#    across (below 1 unless it is a lower bound, above 1 unless it is an upper bound);
+#    reproduced only if at least 3 x lie above the floor, no run above the floor is
+#    censored, and the interval contains 1 and excludes 0; otherwise inconclusive (always
+#    with fewer than MIN_SEEDS seeds).
+#    A level claim (Figure 2: final accuracy is chance / partial / full) is rule 2 on the
+#    per-seed values against the level's band: reproduced if the mean's interval lies inside
+#    the band, not reproduced if it lies wholly outside, inconclusive otherwise.
+# 5. A claim with several parts is reproduced if every part is, not reproduced if any part
+#    is, inconclusive otherwise; a part with no data is "not decided" and keeps the claim
+#    from being reproduced. Every verdict prints n (seeds) and its interval.
+
+MIN_SEEDS = 5
+N_BOOT = 10000
+REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_DECIDED = "reproduced", "not reproduced", "inconclusive", "not decided"
+
+
+def bootstrap_mean_ci(values, n_boot=N_BOOT, seed=0):
+    """95% percentile bootstrap interval of the mean of per-seed values."""
+    v = np.asarray(values, float)
+    idx = np.random.default_rng(seed).integers(0, len(v), (n_boot, len(v)))
+    means = v[idx].mean(1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def _capped(verdict, n, reasons):
+    if n < MIN_SEEDS and verdict in (REPRODUCED, NOT_REPRODUCED):
+        reasons.append(f"{verdict} in direction, but n = {n} < {MIN_SEEDS} seeds")
+        return INCONCLUSIVE
+    return verdict
+
+
+def effect_verdict_v1(effects, what="effect", fmt=lambda x: f"{x:+.2f}", no_data_reason=None):
+    """Rule 2 on per-seed effects (positive = the paper's direction)."""
+    if no_data_reason or not effects:
+        return {"verdict": NOT_DECIDED, "n": len(effects), "reason": no_data_reason or "no data"}
+    est = float(np.mean(effects))
+    lo, hi = bootstrap_mean_ci(effects)
+    verdict = REPRODUCED if lo > 0 else NOT_REPRODUCED if hi <= 0 else INCONCLUSIVE
+    reasons = []
+    verdict = _capped(verdict, len(effects), reasons)
+    return {"verdict": verdict, "n": len(effects), "estimate": est, "ci": [lo, hi],
+            "text": f"{what} {fmt(est)} [{fmt(lo)}, {fmt(hi)}]", "reason": "; ".join(reasons)}
+
+
+def censoring_note(v, baseline, treatment, seeds, both):
+    """Count the never-grokked runs per arm into v["never_grokked"] and return the note on the
+    seeds whose ratio is a bound, not a measurement (both: what the rule does with a seed
+    censored in both arms)."""
+    never_base = {s for s in seeds if baseline[s] is None}
+    never_treat = {s for s in seeds if treatment[s] is None}
+    v["never_grokked"] = {"baseline": len(never_base), "treatment": len(never_treat)}
+    kinds = [(len(never_base - never_treat), "only the baseline (its ratio a lower bound)"),
+             (len(never_treat - never_base), "only the treatment (an upper bound)"),
+             (len(never_base & never_treat), f"both arms ({both})")]
+    return ", ".join(f"{k} in {kind}" for k, kind in kinds if k)
+
+
+def speedup_verdict_v1(baseline, treatment, budget, what="speed-up"):
+    """Rule 2 for 'treatment groks faster than baseline'. baseline, treatment: {seed: grok
+    epoch or None (never)}; only seeds present in both arms are used (paired)."""
+    seeds = sorted(set(baseline) & set(treatment), key=str)
+    if not seeds:
+        return effect_verdict_v1([], no_data_reason="no seed run in both arms")
+    if all(baseline[s] is None and treatment[s] is None for s in seeds):
+        return {"verdict": INCONCLUSIVE, "n": len(seeds), "reason": "no run of either arm grokked within the budget"}
+    effects = [np.log(censor(baseline[s], budget) / censor(treatment[s], budget)) for s in seeds]
+    v = effect_verdict_v1(effects, what, fmt=lambda x: f"{np.exp(x):.2f}x")
+    v["seeds"] = seeds
+    note = censoring_note(v, baseline, treatment, seeds, "counted as 1x")
+    if note:
+        v["reason"] = "; ".join(filter(None, [v["reason"], "seeds censored at the budget: " + note]))
+    return v
+
+
+def level_verdict_v1(values, low, high, what="mean"):
+    """Rule 2 for 'the value lies in [low, high)' (per-seed values)."""
+    if not values:
+        return {"verdict": NOT_DECIDED, "n": 0, "reason": "no data"}
+    lo, hi = bootstrap_mean_ci(values)
+    verdict = REPRODUCED if low <= lo and hi < high else NOT_REPRODUCED if hi < low or lo >= high else INCONCLUSIVE
+    reasons = []
+    verdict = _capped(verdict, len(values), reasons)
+    return {"verdict": verdict, "n": len(values), "estimate": float(np.mean(values)), "ci": [lo, hi],
+            "text": f"{what} {np.mean(values):.3f} [{lo:.3f}, {hi:.3f}], paper's band [{low:g}, {high:g})",
+            "reason": "; ".join(reasons)}
+
+
+def clopper_pearson_one_sided(k, n, alpha=0.05):
+    """One-sided (1 - alpha) exact bounds (lower, upper) on a binomial proportion k/n."""
+    from math import comb
+    cdf = lambda p, kk: sum(comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(kk + 1))
+    def solve(f):                      # f increasing on [0, 1]: root by bisection
+        lo, hi = 0.0, 1.0
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if f(mid) < 0 else (lo, mid)
+        return (lo + hi) / 2
+    lower = 0.0 if k == 0 else solve(lambda p: (1 - alpha) - cdf(p, k - 1))   # P(X >= k | p) = alpha
+    upper = 1.0 if k == n else solve(lambda p: alpha - cdf(p, k))             # P(X <= k | p) = alpha
+    return lower, upper
+
+
+def property_verdict_v1(oks, what="seeds showing it"):
+    """Rule 3: per-seed booleans (None = not measurable for that seed, left out)."""
+    oks = [bool(o) for o in oks if o is not None]
+    if not oks:
+        return {"verdict": NOT_DECIDED, "n": 0, "reason": "no data"}
+    k, n = sum(oks), len(oks)
+    lo, hi = clopper_pearson_one_sided(k, n)
+    verdict = REPRODUCED if lo > 0.5 else NOT_REPRODUCED if hi < 0.5 else INCONCLUSIVE
+    reasons = []
+    verdict = _capped(verdict, n, reasons)
+    return {"verdict": verdict, "n": n, "k": k, "ci": [lo, hi],
+            "text": f"{what} {k}/{n} (95% bounds [{lo:.2f}, {hi:.2f}])", "reason": "; ".join(reasons)}
+
+
+def fit_scaling(x, t, min_points=2):
+    """Hinge fit of log t = max(log floor, a + slope * log x) on per-run points (x > 0, t > 0).
+
+    t grows with x, so the points with the smallest x (the strongest prior, the largest
+    weight decay) may sit on a floor. Every count of the smallest distinct x as floor is
+    tried (0 .. n_x - min_points); the floor level is the mean log t of its points and the
+    line is fitted to the rest by least squares. A split counts only if it is a hinge, a
+    least time the line falls to: the line lies at or below the floor at the floor's
+    largest x and at or above it at the sloped part's smallest x (runs that take *longer*
+    at small x, e.g. never grok under a strong decay, are no floor). The split with the
+    lowest BIC wins (N log(SSE/N) + k log N; k = 2 for a line, 3 with a floor), so a floor
+    is kept only where it explains the runs better than seed noise would by chance. Returns dict(slope,
+    intercept, floor or None, n_floor, sloped_x), or None with fewer than min_points x."""
+    x, t = np.asarray(x, float), np.asarray(t, float)
+    xs = np.unique(x)[::-1]                              # largest x first: the sloped end
+    if len(xs) < min_points:
+        return None
+    lx, ly, N = np.log(x), np.log(t), len(x)
+    best = None
+    for n_floor in range(0, len(xs) - min_points + 1):
+        sloped = np.isin(x, xs[:len(xs) - n_floor])
+        a, b = fit_line(lx[sloped], ly[sloped])
+        sse = np.sum((ly[sloped] - (a + b * lx[sloped])) ** 2)
+        floor = None
+        if n_floor:
+            log_floor = ly[~sloped].mean()
+            x_floor, x_line = xs[len(xs) - n_floor], xs[len(xs) - n_floor - 1]   # either side of the hinge
+            if not a + b * np.log(x_floor) <= log_floor <= a + b * np.log(x_line):
+                continue
+            floor = float(np.exp(log_floor))
+            sse += np.sum((ly[~sloped] - log_floor) ** 2)
+        bic = N * np.log(sse / N + 1e-12) + (2 + bool(n_floor)) * np.log(N)
+        if best is None or bic < best["bic"] - 1e-9:
+            best = {"bic": float(bic), "slope": float(b), "intercept": float(a), "floor": floor,
+                    "n_floor": n_floor, "sloped_x": [float(v) for v in xs[:len(xs) - n_floor]]}
+    return best
+
+
+def scaling_verdict_v1(times, budget, label="1/lambda", n_boot=N_BOOT, seed=0):
+    """Rule 4. times: {x: {seed: grok epoch or None}} with x > 0 (e.g. x = 1/lambda)."""
+    xs = sorted(times)
+    seeds = sorted(set.intersection(*(set(times[x]) for x in xs)), key=str) if xs else []
+    out = {"n": len(seeds), "budget": budget}
+    if len(xs) < 2 or not seeds:
+        return {**out, "verdict": NOT_DECIDED, "reason": f"fewer than two {label} values with runs"}
+    if all(times[x][s] is None for x in xs for s in seeds):
+        return {**out, "verdict": INCONCLUSIVE, "reason": "no run grokked within the budget"}
+    table = np.array([[censor(times[x][s], budget) for s in seeds] for x in xs])   # (n_x, n_seeds)
+    X = np.repeat(xs, len(seeds))
+    fit = fit_scaling(X, table.flatten())
+    sloped = sorted(fit["sloped_x"])
+    out.update(fit=fit, medians={f"{x:g}": float(m) for x, m in zip(xs, np.median(table, 1))})
+    if len(sloped) < 2:
+        return {**out, "verdict": INCONCLUSIVE, "reason": "fewer than two points above the floor"}
+    rows = [xs.index(x) for x in sloped]
+    pick = np.random.default_rng(seed).integers(0, len(seeds), (n_boot, len(seeds)))   # seeds, paired across x
+    ly = np.log(table[rows])[:, pick].transpose(1, 0, 2).reshape(n_boot, -1)          # (n_boot, points)
+    lx = np.repeat(np.log(sloped), len(seeds)) - np.log(sloped).mean()
+    slopes = ((ly - ly.mean(1, keepdims=True)) * lx).sum(1) / (lx ** 2).sum()          # least-squares slope
+    lo, hi = float(np.percentile(slopes, 2.5)), float(np.percentile(slopes, 97.5))
+    out.update(ci=[lo, hi], text=f"slope {fit['slope']:.2f} [{lo:.2f}, {hi:.2f}] over {label} in "
+               f"{[float(f'{x:.4g}') for x in sloped]}; floor "
+               + (f"{fit['floor']:.0f} epochs" if fit["floor"] else "absent in this grid"))
+    reasons = []
+    censored = table[rows] >= budget                                    # (sloped x, seeds)
+    bias = censoring_bias(np.log(sloped), censored)
+    at = ", ".join(f"{x:.4g}" for x, c in zip(sloped, censored.any(1)) if c)
+    bound = {"lower": "a lower bound", "upper": "an upper bound", "both": "biased in both directions"}.get(bias)
+    why = lambda where, but=True: (f"slope {where} 1, {'but' if but else 'and'} {int(censored.sum())} censored "
+                                   f"runs above the floor, at {label} = {at}, make it {bound}")
+    if lo > 1:          # the true slope is at least this unless the censoring is on the left
+        verdict = NOT_REPRODUCED if bias in (None, "lower") else INCONCLUSIVE
+    elif hi < 1:        # at most this unless the censoring is on the right
+        verdict = NOT_REPRODUCED if bias in (None, "upper") else INCONCLUSIVE
+    elif len(sloped) >= 3 and lo > 0 and bias is None:
+        verdict = REPRODUCED
+    else:
+        verdict = INCONCLUSIVE
+    if verdict == INCONCLUSIVE:
+        if lo > 1 or hi < 1:
+            reasons.append(why("above" if lo > 1 else "below"))
+        elif len(sloped) < 3:
+            reasons.append(f"only {len(sloped)} points above the floor")
+        elif lo <= 0:
+            reasons.append("interval includes 0")
+        else:
+            reasons.append(why("consistent with"))
+    elif verdict == NOT_REPRODUCED and bias:     # the censoring moves the slope further from 1
+        reasons.append(why("above" if lo > 1 else "below", but=False) + ": the true slope is further from 1")
+    if (table >= budget).any():
+        reasons.append(f"{int((table >= budget).sum())} runs censored at the budget (lower bounds)")
+    out["verdict"] = _capped(verdict, len(seeds), reasons)
+    out["reason"] = "; ".join(reasons)
+    return out
+
+
+def censoring_bias(log_x, censored):
+    """Which way runs censored at the budget bias the least-squares slope of log t on log x
+    (rule 4). log_x: (n_x,) the x above the floor, each with the same seeds; censored:
+    (n_x, n_seeds) booleans. The slope's derivative in one point's log t is
+    (log x - mean log x) / sum (log x - mean)^2, so raising a censored run to its true time
+    steepens the slope right of the mean and flattens it left of it. Returns None (no
+    censored run moves it), "lower" (the fit is a lower bound on the slope), "upper" (an
+    upper bound) or "both" (no side known)."""
+    side = np.asarray(log_x, float) - np.mean(log_x)
+    moving = np.asarray(censored, bool).any(1) & (np.abs(side) > 1e-9)
+    right, left = bool((moving & (side > 0)).any()), bool((moving & (side < 0)).any())
+    return None if not (right or left) else "both" if right and left else "lower" if right else "upper"
+
+
+def combine(parts):
+    """Rule 5: {part name: verdict dict} -> one verdict for the claim."""
+    vs = [p["verdict"] for p in parts.values()]
+    if not vs:
+        return NOT_DECIDED
+    if NOT_REPRODUCED in vs:
+        return NOT_REPRODUCED
+    if all(v == REPRODUCED for v in vs):
+        return REPRODUCED
+    if all(v == NOT_DECIDED for v in vs):
+        return NOT_DECIDED
+    return INCONCLUSIVE
+
+
+def describe(v):
+    """One line: verdict, n, interval, reason."""
+    bits = [f"**{v['verdict']}**", f"n = {v.get('n', 0)}"]
+    if v.get("text"):
+        bits.append(v["text"])
+    if v.get("reason"):
+        bits.append(v["reason"])
+    return ", ".join(bits)
+
+
+# ---------------------------------------------------------------------------------------
+# Verdict rules, version 2 (from 2026-11-23): what decides every verdict in REPORT.md.
+# docs/stats.md states each rule, its assumptions and its error rates measured on synthetic data
+# with a known truth (simulate_rules.py; tests/test_rules.py fails if a rule drifts from them).
+#
+# 1. n counts seeds, never runs. Runs that never grok stay in, censored at the budget.
+# 2. Effects (speed-ups): per seed, log(t_baseline / t_treatment). A seed censored in both
+#    arms carries no information about the ratio and is left out (the number of informative
+#    seeds is printed); a seed censored in one arm stays in, its ratio a bound in its
+#    direction. The mean gets a 95% t-interval (df = informative seeds - 1), and the exact
+#    one-sided sign-flip p is printed beside it (at n = 5 it is never below 1/32).
+#    reproduced      the interval lies above 0;
+#    not reproduced  the interval lies at or below 0 (it excludes any speed-up);
+#    inconclusive    otherwise, and always with fewer than MIN_SEEDS seeds run or fewer
+#                    than two informative seeds (then no interval is printed).
+# 3. "Matches or outperforms" (C4): non-inferiority, margin NONINFERIORITY = 1.25 stated in
+#    advance. Per seed log(t_treatment / t_reference), the same t-interval:
+#    reproduced if its upper end lies below log 1.25, not reproduced if its lower end lies
+#    above it, inconclusive otherwise.
+# 4. Levels (Figure 2): the t-interval of the mean per-seed value; reproduced if it lies
+#    inside the band, not reproduced if wholly outside, inconclusive otherwise.
+# 5. Properties of single runs: the two-sided 95% Clopper-Pearson interval of the fraction
+#    of seeds showing it (each side 2.5%); reproduced if it lies above 1/2, not reproduced
+#    if below. At n = 5 no count reaches either (5/5: lower bound 0.48): six seeds are the
+#    fewest that can (6/6). An inequality that must hold exactly (Lemma 5.1) is not
+#    reproduced by a single violation.
+# 6. Scaling laws t ~ x^beta (C3: x = 1/lambda; C11: x = 1/wd), in the model
+#    t = min(cap, max(floor, C x^beta)). The cap is the budget, or a known ceiling such as
+#    the lambda = 0 baseline's median time. An x whose median time lies within a guard of
+#    the cap sits at the cap; the floor is the median of every run at the x with the lowest
+#    median and at the x within the guard of it. The guard is a factor GUARD (1.2), or three
+#    standard errors of a median over the seeds (their spread measured at the x with no
+#    censored run) if they spread more. The x strictly between floor and cap are the room (a
+#    flat curve is all floor: no room). beta is estimated per seed by least squares over
+#    the room and the per-seed slopes get a 95% t-interval. Equivalence,
+#    margin SLOPE_MARGIN = 0.25 stated in advance:
+#    reproduced      the interval lies inside [1 - 0.25, 1 + 0.25] and no run in the room
+#                    is censored;
+#    not reproduced  the interval lies wholly outside it, on a side the censoring of runs
+#                    in the room cannot move it across (censoring_bias);
+#    not decided     fewer than MIN_ROOM (3) x values lie in the room;
+#    inconclusive    otherwise, and always with fewer than MIN_SEEDS seeds.
+#    A pre-registration may fix the room in advance instead (fixed_room, the two clocks'
+#    H1c): then no floor or cap is read and the slope is judged over the x it names.
+# 7. A claim with several parts is reproduced only if every part is (an intersection-union
+#    test: each part at its own 2.5% level, no adjustment needed); it is not reproduced if
+#    any part is, a union whose error is at most (parts) x 2.5%, so REPORT.md lists every
+#    part; a part with no data is "not decided" and keeps the claim from being reproduced.
+
+NONINFERIORITY = 1.25
+SLOPE_MARGIN = 0.25
+MIN_ROOM = 3
+GUARD = 1.2
+LEVEL = 0.95
+
+
+def t_quantile(p, df):
+    """The p-quantile of Student's t with df degrees of freedom (numpy only): the CDF by
+    Simpson's rule on the density, inverted by bisection. Accurate to ~1e-9 for p <= 0.999."""
+    return _t_quantile(round(float(p), 12), int(df))
+
+
+@functools.lru_cache(maxsize=None)
+def _t_quantile(p, df):
+    if p < 0.5:
+        return -_t_quantile(1 - p, df)
+    c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
+    def cdf(q):                                   # 1/2 + integral of the density from 0 to q
+        x = np.linspace(0.0, q, 4001)
+        f = c * (1 + x * x / df) ** (-(df + 1) / 2)
+        return 0.5 + (q / 12000) * (f[0] + f[-1] + 4 * f[1:-1:2].sum() + 2 * f[2:-1:2].sum())
+    lo, hi = 0.0, 1.0
+    while cdf(hi) < p:
+        lo, hi = hi, 2 * hi
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if cdf(mid) < p else (lo, mid)
+    return (lo + hi) / 2
+
+
+def t_interval(values, level=LEVEL):
+    """(mean, lower, upper): the two-sided t-interval of the mean; None with fewer than 2."""
+    v = np.asarray(values, float)
+    if len(v) < 2:
+        return None
+    half = t_quantile(1 - (1 - level) / 2, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v))
+    return float(v.mean()), float(v.mean() - half), float(v.mean() + half)
+
+
+SIGN_FLIP_EXACT_MAX = 20        # up to 2^20 sign assignments enumerated, in blocks
+SIGN_FLIP_DRAWS = 2 ** 20       # beyond: this many random assignments (fixed seed)
+
+
+def sign_flip_p(values):
+    """One-sided p of 'mean > 0' under sign symmetry: the share of the 2^n sign assignments
+    whose sum is at least the observed one (ties count). Exact up to n = 20; beyond (2^28
+    assignments at 28 seeds would need 56 GiB at once), a Monte-Carlo p from 2^20 random
+    assignments with a fixed seed, counting the observed one, (1 + hits) / (1 + draws): valid,
+    the same on every run, and within about 0.0005 of the exact p near 0.05. Remembered per
+    set of values (about 60 ms each; the report judges the same effects several times)."""
+    return _sign_flip_p(tuple(float(x) for x in values))
+
+
+@functools.lru_cache(maxsize=4096)
+def _sign_flip_p(values):
+    v = np.abs(np.asarray(values, float))
+    if len(v) == 0:
+        return None
+    observed = float(np.sum(values)) - 1e-12 * v.sum()
+    hits, rows = 0, 0
+    if len(v) <= SIGN_FLIP_EXACT_MAX:
+        codes = np.arange(2 ** len(v))
+        for block in np.array_split(codes, max(1, len(codes) // 2 ** 16)):
+            signs = 1 - 2 * ((block[:, None] >> np.arange(len(v))) & 1)
+            hits += int(np.sum(signs @ v >= observed))
+        return hits / len(codes)
+    rng = np.random.default_rng(0)
+    while rows < SIGN_FLIP_DRAWS:
+        signs = rng.choice([-1.0, 1.0], size=(min(2 ** 16, SIGN_FLIP_DRAWS - rows), len(v)))
+        hits += int(np.sum(signs @ v >= observed))
+        rows += len(signs)
+    return (1 + hits) / (1 + rows)
+
+
+def _cap_v2(verdict, n, reasons):
+    if n < MIN_SEEDS and verdict in (REPRODUCED, NOT_REPRODUCED):
+        reasons.append(f"{verdict} in direction, but n = {n} < {MIN_SEEDS} seeds")
+        return INCONCLUSIVE
+    return verdict
+
+
+def effect_verdict(effects, what="effect", fmt=lambda x: f"{x:+.2f}", no_data_reason=None, n_seeds=None):
+    """Rule 2 on per-seed effects (positive = the paper's direction). n_seeds: the seeds run,
+    when some were left out as uninformative (default: len(effects))."""
+    n = len(effects) if n_seeds is None else n_seeds
+    if no_data_reason or not effects:
+        return {"verdict": NOT_DECIDED, "n": n, "reason": no_data_reason or "no data"}
+    ti = t_interval(effects)
+    p = sign_flip_p(effects)
+    out = {"n": n, "n_informative": len(effects), "estimate": float(np.mean(effects)), "p_signflip": p}
+    if ti is None:
+        return {**out, "verdict": INCONCLUSIVE, "text": f"{what} {fmt(out['estimate'])} (one informative seed)",
+                "reason": "fewer than two informative seeds: no interval"}
+    _, lo, hi = ti
+    reasons = []
+    verdict = _cap_v2(REPRODUCED if lo > 0 else NOT_REPRODUCED if hi <= 0 else INCONCLUSIVE, n, reasons)
+    informative = "" if len(effects) == n else f", {len(effects)} of {n} seeds informative"
+    return {**out, "verdict": verdict, "ci": [lo, hi],
+            "text": f"{what} {fmt(out['estimate'])} [{fmt(lo)}, {fmt(hi)}], sign-flip p = {p:.3g}{informative}",
+            "reason": "; ".join(reasons)}
+
+
+def _paired_log_ratios(numerator, denominator, budget):
+    """Per seed log(numerator / denominator), seeds in both arms, censored at the budget; the
+    seeds censored in both arms left out. Returns (effects, seeds, never-grokked notes)."""
+    seeds = sorted(set(numerator) & set(denominator), key=str)
+    both = [s for s in seeds if numerator[s] is None and denominator[s] is None]
+    used = [s for s in seeds if s not in both]
+    effects = [float(np.log(censor(numerator[s], budget) / censor(denominator[s], budget))) for s in used]
+    return effects, seeds, both
+
+
+def speedup_verdict(baseline, treatment, budget, what="speed-up"):
+    """Rule 2 for 'treatment groks faster than baseline'. baseline, treatment: {seed: grok
+    epoch or None (never)}; only seeds present in both arms are used (paired)."""
+    effects, seeds, both = _paired_log_ratios(baseline, treatment, budget)
+    if not seeds:
+        return effect_verdict([], no_data_reason="no seed run in both arms")
+    if not effects:
+        return {"verdict": INCONCLUSIVE, "n": len(seeds), "n_informative": 0,
+                "never_grokked": {"baseline": len(seeds), "treatment": len(seeds)},
+                "reason": "no run of either arm grokked within the budget"}
+    v = effect_verdict(effects, what, fmt=lambda x: f"{np.exp(x):.2f}x", n_seeds=len(seeds))
+    v["seeds"] = seeds
+    note = censoring_note(v, baseline, treatment, seeds, "left out: no information on the ratio")
+    if note:
+        v["reason"] = "; ".join(filter(None, [v["reason"], "seeds censored at the budget: " + note]))
+    return v
+
+
+def noninferiority_verdict(reference, treatment, budget, margin=NONINFERIORITY, what="time ratio"):
+    """Rule 3 for 'treatment matches or outperforms reference': the t-interval of the mean
+    per-seed log(t_treatment / t_reference) against log(margin)."""
+    effects, seeds, both = _paired_log_ratios(treatment, reference, budget)
+    if not seeds:
+        return {"verdict": NOT_DECIDED, "n": 0, "reason": "no seed run in both arms"}
+    ti = t_interval(effects)
+    out = {"n": len(seeds), "n_informative": len(effects), "margin": margin}
+    if ti is None:
+        return {**out, "verdict": INCONCLUSIVE, "reason": "fewer than two informative seeds: no interval"}
+    est, lo, hi = ti
+    reasons = []
+    verdict = REPRODUCED if hi < np.log(margin) else NOT_REPRODUCED if lo > np.log(margin) else INCONCLUSIVE
+    verdict = _cap_v2(verdict, len(seeds), reasons)
+    if both:
+        reasons.append(f"{len(both)} seeds censored in both arms left out")
+    x = lambda v: f"{np.exp(v):.2f}x"
+    return {**out, "verdict": verdict, "estimate": est, "ci": [lo, hi],
+            "text": f"{what} {x(est)} [{x(lo)}, {x(hi)}], non-inferior if the upper end < {margin:g}x",
+            "reason": "; ".join(reasons)}
+
+
+def level_verdict(values, low, high, what="mean"):
+    """Rule 4 for 'the value lies in [low, high)' (per-seed values)."""
+    if not values:
+        return {"verdict": NOT_DECIDED, "n": 0, "reason": "no data"}
+    ti = t_interval(values)
+    if ti is None:
+        return {"verdict": INCONCLUSIVE, "n": len(values), "estimate": float(np.mean(values)),
+                "text": f"{what} {np.mean(values):.3f} (one seed), paper's band [{low:g}, {high:g})",
+                "reason": "fewer than two seeds: no interval"}
+    est, lo, hi = ti
+    verdict = REPRODUCED if low <= lo and hi < high else NOT_REPRODUCED if hi < low or lo >= high else INCONCLUSIVE
+    reasons = []
+    verdict = _cap_v2(verdict, len(values), reasons)
+    return {"verdict": verdict, "n": len(values), "estimate": est, "ci": [lo, hi],
+            "text": f"{what} {est:.3f} [{lo:.3f}, {hi:.3f}], paper's band [{low:g}, {high:g})",
+            "reason": "; ".join(reasons)}
+
+
+def property_verdict(oks, what="seeds showing it"):
+    """Rule 5: per-seed booleans (None = not measurable for that seed, left out)."""
+    oks = [bool(o) for o in oks if o is not None]
+    if not oks:
+        return {"verdict": NOT_DECIDED, "n": 0, "reason": "no data"}
+    k, n = sum(oks), len(oks)
+    lo, hi = clopper_pearson_one_sided(k, n, alpha=(1 - LEVEL) / 2)
+    verdict = REPRODUCED if lo > 0.5 else NOT_REPRODUCED if hi < 0.5 else INCONCLUSIVE
+    reasons = []
+    verdict = _cap_v2(verdict, n, reasons)
+    if verdict == INCONCLUSIVE and n < 6 and k in (0, n):
+        reasons.append(f"{k}/{n}: no count of {n} seeds decides a property at 2.5% per side (6 seeds can)")
+    return {"verdict": verdict, "n": n, "k": k, "ci": [lo, hi],
+            "text": f"{what} {k}/{n} (95% interval [{lo:.2f}, {hi:.2f}])", "reason": "; ".join(reasons)}
+
+
+def baseline_cap(groks, budget):
+    """The ceiling a prior's times are capped at (rule 6): the lambda = 0 baseline's median
+    grokking epoch, None (the budget alone) if that median is censored or there is none."""
+    med, censored = censored_median([g for g in groks if g != "missing"], budget)
+    return None if med is None or censored else med
+
+
+def scaling_verdict(times, budget, label="1/lambda", cap=None, margin=SLOPE_MARGIN, fixed_room=False):
+    """Rule 6. times: {x: {seed: grok epoch or None}} with x > 0 (e.g. x = 1/lambda); cap: a
+    known ceiling below the budget (e.g. the lambda = 0 baseline's median time), or None.
+    The room is read off the median times (the rule's comment above): the lowest level is
+    the floor, or the law's lowest point; either way no slope can be read from it alone.
+    fixed_room: every x given is the room, chosen in advance (docs/two_clocks.md, H1c), and
+    no floor or cap is read; the slope and its decision are the rule's."""
+    xs = sorted(times)
+    seeds = sorted(set.intersection(*(set(times[x]) for x in xs)), key=str) if xs else []
+    K = float(budget) if cap is None else min(float(budget), float(cap))
+    out = {"n": len(seeds), "budget": budget, "cap": K, "margin": margin}
+    if len(xs) < 2 or not seeds:
+        return {**out, "verdict": NOT_DECIDED, "reason": f"fewer than two {label} values with runs"}
+    if all(times[x][s] is None for x in xs for s in seeds):
+        return {**out, "verdict": INCONCLUSIVE, "reason": "no run grokked within the budget"}
+    table = np.array([[censor(times[x][s], budget) for s in seeds] for x in xs])   # (n_x, n_seeds)
+    logt = np.log(table)
+    med = np.median(logt, 1)
+    # how far a median must sit from the floor or the cap to be off it: GUARD, or three
+    # standard errors of a median of n seeds (1.25 sigma / sqrt(n)) if the seeds spread more
+    clean = (table < budget).all(1)                 # the spread from x with no censored run
+    spread = float(np.sqrt(np.mean(logt[clean].var(1, ddof=1)))) if len(seeds) > 1 and clean.any() else 0.0
+    g = max(math.log(GUARD), 3 * 1.2533 * spread / math.sqrt(len(seeds)))
+    at_cap = np.zeros(len(xs), bool) if fixed_room else med >= math.log(K) - g
+    floor_x = np.zeros(len(xs), bool)
+    if (~at_cap).any() and not fixed_room:
+        floor_x[np.flatnonzero(~at_cap)[np.argmin(med[~at_cap])]] = True
+        for _ in range(3):          # the floor level from every run on it, then who is on it
+            log_floor = float(np.median(logt[floor_x]))
+            floor_x = ~at_cap & (med <= log_floor + g)
+    F = float(np.exp(log_floor)) if floor_x.any() else None
+    room = [x for x, c, f in zip(xs, at_cap, floor_x) if not c and not f]
+    on_floor = [x for x, f in zip(xs, floor_x) if f]
+    med = np.exp(med)
+    out.update(medians={f"{x:g}": float(m) for x, m in zip(xs, med)}, floor=F, room=[float(x) for x in room],
+               on_floor=[float(x) for x in on_floor], at_cap=[float(x) for x, c in zip(xs, at_cap) if c])
+    short = lambda v: [float(f"{x:.4g}") for x in v]
+    where = ("floor " + (f"{F:.0f}" if F else "-") + f" ({label} = {short(on_floor)}), cap {K:.0f}"
+             + (f" ({label} = {short(out['at_cap'])})" if out["at_cap"] else ""))
+    if fixed_room:
+        where = f"room fixed in advance, censored at {K:.0f}"
+    first = min(room + on_floor) if room + on_floor else -math.inf     # every x at the cap: none left of it
+    left = [x for x in out["at_cap"] if x < first]
+    breaks = f"{label} = {short(left)} at the cap, left of the room: times rise again there, the law breaks"
+    if len(room) < MIN_ROOM:
+        return {**out, "verdict": NOT_DECIDED, "text": f"{where}; room {short(room)}",
+                "reason": "; ".join([f"only {len(room)} {label} values lie between floor and cap (need {MIN_ROOM})"]
+                                    + ([breaks] if left else []))}
+    rows = [xs.index(x) for x in room]
+    lx = np.log(room) - np.log(room).mean()
+    slopes = (lx[:, None] * np.log(table[rows])).sum(0) / (lx ** 2).sum()       # per seed
+    out["slopes"] = [float(b) for b in slopes]
+    ti = t_interval(slopes)
+    if ti is None:
+        return {**out, "verdict": INCONCLUSIVE, "reason": "one seed: no interval"}
+    est, lo, hi = ti
+    decades = math.log10(room[-1] / room[0])
+    out.update(estimate=est, ci=[lo, hi], decades=decades,
+               text=f"slope {est:.2f} [{lo:.2f}, {hi:.2f}] over {label} in {[float(f'{x:.4g}') for x in room]} "
+                    f"({decades:.1f} decades of room; {where}); equivalence margin 1 +- {margin:g}")
+    censored = table[rows] >= budget
+    bias = censoring_bias(np.log(room), censored)
+    reasons = []
+    if lo >= 1 - margin and hi <= 1 + margin and bias is None:
+        verdict = REPRODUCED
+    elif (hi < 1 - margin and bias not in ("lower", "both")) or (lo > 1 + margin and bias not in ("upper", "both")):
+        verdict = NOT_REPRODUCED
+    else:
+        verdict = INCONCLUSIVE
+    if bias:
+        kind = {"lower": "a lower bound", "upper": "an upper bound", "both": "biased both ways"}[bias]
+        reasons.append(f"{int(censored.sum())} runs in the room censored at the budget make the slope {kind}")
+    if left:
+        reasons.append(breaks)
+    out["verdict"] = _cap_v2(verdict, len(seeds), reasons)
+    out["reason"] = "; ".join(reasons)
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Verdict rules, version 3 (from 2026-11-25): what decides every verdict in REPORT.md and the
+# README. docs/stats.md states each rule and its error rates measured on synthetic data
+# (simulate_rules.py); version 2 above is kept, unchanged, and REPORT.md shows it beside.
+# What changed from version 2:
+# 1. n counts informative seeds: a seed censored in both arms, or with no measurable value,
+#    does not count toward the five (MIN_SEEDS) a decision needs.
+# 2. Effects get a smallest effect that counts, stated per claim in advance (SMALLEST_SPEEDUP,
+#    1.25x, unless the paper implies more). On the per-seed values' t-interval [lo, hi]:
+#    not reproduced   hi < smallest (the paper's effect, at a size that counts, is absent;
+#                     a real but smaller effect says so in its reason);
+#    reproduced       lo > 0 (and not the line above);
+#    inconclusive     otherwise.
+#    A seed censored in one arm is a bound, not a measurement; it may only help a verdict on
+#    the side it is conservative for: a lower bound (the baseline never grokked) blocks "not
+#    reproduced", an upper bound (the treatment never grokked) blocks "reproduced". Every
+#    bound is printed in the verdict line with its value.
+# 3. Non-inferiority (C4): as v2, with rules 1-2's counting and bounds.
+# 4. Levels: as v2; quantitative properties (C1's informative mass at memorization) are
+#    judged on their level, a band named per claim, not as a count of seeds.
+# 5. Properties of single runs that are truly yes/no: as v2.
+# 5b. An exact inequality (Lemma 5.1) is judged on every logged point of every seed: not
+#    reproduced by any violation beyond rounding; reproduced when the one-sided 97.5% upper
+#    bound on the violation rate is below MAX_VIOLATION_RATE (1%). Serial correlation: points
+#    closer than THIN_EPOCHS (100 epochs) count as one, so a 10k-epoch run gives 100 points.
+# 6. Scaling laws: a room named in advance per claim (docs/stats.md: x values named before the
+#    verdicts were recomputed), never read off the medians. An x of the room whose median is
+#    censored (no time measured there) drops out of it, named; fewer than MIN_ROOM x left:
+#    not decided. Per-seed least-squares slopes over the room, their t-interval, margin
+#    SLOPE_MARGIN_V3 = 0.5 (1/x against no law, 0, and a divergence, >= 2): reproduced
+#    inside [0.5, 1.5] with no censored run in the room, not reproduced wholly outside on a
+#    side censoring cannot move it across (a flat curve fails here), inconclusive otherwise.
+# 7. "Untestable here": a part whose premise never occurs here or whose plan costs more than
+#    10 core-hours (docs/plan.md); it gives the reason and the design that would decide, and
+#    is neither reproduced nor not (combine_v3 leaves it out).
+
+UNTESTABLE = "untestable here"
+SMALLEST_SPEEDUP = 1.25
+SLOPE_MARGIN_V3 = 0.5
+MAX_VIOLATION_RATE = 0.01
+
+
+def _cap_v3(verdict, n, reasons):
+    if n < MIN_SEEDS and verdict in (REPRODUCED, NOT_REPRODUCED):
+        reasons.append(f"{verdict} in direction, but {n} informative seeds < {MIN_SEEDS}")
+        return INCONCLUSIVE
+    return verdict
+
+
+def effect_verdict_v3(effects, smallest, what="effect", fmt=lambda x: f"{x:+.2f}", bounds=None, n_run=None,
+                      bound_note=""):
+    """Rule 2 (v3) on per-seed effects (positive = the paper's direction); smallest: the smallest
+    effect that counts, on the effects' scale (> 0). bounds: per effect +1 (a lower bound), -1
+    (an upper bound) or 0 (measured); n_run: the seeds run, when some were uninformative."""
+    n = len(effects)
+    n_run = n if n_run is None else n_run
+    bounds = [0] * n if bounds is None else list(bounds)
+    out = {"n": n, "n_run": n_run, "n_informative": n, "smallest": smallest}
+    if not effects:
+        return {**out, "verdict": NOT_DECIDED if not n_run else INCONCLUSIVE,
+                "reason": "no data" if not n_run else "no informative seed" + (f" ({bound_note})" if bound_note else "")}
+    ti = t_interval(effects)
+    out.update(estimate=float(np.mean(effects)), p_signflip=sign_flip_p(effects))
+    seeds_note = "" if n == n_run else f", {n} of {n_run} seeds informative"
+    if ti is None:
+        return {**out, "verdict": INCONCLUSIVE, "text": f"{what} {fmt(out['estimate'])} (one informative seed)",
+                "reason": "; ".join(filter(None, ["fewer than two informative seeds: no interval", bound_note]))}
+    _, lo, hi = ti
+    lower, upper = any(b > 0 for b in bounds), any(b < 0 for b in bounds)
+    reasons = []
+    if hi < smallest and not lower:
+        verdict = NOT_REPRODUCED
+        if lo > 0:
+            reasons.append(f"an effect above 0, but below the smallest that counts ({fmt(smallest)})")
+    elif lo > 0 and not upper:
+        verdict = REPRODUCED
+    else:
+        verdict = INCONCLUSIVE
+        if hi < smallest:
+            reasons.append("below the smallest effect that counts, but lower bounds could lift it")
+        elif lo > 0:
+            reasons.append("above 0, but upper bounds could lower it")
+    verdict = _cap_v3(verdict, n, reasons)
+    if bound_note:
+        reasons.append(bound_note)
+    return {**out, "verdict": verdict, "ci": [lo, hi],
+            "text": f"{what} {fmt(out['estimate'])} [{fmt(lo)}, {fmt(hi)}], smallest that counts {fmt(smallest)}, "
+                    f"sign-flip p = {out['p_signflip']:.3g}{seeds_note}",
+            "reason": "; ".join(reasons)}
+
+
+def _bounded_log_ratios(numerator, denominator, budget, names=("baseline", "treatment")):
+    """Per seed log(numerator / denominator), censored at the budget, with its kind: 0 measured,
+    +1 a lower bound (only the numerator never grokked), -1 an upper bound (only the
+    denominator); seeds censored in both arms left out. names: the two arms, for the note.
+    Returns (effects, bounds, seeds, note)."""
+    seeds = sorted(set(numerator) & set(denominator), key=str)
+    effects, bounds, lows, highs, both = [], [], [], [], 0
+    for s in seeds:
+        a, b = numerator[s], denominator[s]
+        if a is None and b is None:
+            both += 1
+            continue
+        r = float(np.log(censor(a, budget) / censor(b, budget)))
+        effects.append(r)
+        bounds.append(+1 if a is None else -1 if b is None else 0)
+        (lows if a is None else highs if b is None else []).append(r)
+    x = lambda v: ", ".join(f"{np.exp(r):.2f}x" for r in v)
+    notes = []
+    if lows:
+        notes.append(f"{len(lows)} ratios are lower bounds ({names[0]} never grokked within {budget:g}): "
+                     f">= {x(lows)}")
+    if highs:
+        notes.append(f"{len(highs)} ratios are upper bounds ({names[1]} never grokked within {budget:g}): "
+                     f"<= {x(highs)}")
+    if both:
+        notes.append(f"{both} censored in both arms, left out (no information on the ratio)")
+    return effects, bounds, seeds, "; ".join(notes)
+
+
+def speedup_verdict_v3(baseline, treatment, budget, what="speed-up", smallest=SMALLEST_SPEEDUP):
+    """Rule 2 (v3) for 'treatment groks faster than baseline, by at least `smallest`x'."""
+    effects, bounds, seeds, note = _bounded_log_ratios(baseline, treatment, budget)
+    if not seeds:
+        return {"verdict": NOT_DECIDED, "n": 0, "reason": "no seed run in both arms"}
+    if not effects:
+        return {"verdict": INCONCLUSIVE, "n": 0, "n_run": len(seeds), "n_informative": 0,
+                "reason": f"no run of either arm grokked within {budget:g}: no informative seed"}
+    v = effect_verdict_v3(effects, math.log(smallest), what, fmt=lambda x: f"{np.exp(x):.2f}x", bounds=bounds,
+                          n_run=len(seeds), bound_note=note)
+    v["seeds"] = seeds
+    return v
+
+
+def noninferiority_verdict_v3(reference, treatment, budget, margin=NONINFERIORITY, what="time ratio"):
+    """Rule 3 (v3): per seed log(t_treatment / t_reference); reproduced if the interval's upper
+    end is below log(margin) and no ratio is a lower bound; not reproduced if its lower end is
+    above it and no ratio is an upper bound."""
+    effects, bounds, seeds, note = _bounded_log_ratios(treatment, reference, budget, ("treatment", "reference"))
+    out = {"n": len(effects), "n_run": len(seeds), "n_informative": len(effects), "margin": margin}
+    if not seeds:
+        return {**out, "verdict": NOT_DECIDED, "reason": "no seed run in both arms"}
+    ti = t_interval(effects)
+    if ti is None:
+        return {**out, "verdict": INCONCLUSIVE,
+                "reason": "; ".join(filter(None, ["fewer than two informative seeds: no interval", note]))}
+    est, lo, hi = ti
+    lower, upper = any(b > 0 for b in bounds), any(b < 0 for b in bounds)
+    verdict = (REPRODUCED if hi < math.log(margin) and not lower else
+               NOT_REPRODUCED if lo > math.log(margin) and not upper else INCONCLUSIVE)
+    reasons = []
+    verdict = _cap_v3(verdict, len(effects), reasons)
+    if note:
+        reasons.append(note)
+    x = lambda v: f"{np.exp(v):.2f}x"
+    return {**out, "verdict": verdict, "estimate": est, "ci": [lo, hi],
+            "text": f"{what} {x(est)} [{x(lo)}, {x(hi)}], non-inferior if the upper end < {margin:g}x",
+            "reason": "; ".join(reasons)}
+
+
+def level_verdict_v3(values, low, high, what="mean"):
+    """Rule 4 (v3): the t-interval of the per-seed values (None: not measurable, left out)
+    against the band [low, high)."""
+    vals = [float(v) for v in values if v is not None]
+    out = {"n": len(vals), "n_run": len(values)}
+    if not vals:
+        return {**out, "verdict": NOT_DECIDED, "reason": "no data"}
+    band = f"band [{low:g}, {high:g})"
+    ti = t_interval(vals)
+    if ti is None:
+        return {**out, "verdict": INCONCLUSIVE, "estimate": vals[0], "text": f"{what} {vals[0]:.3f} (one seed), {band}",
+                "reason": "fewer than two seeds: no interval"}
+    est, lo, hi = ti
+    verdict = REPRODUCED if low <= lo and hi < high else NOT_REPRODUCED if hi < low or lo >= high else INCONCLUSIVE
+    reasons = []
+    verdict = _cap_v3(verdict, len(vals), reasons)
+    return {**out, "verdict": verdict, "estimate": est, "ci": [lo, hi],
+            "text": f"{what} {est:.3f} [{lo:.3f}, {hi:.3f}], {band}", "reason": "; ".join(reasons)}
+
+
+def property_verdict_v3(oks, what="seeds showing it"):
+    """Rule 5 (v3): a yes/no property per seed, as v2 (None: not measurable, left out)."""
+    return property_verdict(oks, what)
+
+
+def exact_inequality_verdict(points, violations, what="the bound"):
+    """Rule 5b: {seed: points checked (after thinning)}, {seed: violations beyond rounding}."""
+    n_points, n_viol = int(sum(points.values())), int(sum(violations.values()))
+    out = {"n": len(points), "points": n_points, "violations": n_viol}
+    if not n_points:
+        return {**out, "verdict": NOT_DECIDED, "reason": "no logged point"}
+    if n_viol:
+        return {**out, "verdict": NOT_REPRODUCED, "text": f"{n_viol} violations of {what} in {n_points} points",
+                "reason": "an exact inequality is not reproduced by a single violation beyond rounding"}
+    upper = 1 - 0.025 ** (1 / n_points)                         # Clopper-Pearson, 0 of n, one side 97.5%
+    verdict = REPRODUCED if upper < MAX_VIOLATION_RATE else INCONCLUSIVE
+    reasons = []
+    verdict = _cap_v3(verdict, len(points), reasons)
+    if upper >= MAX_VIOLATION_RATE:
+        reasons.append(f"{n_points} points bound the rate only below {upper:.2%} (need < {MAX_VIOLATION_RATE:.0%})")
+    return {**out, "verdict": verdict, "ci": [0.0, upper],
+            "text": f"0 violations of {what} in {n_points} points ({len(points)} seeds, one point per "
+                    f"{THIN_EPOCHS} epochs): violation rate < {upper:.2%} (97.5% upper bound)",
+            "reason": "; ".join(reasons)}
+
+
+def eq7_slope(x, t, floor):
+    """beta of t = floor + C x^beta (Thm. 5.2, Eq. 7: t - floor ~ 1/lambda, x = 1/lambda) for one
+    seed's times t at x, the floor known: least squares on log t over C > 0 and beta, on a grid
+    of beta (-1 to 6, step 0.05) and C (log-spaced); with floor 0, the log-log slope exactly."""
+    x, t = np.asarray(x, float), np.asarray(t, float)
+    lx = np.log(x) - np.log(x).mean()
+    if floor <= 0:
+        return float((lx * np.log(t)).sum() / (lx ** 2).sum())
+    betas = np.arange(-1.0, 6.0 + 1e-9, 0.05)
+    scale = np.exp(np.mean(np.log(t)))
+    cs = scale * np.logspace(-4, 3, 200)                                   # C x_gm^beta
+    u = np.exp(betas[:, None] * lx[None, :])                               # (B, k): (x / x_gm)^beta
+    pred = np.log(floor + cs[None, :, None] * u[:, None, :])               # (B, C, k)
+    sse = ((np.log(t)[None, None, :] - pred) ** 2).sum(-1)
+    return float(betas[np.unravel_index(np.argmin(sse), sse.shape)[0]])
+
+
+def scaling_verdict_v3(times, budget, room, label="1/lambda", margin=SLOPE_MARGIN_V3, floor_x=None,
+                       smallest=SMALLEST_SPEEDUP):
+    """Rule 6 (v3). times: {x: {seed: grok epoch or None}}; room: the x named in advance; floor_x:
+    the x named in advance as the floor cell (Eq. 7's floor: C3's strongest prior), None for a law
+    with no floor (C11). An x of the room whose median is censored drops out, named. Per seed,
+    beta of t = F_s + C x^beta over the rest (F_s that seed's own time at the floor cell, so that
+    the floor's noise is in the seeds' scatter; 0 without a floor cell), its t-interval against
+    [1 - margin, 1 + margin]. A flat curve fails first: per seed log(t at the room's largest x /
+    F_s) (without a floor, / t at its smallest x) whose interval lies below log(smallest) means t
+    does not rise over the room (nothing for a law to follow)."""
+    named = sorted(float(x) for x in room)
+    have = [x for x in named if x in times]
+    out = {"n": 0, "budget": budget, "margin": margin, "room_named": named}
+    short = lambda v: [float(f"{x:.4g}") for x in v]
+    if len(have) < MIN_ROOM:
+        return {**out, "verdict": NOT_DECIDED,
+                "reason": f"only {len(have)} of the named {label} values {short(named)} have runs (need {MIN_ROOM})"}
+    sets = [set(times[x]) for x in have] + ([set(times[floor_x])] if floor_x is not None and floor_x in times else [])
+    seeds = sorted(set.intersection(*sets), key=str)
+    F = 0.0
+    if floor_x is not None:
+        if floor_x not in times:
+            return {**out, "verdict": NOT_DECIDED, "reason": f"no runs at the floor cell {label} = {floor_x:g}"}
+        F, cens = censored_median([times[floor_x][s] for s in seeds], budget)
+        if cens:
+            return {**out, "verdict": NOT_DECIDED, "reason": f"the floor cell's median is censored at {budget:g}"}
+        out["floor"] = F
+    cens_med = [x for x in have if censored_median([times[x][s] for s in seeds], budget)[1]]
+    used = [x for x in have if x not in cens_med]
+    out.update(room=used, at_cap=cens_med, medians={f"{x:g}": censored_median([times[x][s] for s in seeds], budget)[0]
+                                                    for x in have})
+    dropped = (f"; {label} = {short(cens_med)} dropped: median censored at {budget:g} (no time measured)"
+               if cens_med else "")
+    form = f"t = F + C x^beta (Eq. 7; F each seed's time at {label} = {floor_x:.4g}, median {F:.0f})" \
+        if floor_x is not None else "t = C x^beta"
+    if len(used) < MIN_ROOM:
+        return {**out, "n": len(seeds), "verdict": NOT_DECIDED, "text": f"room named {short(named)}{dropped}",
+                "reason": f"only {len(used)} {label} values of the named room have a measured median (need {MIN_ROOM})"}
+    table = np.array([[censor(times[x][s], budget) for s in seeds] for x in used])
+    floors = np.array([censor(times[floor_x][s], budget) if floor_x is not None else 0.0 for s in seeds])
+    informative = [j for j in range(len(seeds)) if (table[:, j] < budget).sum() >= 2 and floors[j] < budget]
+    table, floors = table[:, informative], floors[informative]
+    out["n"] = len(informative)
+    clean = (table < budget).all(1)           # the seed scatter of log t, pooled over x with no censored run
+    out["sigma"] = float(np.sqrt(np.mean(np.log(table[clean]).var(1, ddof=1)))) if clean.any() and table.shape[1] > 1 else None
+    slopes = np.array([eq7_slope(used, table[:, j], floors[j]) for j in range(table.shape[1])])
+    out["slopes"] = [float(b) for b in slopes]
+    ti = t_interval(slopes)
+    if ti is None:
+        return {**out, "verdict": INCONCLUSIVE, "reason": "fewer than two informative seeds: no interval"}
+    est, lo, hi = ti
+    decades = math.log10(used[-1] / used[0])
+    censored = table >= budget
+    bias = censoring_bias(np.log(used), censored)
+    rise = np.log(table[-1] / (floors if floor_x is not None else table[0]))   # per seed: does t rise over the room?
+    r_ti = t_interval(rise)
+    out.update(estimate=est, ci=[lo, hi], decades=decades, rise=[float(r_ti[1]), float(r_ti[2])],
+               text=f"beta {est:.2f} [{lo:.2f}, {hi:.2f}] in {form}, over {label} in {short(used)} ({decades:.1f} "
+                    f"decades, room named in advance{dropped}); 1/x within 1 +- {margin:g}; rise over the room "
+                    f"{math.exp(r_ti[0]):.2f}x [{math.exp(r_ti[1]):.2f}x, {math.exp(r_ti[2]):.2f}x]")
+    reasons = []
+    if r_ti[2] < math.log(smallest) and bias not in ("lower", "both"):
+        verdict = NOT_REPRODUCED
+        reasons.append(f"flat: t at {label} = {used[-1]:.4g} is within {smallest:g}x of "
+                       + ("the floor cell's" if floor_x is not None else f"t at {label} = {used[0]:.4g}")
+                       + ": no law to follow")
+    elif lo >= 1 - margin and hi <= 1 + margin and bias is None:
+        verdict = REPRODUCED
+    elif (hi < 1 - margin and bias not in ("lower", "both")) or (lo > 1 + margin and bias not in ("upper", "both")):
+        verdict = NOT_REPRODUCED
+    else:
+        verdict = INCONCLUSIVE
+    if bias:
+        kind = {"lower": "a lower bound", "upper": "an upper bound", "both": "biased both ways"}[bias]
+        reasons.append(f"{int(censored.sum())} runs in the room censored at {budget:g} make the slope {kind}")
+    out["verdict"] = _cap_v3(verdict, len(informative), reasons)
+    out["reason"] = "; ".join(reasons)
+    return out
+
+
+def untestable(reason, design):
+    """Rule 7: a part that cannot be decided here, with why and what would decide it."""
+    return {"verdict": UNTESTABLE, "n": 0, "reason": reason, "text": f"would decide: {design}"}
+
+
+PARTLY = "reproduced where testable"
+
+
+def combine_v3(parts):
+    """Rule 7 (v3): rule 5's combination over the parts that are testable here; a claim whose
+    parts are all untestable is untestable, and one whose testable parts are all reproduced
+    while others are untestable is "reproduced where testable", never plain reproduced."""
+    testable = {k: p for k, p in parts.items() if p["verdict"] != UNTESTABLE}
+    if parts and not testable:
+        return UNTESTABLE
+    verdict = combine(testable)
+    return PARTLY if verdict == REPRODUCED and len(testable) < len(parts) else verdict
+
+
+# Every version by name, so that a claim can be judged under each (REPORT.md shows v3 and v2).
+RULES = {
+    "v3": SimpleNamespace(version="v3", effect=effect_verdict_v3, speedup=speedup_verdict_v3,
+                          level=level_verdict_v3, property=property_verdict_v3, scaling=scaling_verdict_v3,
+                          noninferiority=noninferiority_verdict_v3, exact=exact_inequality_verdict,
+                          combine=combine_v3),
+    "v2": SimpleNamespace(version="v2", effect=effect_verdict, speedup=speedup_verdict, level=level_verdict,
+                          property=property_verdict, scaling=scaling_verdict),
+    "v1": SimpleNamespace(version="v1", effect=effect_verdict_v1, speedup=speedup_verdict_v1, level=level_verdict_v1,
+                          property=property_verdict_v1, scaling=scaling_verdict_v1),
+}
