@@ -21,10 +21,7 @@ import math
 
 import numpy as np
 
-
-def first_epoch(history, key, threshold):
-    """First logged epoch with history[key] >= threshold, None if never."""
-    return next((e for e, v in zip(history["epoch"], history[key]) if v >= threshold), None)
+from train import first_epoch     # the loop's own: t_mem and t_struct mean the same in a summary and here
 
 
 def held_from(history, key, threshold):

@@ -83,7 +83,7 @@ def _cell(cfg):
     """A run's setting without its seed: runs of one cell ran about as long. A stored config
     (a dict) lacks the flags added after it was trained: they had their defaults
     (train.config_differences), and are filled in so that it meets the configs asked for now."""
-    default = train.semantic_config(train.make_config())
+    default = store.default_semantic()
     sem = train.semantic_config(cfg) if not isinstance(cfg, dict) else {**default, **cfg}
     return tuple(sorted((k, str(v)) for k, v in sem.items() if k not in ("seed", "init_seed")))
 

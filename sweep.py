@@ -81,7 +81,7 @@ def study_config(args, seed, regime=None, **changes):
     distractors, refresh = distractor_regime(regime or args.regime)
     small = getattr(args, "quick", False) and changes.get("task", "add") in ("add", "mul", "addk", "route")
     model = {k: v for k, v in QUICK_MODEL.items() if k != "p"} if small else {}
-    return train.make_config(**{**model, "p": args.p, "epochs": args.epochs, "stop_after": args.stop_after,
+    return store.make_config(**{**model, "p": args.p, "epochs": args.epochs, "stop_after": args.stop_after,
                                 "distractors": distractors, "refresh": refresh, "seed": seed, **changes})
 
 

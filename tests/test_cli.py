@@ -50,16 +50,20 @@ def test_bad_input_is_one_line_error(args, msg):
 
 
 def test_make_config_is_the_parsers_defaults_and_configs_share_nothing():
-    """make_config builds the parser once and copies its defaults: equal to a fresh parse, and
-    safe only because every default is an immutable scalar (a list default would be shared)."""
+    """train.make_config parses the defaults; store.make_config parses them once and copies
+    them: equal to a fresh parse, and safe only because every default is an immutable scalar
+    (a list default would be shared)."""
+    import store
     fresh = vars(train.get_parser().parse_args([]))
-    assert vars(train.make_config()) == fresh
+    assert vars(train.make_config()) == fresh and vars(store.make_config()) == fresh
     assert all(v is None or isinstance(v, (bool, int, float, str)) for v in fresh.values())
-    a = train.make_config(lam=0.3)
-    a.seed = 7
-    assert train.make_config().lam == fresh["lam"] and train.make_config().seed == fresh["seed"]
-    with pytest.raises(ValueError, match="unknown config key"):
-        train.make_config(lamda=1)
+    for make in (train.make_config, store.make_config):
+        a = make(lam=0.3)
+        a.seed = 7
+        assert make().lam == fresh["lam"] and make().seed == fresh["seed"]
+        assert vars(make(lam=0.3, seed=7)) == vars(a)
+        with pytest.raises(ValueError, match="unknown config key"):
+            make(lamda=1)
 
 
 def test_existing_out_with_another_config_is_refused(tmp_path):
