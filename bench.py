@@ -57,23 +57,33 @@ def flops_per_epoch(kind, B, B_test, T, V, C, d, d_mlp, eval_every):
     return 3 * fwd(B) + fwd(B_test) / eval_every
 
 
-def matmul_peak(n=1024, reps=20, dtype=torch.float32):
-    a, b = torch.randn(n, n, dtype=dtype), torch.randn(n, n, dtype=dtype)
+def sync(device):
+    """Wait for the device's queued work (a GPU runs asynchronously; the CPU needs no wait)."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def matmul_peak(n=1024, reps=20, dtype=torch.float32, device=torch.device("cpu")):
+    a, b = torch.randn(n, n, dtype=dtype, device=device), torch.randn(n, n, dtype=dtype, device=device)
     for _ in range(3):
         a @ b
+    sync(device)
     t = time.perf_counter()
     for _ in range(reps):
         a @ b
+    sync(device)
     return 2 * n ** 3 * reps / (time.perf_counter() - t)
 
 
-def time_conventional(task, cfg, epochs):
+def time_conventional(task, cfg, epochs, device=torch.device("cpu")):
     torch.manual_seed(0)
-    m = ConventionalTransformer(task.vocab_size, task.n_classes, task.seq_len, cfg.d_model, cfg.n_heads, cfg.d_mlp)
+    m = ConventionalTransformer(task.vocab_size, task.n_classes, task.seq_len, cfg.d_model, cfg.n_heads,
+                                cfg.d_mlp).to(device)
     opt = torch.optim.AdamW(m.parameters(), lr=1e-3, weight_decay=1.0)
-    x, y, xt = task.train_x, task.train_y, task.test_x
+    x, y, xt = task.train_x.to(device), task.train_y.to(device), task.test_x.to(device)
     times = []
     for e in range(epochs):
+        sync(device)
         t = time.perf_counter()
         loss = F.cross_entropy(m(x).double(), y)
         opt.zero_grad()
@@ -83,6 +93,7 @@ def time_conventional(task, cfg, epochs):
         if e % cfg.eval_every == 0:
             with torch.no_grad():
                 m(xt).argmax(-1)
+        sync(device)
         times.append(time.perf_counter() - t)
     return times
 
@@ -95,7 +106,7 @@ def epoch_time(cfg, epochs, repeats=1):
     def wall(n):
         cfg.epochs = n
         t = time.perf_counter()
-        train.train(cfg)
+        train.train(cfg)                 # its history reads every eval's numbers on the host: synced
         return time.perf_counter() - t
     return statistics.median((wall(2 * epochs) - wall(epochs)) / epochs for _ in range(repeats))
 
@@ -104,7 +115,7 @@ def bench(name, cfg, epochs, peak, repeats):
     task = train.task_of(cfg)
     cfg.quiet = True
     ours = epoch_time(cfg, epochs, repeats=repeats)
-    conv = statistics.median(time_conventional(task, cfg, epochs))
+    conv = statistics.median(time_conventional(task, cfg, epochs, train.pick_device(cfg.device)))
     shape = dict(B=len(task.train_x), B_test=len(task.test_x), T=task.seq_len, V=task.vocab_size,
                  C=task.n_classes, d=cfg.d_model, d_mlp=cfg.d_mlp, eval_every=cfg.eval_every)
     f_ours, f_conv = flops_per_epoch("query-only", **shape), flops_per_epoch("conventional", **shape)
@@ -144,6 +155,7 @@ def bench_variants(cfg, epochs, compile_too=False):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--device", default="auto", help="auto | cpu | cuda: both implementations and the peak on it")
     p.add_argument("--epochs", type=int, default=300, help="epochs timed per implementation")
     p.add_argument("--quick", action="store_true", help="p = 23 and 10 epochs: seconds")
     p.add_argument("--repeats", type=int, default=3, help="timed pairs per implementation (median)")
@@ -151,8 +163,10 @@ def main(argv=None):
                    help="also time whole runs of 10x --epochs with and without --compile (inductor)")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
-    peak = matmul_peak(512 if args.quick else 1024)
-    peak16 = matmul_peak(512 if args.quick else 1024, dtype=torch.bfloat16)
+    device = train.pick_device(args.device)
+    peak = matmul_peak(512 if args.quick else 1024, device=device)
+    peak16 = matmul_peak(512 if args.quick else 1024, dtype=torch.bfloat16, device=device)
+    print(f"device: {train.device_name(device)} ({device})")
     print(f"torch {torch.__version__}, {args.threads} thread(s); measured matmul peak fp32 "
           f"{peak / 1e9:.0f} GFLOP/s, bf16 {peak16 / 1e9:.0f} GFLOP/s")
     epochs = 10 if args.quick else args.epochs
@@ -161,11 +175,11 @@ def main(argv=None):
         print("--quick: a smoke run of the benchmark on a tiny config; its timings are not measurements")
     repeats = 1 if args.quick else args.repeats
     bench("paper config (modular addition, 2 distractors)",
-          train.make_config(p=p_, threads=args.threads), epochs, peak, repeats)
+          train.make_config(p=p_, threads=args.threads, device=str(device)), epochs, peak, repeats)
     bench("Nanda et al. config (no distractors)",
-          train.make_config(p=p_, d_model=128, n_heads=4, d_mlp=512, n_distractors=0, threads=args.threads),
-          epochs, peak, repeats)
-    bench_variants(train.make_config(p=p_, threads=args.threads), epochs // 3 if not args.quick else 5,
+          train.make_config(p=p_, d_model=128, n_heads=4, d_mlp=512, n_distractors=0, threads=args.threads,
+                            device=str(device)), epochs, peak, repeats)
+    bench_variants(train.make_config(p=p_, threads=args.threads, device=str(device)), epochs // 3 if not args.quick else 5,
                    compile_too=args.compile)
 
 

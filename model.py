@@ -117,11 +117,15 @@ class Transformer(nn.Module):
         scores = (tok_scores.reshape(H, V * V)[:, (xq * V + x).flatten()]
                   + pos_scores.reshape(H, V * T)[:, (xq * T + torch.arange(T, device=x.device)).flatten()])
         scores = scores.view(H, B, T).transpose(0, 1)                        # (B, H, T)
-        a = torch.softmax(scores, dim=-1) if attn is None else override_attention(attn, B, H, T, scores.dtype)
+        wide = torch.promote_types(scores.dtype, torch.float32)          # the softmax never in bf16 (--amp)
+        a = torch.softmax(scores.to(wide), dim=-1) if attn is None else override_attention(attn, B, H, T, wide)
         # pooled value o = sum_i a_i (v_e(x_i) + v_p(i)): the token part as (attention mass
         # on each vocabulary token) @ (value table), the position part directly
-        idx = x[:, None, :].expand(B, H, T)
-        mass = torch.zeros(B, H, V, dtype=a.dtype, device=a.device).scatter_add(2, idx, a)
+        if a.is_cuda and torch.are_deterministic_algorithms_enabled():    # --deterministic: no atomics,
+            mass = torch.einsum("bht,btv->bhv", a, F.one_hot(x, V).to(a.dtype))   # the same sums in a fixed order
+        else:
+            idx = x[:, None, :].expand(B, H, T)
+            mass = torch.zeros(B, H, V, dtype=a.dtype, device=a.device).scatter_add(2, idx, a)
         o = torch.einsum("bhv,vhe->bhe", mass, VE) + torch.einsum("bht,the->bhe", a, VP)  # (B, H, dh)
         h_q = F.embedding(x[:, -1], self.embed) + P[T - 1]                   # query residual
         return self._head(h_q, o, {"attn": a, "scores": scores, "o": o})
@@ -139,16 +143,24 @@ class Transformer(nn.Module):
         scores = torch.einsum("bhe,bthe->bht", q, k) / math.sqrt(dh)
         future = torch.arange(T, device=x.device)[None, None, :] > qpos[:, None, None]
         scores = scores.masked_fill(future, -1e30)
-        a = torch.softmax(scores, dim=-1) if attn is None else override_attention(attn, B, H, T, scores.dtype)
+        wide = torch.promote_types(scores.dtype, torch.float32)          # the softmax never in bf16 (--amp)
+        a = torch.softmax(scores.to(wide), dim=-1) if attn is None else override_attention(attn, B, H, T, wide)
         o = torch.einsum("bht,bthe->bhe", a, (h @ self.W_V.T).view(B, T, H, dh))
         return self._head(h_q, o, {"attn": a, "scores": scores, "o": o})
 
     def _head(self, h_q, o, out):
-        """Residual, MLP and unembedding at the query: the same for both fast paths."""
+        """Residual, MLP and unembedding at the query: the same for both fast paths. Under
+        --amp the unembedding runs in float32 (as the attention softmax does): the logits that
+        enter the loss are never rounded to bfloat16, on any device (Prieto et al.)."""
         B = h_q.shape[0]
         r = h_q + o.reshape(B, -1) @ self.W_O.T                              # attention + residual
         r2 = r + F.linear(F.relu(F.linear(r, self.W_in, self.b_in)), self.W_out, self.b_out)
-        out["logits"] = r2 @ self.W_U.T
+        device = r2.device.type
+        if device in ("cpu", "cuda") and torch.is_autocast_enabled(device):
+            with torch.autocast(device, enabled=False):
+                out["logits"] = r2.float() @ self.W_U.T
+        else:
+            out["logits"] = r2 @ self.W_U.T
         return out
 
     def inputs(self, x, pos_ids=None, qpos=None):

@@ -188,7 +188,8 @@ def derived(folder, cfg):
         cut = {k: [v[i] for i in keep] if isinstance(v, list) and len(v) == len(history["epoch"]) else v
                for k, v in history.items()}
         out = train.summarize(cfg, cut, grok, end, summary["ms_per_epoch"] * end / 1000, summary["device"])
-        out.update(threads=summary["threads"], ms_per_epoch=summary["ms_per_epoch"], derived_from=name[:-8])
+        out.update(threads=summary["threads"], ms_per_epoch=summary["ms_per_epoch"], derived_from=name[:-8],
+                   **{k: summary[k] for k in ("device_name", "precision") if k in summary})
         return out, cut
     return None
 

@@ -126,7 +126,9 @@ def add_sweep_args(parser):
     a("--runs-dir", default="runs", help="where run folders (with weights) go")
     a("--results-dir", default="results", help="where the figure and summary go")
     a("--store", default=None, help="run store folder (default: <results-dir>/store; --quick: results/quick/store)")
-    a("--device", default="auto", help="auto | cpu | cuda")
+    a("--device", default="auto", help="auto | cpu | cuda | cuda:N (with several GPUs, auto and cuda take them in turn)")
+    a("--any-device", action="store_true",
+      help="train beside stored runs of another device kind (by default, a sweep that trains refuses to mix them)")
 
 
 # Every study stops a run this many epochs after grokking, so that a baseline one study trained
@@ -205,6 +207,23 @@ def say(line):
     print(line, flush=True)
 
 
+def served_from(results):
+    """{device kind: count} of stored runs (cpu, cuda): a run is exact only per kind of device."""
+    kinds = {}
+    for summary, _ in results:
+        kind = str(summary.get("device", "cpu")).split(":")[0]
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return dict(sorted(kinds.items()))
+
+
+def place_on_gpus(cfgs, device, gpus):
+    """With several GPUs and --device auto or cuda, the runs take them in turn (cuda:0, cuda:1,
+    ...): each --jobs worker trains on its own. The device is not part of a run's key."""
+    if gpus > 1 and device in ("auto", "cuda"):
+        for i, cfg in enumerate(cfgs):
+            cfg.device = f"cuda:{i % gpus}"
+
+
 def run_sweep(runs, args, log=say, weights=()):
     """runs: list of (label, cfg). Trains what is in neither the store nor a run folder
     (unless --plot-only), stores every finished run, and returns {label: (summary, history)}
@@ -241,6 +260,14 @@ def run_sweep(runs, args, log=say, weights=()):
     # started at different times, or after a part of the sweep was stored, never overlap
     ours = set(shard_runs(list(dict.fromkeys(cfg.out for _, cfg in runs)), args.shard))
     mine = [(label, cfg) for label, cfg in todo if cfg.out in ours] if not args.plot_only else []
+    served = served_from(results.values())
+    if served:                                                # where the stored runs were computed
+        log(f"served {len(results)} stored run(s), trained on " + ", ".join(f"{k} ({n})" for k, n in served.items()))
+    here = train.pick_device(args.device).type
+    other = [k for k in served if k != here]
+    if mine and other and not getattr(args, "any_device", False):
+        raise ValueError(f"this sweep trains on {here}, and the store serves it runs trained on {', '.join(other)}: "
+                         "--any-device mixes them, --store another folder keeps them apart")
     if mine:
         run_of = {cfg.out: (label, cfg) for label, cfg in mine}    # two labels of one run: trained once
         distinct, missing = len(set(cfg.out for _, cfg in runs)), len(set(cfg.out for _, cfg in todo))
@@ -248,6 +275,7 @@ def run_sweep(runs, args, log=say, weights=()):
             f"with {jobs} job(s) x {threads} thread(s) -> {folder}")
         t0 = time.time()
         cfgs = [cfg for _, cfg in run_of.values()]
+        place_on_gpus(cfgs, args.device, torch.cuda.device_count())
         if jobs == 1:
             outs = map(_train_one, cfgs)
         else:

@@ -22,6 +22,7 @@ import argparse
 import json
 import math
 import os
+import platform
 import sys
 import tempfile
 import time
@@ -41,7 +42,7 @@ DISTRACTOR_DRAWS = ("fixed", "fresh", "refresh")        # --distractors: once, e
 # Flags that change how a run is executed or reported, not the computation it asks for. (The
 # thread count can change float rounding, and through it the grokking epoch: docs/choices.md,
 # Determinism. It is recorded in each summary, not part of a run's identity.)
-NON_SEMANTIC = ("out", "quiet", "print_every", "threads", "device", "checkpoint_every")
+NON_SEMANTIC = ("out", "quiet", "print_every", "threads", "device", "checkpoint_every", "deterministic")
 # Each random stream of a run is its own generator, seeded from --seed plus a fixed offset, so that
 # drawing from one (a minibatch order) never moves another (the init, the data split, the
 # distractor redraws: tasks.py uses +7919 for those). The offset is arbitrary (a prime: the
@@ -127,7 +128,9 @@ def get_parser():
     a("--checkpoint-every", type=int, default=1000,
       help="with --out: save the loop's state to <out>/checkpoint.pt every N epochs; a run cut "
            "short goes on from there when started again (0 = never)")
-    a("--device", default="auto", help="auto | cpu | cuda")
+    a("--device", default="auto", help="auto | cpu | cuda | cuda:N")
+    a("--deterministic", action="store_true",
+      help="torch's deterministic algorithms and the cuBLAS workspace (for a GPU; the CPU already is)")
     a("--amp", default="off", help="off | bf16: autocast the matmuls to bfloat16 (CPU or CUDA); the loss "
                                    "stays float64. Changes the trajectory: docs/running.md, Speed")
     a("--compile", nargs="?", const="inductor", default=None,
@@ -208,8 +211,8 @@ def validate(cfg):
         raise ValueError(f"--qk-penalty must be >= 0, got {cfg.qk_penalty}")
     if cfg.amp not in AMP:
         raise ValueError(f"--amp must be one of {', '.join(AMP)}, got {cfg.amp!r}")
-    if cfg.device not in ("auto", "cpu", "cuda"):
-        raise ValueError(f"--device must be auto, cpu or cuda, got {cfg.device!r}")
+    if cfg.device not in ("auto", "cpu", "cuda") and not (cfg.device.startswith("cuda:") and cfg.device[5:].isdigit()):
+        raise ValueError(f"--device must be auto, cpu, cuda or cuda:N, got {cfg.device!r}")
 
 
 def refresh_rate(cfg):
@@ -293,8 +296,13 @@ def qk_penalty(model, c):
 
 @torch.no_grad()
 def match_norm_(params, radius):
-    """Project onto the sphere ||theta||_F = radius by one common rescaling (Omnigrok)."""
-    scale = radius / math.sqrt(sum(float(p.pow(2).sum()) for p in params))
+    """Project onto the sphere ||theta||_F = radius by one common rescaling (Omnigrok). The
+    scale stays on the device (no host read in the step): each tensor's sum of squares in its
+    own precision, then their sum, the root and the ratio in float64, added in order."""
+    total = 0.0
+    for p in params:
+        total = total + p.pow(2).sum().double()
+    scale = radius / total.sqrt()
     for p in params:
         p.mul_(scale)
 
@@ -321,6 +329,49 @@ def pick_device(name):
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     return torch.device(name)
+
+
+def device_name(device):
+    """The GPU's name, or the CPU's model (as /proc/cpuinfo gives it, else the platform's)."""
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor() or platform.machine()
+
+
+def set_deterministic(cfg):
+    """--deterministic: PyTorch's deterministic algorithms (an op with none raises), and the
+    cuBLAS workspace that makes CUDA matmuls repeatable. On the CPU a run is already
+    bitwise-deterministic for a given thread count; this only makes that an error to break."""
+    if cfg.deterministic:
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+        torch.use_deterministic_algorithms(True)
+
+
+class HostToDevice:
+    """A host tensor copied to the device once an epoch without the host waiting for it: into
+    one of two pinned buffers, non-blocking, a buffer reused only once its last copy has landed
+    (its event). The data are the host's, bit for bit. On the CPU: the tensor itself."""
+
+    def __init__(self, device):
+        self.device, self.buffers, self.events, self.turn = device, [None, None], [None, None], 0
+
+    def __call__(self, x):
+        if self.device.type != "cuda":
+            return x.to(self.device)
+        i, self.turn = self.turn, 1 - self.turn
+        if self.events[i] is not None:
+            self.events[i].synchronize()                 # its copy of two epochs ago has landed
+        if self.buffers[i] is None or self.buffers[i].shape != x.shape:
+            self.buffers[i] = torch.empty_like(x).pin_memory()
+        self.buffers[i].copy_(x)
+        out = self.buffers[i].to(self.device, non_blocking=True)
+        self.events[i] = torch.cuda.Event()
+        self.events[i].record()
+        return out
 
 
 def task_of(cfg):
@@ -379,7 +430,8 @@ def batches(task, cfg, device):
             "x": getattr(task, f"{split}_x").to(device), "y": getattr(task, f"{split}_y").to(device),
             "oracle": oracle, "qpos": None if task.qpos is None else task.qpos[split].to(device),
             "attn": oracle if cfg.frozen_attn else None,
-            "pos_ids": None if cfg.pos_slots is None else query_slot_ids(task.seq_len, cfg.pos_slots)}
+            "pos_ids": None if cfg.pos_slots is None else torch.tensor(query_slot_ids(task.seq_len, cfg.pos_slots),
+                                                                          device=device)}   # indexed on the device
     sets["train"]["target"] = prior_target("train").to(device) if prior_target else None
     return sets["train"], sets["test"]
 
@@ -443,6 +495,7 @@ def train(cfg, log=print, weights=None):
     validate(cfg)
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
+    set_deterministic(cfg)
     device = pick_device(cfg.device)
     task, model = build_run(cfg, device)
     if cfg.init_from:
@@ -459,7 +512,8 @@ def train(cfg, log=print, weights=None):
     teacher = load_teacher(cfg, task, device) if cfg.prior == "teacher" else None
     rho = refresh_rate(cfg)
     tau = cfg.tau if cfg.tau is not None else 1 / (2 * task.k)
-    batch_gen = torch.Generator().manual_seed(cfg.seed + BATCH_SEED_OFFSET)   # minibatch order only
+    batch_gen = torch.Generator(device).manual_seed(cfg.seed + BATCH_SEED_OFFSET)   # minibatch order only, on the device
+    upload = HostToDevice(device)        # the redrawn distractors, copied without blocking the host
     loop = {"epoch": 0, "history": {"epoch": []}, "grok": None, "elapsed": 0.0, "resumed_at": []}
     checkpoint = checkpoint_path(cfg.out) if cfg.out and cfg.checkpoint_every else None
     if checkpoint and os.path.exists(checkpoint):      # a run cut short: go on where it stopped
@@ -477,7 +531,7 @@ def train(cfg, log=print, weights=None):
         # the warm-up learning rate, lambda(t), and the teacher's attention on these inputs
         if epoch and rho:
             task.refresh_distractors(rho)
-            train_set["x"] = task.train_x.to(device)
+            train_set["x"] = upload(task.train_x)
         for group, base in zip(opt.param_groups, base_lrs):
             group["lr"] = base * warmup_factor(cfg, epoch)
         lam = prior_weight(cfg, epoch)
@@ -508,14 +562,16 @@ def train(cfg, log=print, weights=None):
         if cfg.batch_size is None:
             step(model, opt, cfg, masks)
         else:
-            for idx in torch.randperm(len(train_set["x"]), generator=batch_gen).to(device).split(cfg.batch_size):
+            for idx in torch.randperm(len(train_set["x"]), generator=batch_gen, device=device).split(cfg.batch_size):
                 forward_backward(model, opt, forward, minibatch(train_set, idx), cfg, lam)
                 step(model, opt, cfg, masks)
 
     wall = time.time() - t0
     if weights is not None:
         weights["final"] = {n: p.detach().cpu().clone() for n, p in model.state_dict().items()}
-    return {**summarize(cfg, history, grok, epoch, wall, device), "resumed_at": loop["resumed_at"]}, history
+    return {**summarize(cfg, history, grok, epoch, wall, device), "resumed_at": loop["resumed_at"],
+            # where and how it was computed (a run is exact per kind of device; store.derived copies these)
+            "device_name": device_name(device), "precision": "bf16 autocast" if cfg.amp == "bf16" else "float32"}, history
 
 
 def progress_line(history, cfg, epoch, elapsed):

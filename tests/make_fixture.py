@@ -62,7 +62,8 @@ def environment():
 def histories(**change):
     threads = torch.get_num_threads()
     try:
-        return {k: train.train(train.make_config(**{**kw, **change}))[1] for k, kw in CONFIGS.items()}
+        # the reference is a CPU run: compared on the CPU whatever else the machine has
+        return {k: train.train(train.make_config(**{**kw, "device": "cpu", **change}))[1] for k, kw in CONFIGS.items()}
     finally:
         torch.set_num_threads(threads)
 

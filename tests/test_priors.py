@@ -60,7 +60,7 @@ def test_schedules():
 
 def test_schedule_reaches_the_loss():
     """With a late start, the first epochs train exactly like lambda = 0."""
-    kw = dict(p=11, frac=0.5, epochs=6, eval_every=1, threads=1, quiet=True)
+    kw = dict(p=11, frac=0.5, epochs=6, eval_every=1, threads=1, quiet=True, device="cpu")   # bitwise: the CPU's
     _, h0 = train.train(train.make_config(**kw))
     _, hl = train.train(train.make_config(lam=1.0, prior_start=4, **kw))
     assert hl["prior_weight"] == [0, 0, 0, 0, 1, 1, 1]

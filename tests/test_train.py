@@ -136,7 +136,7 @@ def test_structural_stats():
 
 def test_same_seed_same_history_and_seeds_differ():
     kw = dict(p=11, frac=0.5, epochs=30, eval_every=5, d_model=16, d_mlp=32, lam=0.1,
-              distractors="refresh", refresh=0.3, quiet=True, threads=1)
+              distractors="refresh", refresh=0.3, quiet=True, threads=1, device="cpu")   # bitwise: the CPU's
     h0 = train.train(train.make_config(seed=0, **kw))[1]
     h0b = train.train(train.make_config(seed=0, **kw))[1]
     h1 = train.train(train.make_config(seed=1, **kw))[1]
@@ -227,7 +227,7 @@ def test_bf16_autocast_and_compiled_paths():
     """--amp bf16 really runs the matmuls in bfloat16 (another trajectory, float64 loss, still
     learns, no bound violation); --compile traces the same forward (the 'eager' backend runs
     the traced ops unchanged, so the history is bitwise the uncompiled one)."""
-    kw = dict(p=11, frac=0.5, epochs=40, eval_every=5, threads=1, quiet=True, lr=1e-2)
+    kw = dict(p=11, frac=0.5, epochs=40, eval_every=5, threads=1, quiet=True, lr=1e-2, device="cpu")
     _, h32 = train.train(train.make_config(**kw))
     _, h16 = train.train(train.make_config(amp="bf16", **kw))
     assert h16["train_loss"] != h32["train_loss"]
@@ -279,7 +279,7 @@ def test_a_run_cut_short_resumes_to_the_same_run(tmp_path, monkeypatch, changes)
     """Killed after its checkpoint at epoch 20, while training on towards epoch 40, a run started
     again goes on from epoch 20 and ends bitwise where the uninterrupted run does."""
     kw = dict(p=11, frac=0.5, epochs=60, eval_every=5, d_model=16, d_mlp=32, quiet=True, threads=1,
-              checkpoint_every=20, **changes)
+              checkpoint_every=20, device="cpu", **changes)
     if changes.get("prior") == "teacher":
         weights = {}
         train.train(train.make_config(**{**kw, "prior": "oracle", "epochs": 30}), weights=weights)

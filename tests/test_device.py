@@ -1,0 +1,194 @@
+"""The loop on a device this CI does not have. On PyTorch's `meta` device every tensor has a
+shape and no data: an op that mixes in a tensor made without `device=` fails, and so does any
+read of a value on the host (.item(), float(), a Python `if` on a tensor). Two epochs of the
+step path (model.run, the loss, backward, the optimizer step and its hooks) over the loop's
+configs run there; mutants show that the grid fails when a `device=` is dropped or a host read
+enters the step. The CUDA tests run the same code on a GPU, with host syncs made errors; they
+skip here. (`train.train` itself autocasts, and autocast has no meta backend: the grid calls
+the step path's functions as the loop does.)"""
+import argparse
+import importlib.util
+import math
+import os
+
+import pytest
+import torch
+
+import train
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SMALL = dict(p=7, epochs=2, seed=0, d_model=16, d_mlp=32)
+GRID = [dict(), dict(distractors="fresh"), dict(distractors="refresh", refresh=0.5), dict(lam=0.3),
+        dict(lam=0.3, prior_kind="entropy"), dict(lam=0.3, prior_kind="l1-logits"), dict(n_heads=4),
+        dict(task="route"), dict(task="arparity", distractors="fixed"), dict(task="parity"),
+        dict(frozen_attn="oracle"), dict(batch_size=16), dict(pos_slots=8), dict(norm_match=5.0),
+        dict(global_norm_match=20.0), dict(qk_penalty=0.5), dict(optimizer="lion"), dict(optimizer="muon"),
+        dict(optimizer="sgd"), dict(lam=0.3, prior="adversarial"), dict(lam=0.3, prior_anneal=1), dict(lam=0.3, prior="uniform")]
+
+
+def step_epochs(cfg, device, epochs=2, transformer=None):
+    """`epochs` epochs of the loop's step path (train.train's data, forward-backward and step,
+    without measuring) on `device`; returns the model. `transformer` swaps in a model class."""
+    task, model = train.build_run(cfg, device) if transformer is None else _build(cfg, device, transformer)
+    opt = train.build_optimizer(model, cfg.optimizer, cfg.lr, cfg.wd, (cfg.beta1, cfg.beta2))
+    train.apply_norm_matching(model, cfg)
+    forward = lambda batch, uncompiled=False: model.run(batch["x"], batch["attn"], batch["pos_ids"], batch["qpos"])
+    train_set, _ = train.batches(task, cfg, device)
+    rho, upload = train.refresh_rate(cfg), train.HostToDevice(device)
+    batch_gen = torch.Generator(device if device.type != "meta" else "cpu").manual_seed(cfg.seed)
+    for epoch in range(epochs):
+        if epoch and rho:
+            task.refresh_distractors(rho)
+            train_set["x"] = upload(task.train_x)
+        lam = train.prior_weight(cfg, epoch)
+        if cfg.batch_size is None:
+            train.forward_backward(model, opt, forward, train_set, cfg, lam)
+            train.step(model, opt, cfg, {})
+        else:
+            gen_device = device if device.type != "meta" else torch.device("cpu")      # meta has no generator
+            perm = torch.randperm(len(train_set["x"]), generator=batch_gen, device=gen_device).to(device)
+            for idx in perm.split(cfg.batch_size):
+                train.forward_backward(model, opt, forward, train.minibatch(train_set, idx), cfg, lam)
+                train.step(model, opt, cfg, {})
+    return model
+
+
+def _build(cfg, device, transformer):
+    task = train.task_of(cfg)
+    model = transformer(task.vocab_size, task.n_classes, cfg.pos_slots or task.seq_len, cfg.d_model, cfg.n_heads,
+                        cfg.d_mlp)
+    return task, model.to(device)
+
+
+@pytest.mark.parametrize("change", GRID, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()) or "default")
+def test_the_step_path_runs_on_the_meta_device(change):
+    model = step_epochs(train.make_config(**{**SMALL, **change}), torch.device("meta"))
+    assert all(p.device.type == "meta" for p in model.parameters())
+
+
+def test_a_host_read_in_the_step_is_caught_on_meta(monkeypatch):
+    """The mutant: a step that reads a value on the host (as float() did in norm matching)."""
+    step = train.step
+    def step_with_a_host_read(model, opt, cfg, masks):
+        step(model, opt, cfg, masks)
+        float(model.W_Q.detach().pow(2).sum())
+    monkeypatch.setattr(train, "step", step_with_a_host_read)
+    with pytest.raises(RuntimeError):
+        step_epochs(train.make_config(**SMALL), torch.device("meta"))
+
+
+def test_a_missing_device_argument_in_the_model_is_caught_on_meta():
+    """The mutant: model.py with one `device=` dropped (the positions' index in `run`)."""
+    source = open(os.path.join(ROOT, "model.py")).read()
+    wrong = "torch.arange(T, device=x.device)).flatten()"
+    assert wrong in source
+    spec = importlib.util.spec_from_loader("model_mutant", loader=None)
+    mutant = importlib.util.module_from_spec(spec)
+    exec(compile(source.replace(wrong, "torch.arange(T)).flatten()"), "model_mutant", "exec"), mutant.__dict__)
+    with pytest.raises((RuntimeError, NotImplementedError)):
+        step_epochs(train.make_config(**SMALL), torch.device("meta"), transformer=mutant.Transformer)
+
+
+def test_norm_matching_is_the_host_formula_bit_for_bit():
+    """match_norm_ keeps its scale on the device; it is the float64 host formula it replaced,
+    bitwise, on the CPU."""
+    def host(params, radius):
+        scale = radius / math.sqrt(sum(float(p.pow(2).sum()) for p in params))
+        for p in params:
+            p.mul_(scale)
+    for seed in range(20):
+        g = torch.Generator().manual_seed(seed)
+        params = [torch.randn(32, 64, generator=g) * (seed + 0.5), torch.randn(64, generator=g), torch.randn(16, 16, generator=g)]
+        a, b = [p.clone() for p in params], [p.clone() for p in params]
+        host(a, 18.8)
+        train.match_norm_(b, 18.8)
+        assert all(torch.equal(x, y) for x, y in zip(a, b))
+
+
+def test_the_upload_is_the_tensor_itself_on_the_cpu():
+    x = torch.arange(6)
+    assert train.HostToDevice(torch.device("cpu"))(x) is x
+
+
+def test_deterministic_is_not_part_of_a_runs_key(monkeypatch):
+    import store
+    assert store.run_key(train.make_config(deterministic=True)) == store.run_key(train.make_config())
+    calls = []
+    monkeypatch.setattr(torch, "use_deterministic_algorithms", lambda mode: calls.append(mode))
+    train.set_deterministic(train.make_config(deterministic=True))
+    train.set_deterministic(train.make_config())
+    assert calls == [True]
+
+
+cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device here")
+
+
+@cuda
+@pytest.mark.parametrize("change", GRID, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()) or "default")
+def test_the_step_path_never_syncs_on_cuda(change):
+    """The meta grid's code on a GPU, one epoch after a warm-up one, with every host sync an error."""
+    cfg = train.make_config(**{**SMALL, **change})
+    step_epochs(cfg, torch.device("cuda"), epochs=1)
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        step_epochs(cfg, torch.device("cuda"), epochs=2)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+
+
+@cuda
+def test_a_short_run_on_cuda_learns_and_says_where_it_ran():
+    cfg = train.make_config(p=11, frac=0.5, epochs=40, eval_every=5, quiet=True, lr=1e-2, device="cuda",
+                            deterministic=True)
+    summary, history = train.train(cfg)
+    assert summary["device"].startswith("cuda") and summary["device_name"] == torch.cuda.get_device_name()
+    assert history["train_loss"][-1] < 0.5 * history["train_loss"][0]
+    assert train.train(cfg)[1] == history                         # --deterministic: the same run, bitwise
+
+
+def test_a_sweep_on_several_gpus_places_its_runs_in_turn():
+    import sweep
+    cfgs = [train.make_config(seed=s) for s in range(5)]
+    sweep.place_on_gpus(cfgs, "auto", 1)
+    assert {c.device for c in cfgs} == {"auto"}                   # one GPU or none: as asked
+    sweep.place_on_gpus(cfgs, "cpu", 2)
+    assert {c.device for c in cfgs} == {"auto"}                   # --device cpu stays on the CPU
+    sweep.place_on_gpus(cfgs, "auto", 2)
+    assert [c.device for c in cfgs] == ["cuda:0", "cuda:1", "cuda:0", "cuda:1", "cuda:0"]
+    train.validate(cfgs[1])                                      # cuda:N is a valid --device
+    with pytest.raises(ValueError, match="--device"):
+        train.validate(train.make_config(device="gpu"))
+
+
+def test_amp_keeps_the_softmax_and_the_logits_in_float32():
+    """--amp bf16 rounds the matmuls, never the attention softmax or the logits the loss reads:
+    the same on the CPU as on CUDA (whose autocast keeps softmax in float32 by itself)."""
+    cfg = train.make_config(p=11, frac=0.5, amp="bf16", device="cpu")
+    task, model = train.build_run(cfg, torch.device("cpu"))
+    batch, _ = train.batches(task, cfg, torch.device("cpu"))
+    out = train.forward_fn(model, cfg, torch.device("cpu"))(batch)
+    assert out["scores"].dtype == torch.bfloat16                   # the matmuls did run in bfloat16
+    assert out["attn"].dtype == torch.float32 and out["logits"].dtype == torch.float32
+
+
+def test_a_sweep_says_where_its_stored_runs_came_from_and_mixes_devices_only_when_asked(tmp_path, monkeypatch):
+    """A stored run of another device kind serves a redraw; a sweep that would train beside it
+    refuses unless --any-device, in one line."""
+    import sweep
+    import store
+    args = argparse.Namespace(
+        jobs=1, threads=1, shard=None, plot_only=False, runs_dir=str(tmp_path / "runs"), results_dir=str(tmp_path),
+        store=str(tmp_path / "store"), device="cpu", any_device=False)
+    stored = train.make_config(p=7, frac=0.5, epochs=10, d_model=8, d_mlp=16, seed=0, quiet=True)
+    summary, history = train.train(stored)
+    summary["device"] = "cuda:0"                                   # as if a GPU had trained it
+    store.write(args.store, summary, history, stored)
+    lines = []
+    got = sweep.run_sweep([("a", stored)], args, log=lines.append)
+    assert "a" in got and lines == ["served 1 stored run(s), trained on cuda (1)"]
+    missing = train.make_config(p=7, frac=0.5, epochs=10, d_model=8, d_mlp=16, seed=1, quiet=True)
+    with pytest.raises(ValueError, match="--any-device"):
+        sweep.run_sweep([("a", stored), ("b", missing)], args, log=lines.append)
+    args.plot_only = True                                           # a redraw trains nothing: served as stored
+    assert set(sweep.run_sweep([("a", stored), ("b", missing)], args, log=lines.append)) == {"a"}
