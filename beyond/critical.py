@@ -154,6 +154,28 @@ def _loglik(params, lam, t, budget, model, lam_min):
     return ll.sum()
 
 
+def best_of_starts(init, loglik, starts, max_iter):
+    """Maximum likelihood by L-BFGS from `starts` starting points (init() draws one): the best
+    finite (log-likelihood, parameters); a start whose line search fails is skipped."""
+    best = None
+    for _ in range(starts):
+        p = torch.tensor(init(), dtype=torch.float64, requires_grad=True)
+        opt = torch.optim.LBFGS([p], max_iter=max_iter, line_search_fn="strong_wolfe")
+        def closure():
+            opt.zero_grad()
+            loss = -loglik(p)
+            loss.backward()
+            return loss
+        try:
+            opt.step(closure)
+        except RuntimeError:
+            continue
+        ll = float(loglik(p.detach()))
+        if np.isfinite(ll) and (best is None or ll > best[0]):
+            best = (ll, p.detach().clone())
+    return best
+
+
 def fit_model(lams, times, budget, model, starts=12, seed=0):
     """Censored maximum likelihood of 'paper' (floor + C/lambda) or 'threshold'
     (floor + C (lambda - lambda_c)^-gamma); times None = never within the budget. Several starts,
@@ -162,26 +184,10 @@ def fit_model(lams, times, budget, model, starts=12, seed=0):
     t = torch.tensor([np.nan if v is None else float(v) for v in times], dtype=torch.float64)
     lam_min = float(min(l for l, v in zip(lams, times) if v is not None))
     rng = np.random.default_rng(seed)
-    best = None
-    for i in range(starts):
-        init = [math.log(2500 * rng.uniform(0.5, 1.5)), math.log(100 * rng.uniform(0.1, 10)), math.log(0.4)]
-        if model == "threshold":
-            init += [rng.normal(0, 2), math.log(rng.uniform(0.5, 4))]
-        p = torch.tensor(init, dtype=torch.float64, requires_grad=True)
-        opt = torch.optim.LBFGS([p], max_iter=300, line_search_fn="strong_wolfe")
-        def closure():
-            opt.zero_grad()
-            loss = -_loglik(p, lam, t, budget, model, lam_min)
-            loss.backward()
-            return loss
-        try:
-            opt.step(closure)
-        except RuntimeError:
-            continue
-        ll = float(_loglik(p.detach(), lam, t, budget, model, lam_min))
-        if np.isfinite(ll) and (best is None or ll > best[0]):
-            best = (ll, p.detach().clone())
-    ll, p = best
+    def init():
+        start = [math.log(2500 * rng.uniform(0.5, 1.5)), math.log(100 * rng.uniform(0.1, 10)), math.log(0.4)]
+        return start + ([rng.normal(0, 2), math.log(rng.uniform(0.5, 4))] if model == "threshold" else [])
+    ll, p = best_of_starts(init, lambda p: _loglik(p, lam, t, budget, model, lam_min), starts, max_iter=300)
     out = {"model": model, "loglik": ll, "k": len(p), "floor": float(p[0].exp()), "C": float(p[1].exp()),
            "sigma": float(p[2].exp()), "lam_min": lam_min}
     if model == "threshold":
@@ -263,25 +269,10 @@ def fit_power(lams, times, budgets, lam_c, starts=12, seed=0):
     """Censored maximum likelihood of floor + C (lambda - lambda_c)^-gamma at a fixed lambda_c
     (floor, C, sigma, gamma free), several starts, L-BFGS. Returns the fitted dict."""
     lam, t, budget = _tensors(lams, times, budgets)
-    rng, best = np.random.default_rng(seed), None
-    for _ in range(starts):
-        init = [math.log(2500 * rng.uniform(0.5, 1.5)), math.log(rng.uniform(0.1, 300)), math.log(0.4),
-                math.log(rng.uniform(0.7, 4))]
-        p = torch.tensor(init, dtype=torch.float64, requires_grad=True)
-        opt = torch.optim.LBFGS([p], max_iter=500, line_search_fn="strong_wolfe")
-        def closure():
-            opt.zero_grad()
-            loss = -power_loglik(p, lam, t, budget, lam_c)
-            loss.backward()
-            return loss
-        try:
-            opt.step(closure)
-        except RuntimeError:
-            continue
-        ll = float(power_loglik(p.detach(), lam, t, budget, lam_c))
-        if np.isfinite(ll) and (best is None or ll > best[0]):
-            best = (ll, p.detach().clone())
-    ll, p = best
+    rng = np.random.default_rng(seed)
+    init = lambda: [math.log(2500 * rng.uniform(0.5, 1.5)), math.log(rng.uniform(0.1, 300)), math.log(0.4),
+                    math.log(rng.uniform(0.7, 4))]
+    ll, p = best_of_starts(init, lambda p: power_loglik(p, lam, t, budget, lam_c), starts, max_iter=500)
     return {"loglik": ll, "floor": float(p[0].exp()), "C": float(p[1].exp()), "sigma": float(p[2].exp()),
             "gamma": float(p[3].exp()), "lam_c": lam_c}
 

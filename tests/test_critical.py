@@ -1,5 +1,7 @@
 """beyond/critical.py (docs/critical.md): the logistic transition, the two censored models of
-t_grok and H6c's committed prediction."""
+t_grok, H6c's committed prediction, and H7's accounts and rule."""
+import math
+
 import numpy as np
 import pytest
 
@@ -137,3 +139,42 @@ def test_h6c_recomputes_the_weight_decay_predictions_from_the_store():
     for wd in (0.5, 2.0):
         value, _ = E.h6c_prediction(wd=wd, seeds=range(5), budget=10000)
         assert round(value, 2 if wd == 2 else 3) == E.H6C_WD_PREDICTED[wd]
+
+
+def test_h7_accounts_are_the_registered_ones_and_predict_its_table():
+    """docs/critical.md, H7: both accounts refitted on the stored runs give the parameters the
+    registration committed (L-BFGS on another CPU moves the last digits: 1e-4 relative is far
+    below what the predictions print), and those give the registered predictions."""
+    import argparse
+    import sweep
+    args = E.parse([])
+    every = argparse.Namespace(**{**vars(args), "part": ["fit", "heldout"], "plot_only": True})
+    results = sweep.run_sweep(E.planned_runs(every), every, log=lambda line: None)
+    rows = E.stored_critical_runs(results, args)
+    assert len(rows) == 130
+    lams, times, budgets = zip(*rows)
+    for key, lam_c in (("a", 0.0), ("b", 0.01)):
+        got = E.fit_power(lams, times, budgets, lam_c)
+        for k, v in E.H7_ACCOUNTS[key].items():
+            assert got[k] == pytest.approx(v, rel=1e-4, abs=1e-9), (key, k)
+    pred = lambda key, lam: E.power_prediction(E.H7_ACCOUNTS[key], lam, E.H7_BUDGET)
+    assert round(pred("a", 0.013)["median"]) == 62741 and round(pred("a", 0.01)["median"]) == 112346
+    assert round(pred("a", 0.01)["share"], 3) == 0.929 and round(pred("b", 0.013)["median"]) == 118727
+    assert [round(v) for v in pred("a", 0.01)["median_of_5"]] == [74307, 169858]
+    assert pred("b", 0.01)["share"] == 0.0 and pred("b", 0.01)["median"] == math.inf
+
+
+def test_h7_rule_as_registered():
+    """(b) when the likelihood favours it by 2 nats; (a) only when it is favoured and fits both
+    cells (count in its binomial band, median of five in its range); neither otherwise."""
+    assert (E.binomial_floor(0.9287), E.binomial_floor(0.9984)) == (3, 5)
+    seeds = E.H7_SEEDS
+    fits = {0.013: dict(zip(seeds, (60000, 70000, 50000, 65000, 80000))), 0.01: dict(zip(seeds, (100000, 120000, None, 110000, 90000)))}
+    assert E.judge_h7(fits)["verdict"] == "(a)"
+    never = {l: {s: None for s in seeds} for l in (0.013, 0.01)}
+    assert E.judge_h7(never)["verdict"] == "(b)"
+    early = {0.013: {s: 30000 for s in seeds}, 0.01: {s: 40000 for s in seeds}}   # grokked, far sooner than (a) says
+    v = E.judge_h7(early)
+    assert v["verdict"] == "neither" and v["delta"] > 2 and not v["cells"]["0.01"]["fits"]
+    two = {0.013: fits[0.013], 0.01: dict(zip(seeds, (100000, None, None, None, 90000)))}   # 2 of 5 at 0.01
+    assert E.judge_h7(two)["verdict"] == "neither"
