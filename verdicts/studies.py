@@ -191,6 +191,9 @@ STUDIES = {
     # beyond the paper (docs/critical.md, pre-registered 2026-11-25): a critical prior strength
     "critical": Study("beyond", ["-m", "beyond.critical"], "critical.json", "critical.png",
                       "Beyond the paper: a critical prior strength"),
+    # beyond the paper (docs/payoff.md, registered 2026-11-26): H8, the payoff predicted
+    "payoff": Study("beyond", ["-m", "beyond.payoff"], "payoff.json", "payoff.png",
+                    "Beyond the paper: the prior's payoff predicted (H8)"),
 }
 
 

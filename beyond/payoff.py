@@ -1,0 +1,183 @@
+"""Beyond the paper, H8: can the prior's payoff be predicted before it is run? Registered in
+docs/payoff.md (2026-11-26) before any of its runs.
+
+    python -m beyond.payoff --jobs 2            # the eight held-out cells, both arms, seeds 0-4
+    python -m beyond.payoff --plot-only         # judge and draw from the store
+
+The model (fitted once on the stored runs): the KL prior's arm (lambda 0.3) groks at a time
+that depends on weight decay alone, log t = a - beta log wd + noise, whatever the distractor
+regime; so the prior's speed-up in a cell is the run without it divided by that time. Its
+prediction in a cell is the prior arm's geometric-mean t_grok, T(wd); it holds in the cell if
+the measured geometric mean lies within TOLERANCE of it, and the model holds if it does in at
+least 7 of the 8 cells.
+"""
+import argparse
+import math
+import os
+
+import numpy as np
+
+import plots
+import store
+import sweep
+
+LAM, BUDGET, SEEDS = 0.3, 10000, (0, 1, 2, 3, 4)
+# the eight cells no run has visited: (name, regime, changes); registered in docs/payoff.md
+CELLS = (("rho 0.002", "refresh0.002", {}),
+         ("rho 0.005", "refresh0.005", {}),
+         ("rho 0.003, wd 0.7", "refresh0.003", {"wd": 0.7}),
+         ("rho 0.003, wd 1.5", "refresh0.003", {"wd": 1.5}),
+         ("rho 0.003, init x1.5", "refresh0.003", {"init_scale": 1.5}),
+         ("rho 0.001, separate vocabulary", "refresh0.001", {"distractor_vocab": "separate"}),
+         ("fresh, wd 0.7", "fresh", {"wd": 0.7}),
+         ("fresh, wd 1.5", "fresh", {"wd": 1.5}))
+TOLERANCE = 1.5          # a cell holds if the measured geometric mean is within this factor of T(wd)
+NEEDED = 7               # of the 8 cells
+N_BOOT = 2000
+
+
+def prior_times(folder=store.STORE, lam=LAM):
+    """{wd: [t_grok]} of every stored run with the KL prior at lambda `lam`, the paper's
+    initialisation and vocabulary, any distractor regime and budget (the fitting data)."""
+    out = {}
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".json.gz") or f"lam={lam:g}_" not in name:
+            continue
+        summary, _ = store.read_file(os.path.join(folder, name))
+        c = summary["config"]
+        if c.get("task", "add") != "add" or c.get("p") != 113 or c.get("prior", "oracle") != "oracle" \
+                or c.get("init_scale", 1.0) != 1.0 or c.get("distractor_vocab", "shared") != "shared" \
+                or c.get("init", "paper") != "paper" or c.get("prior_kind", "kl") != "kl" or c.get("frozen_attn") \
+                or c.get("optimizer", "adamw") != "adamw" or c.get("n_heads", 1) != 1 or c.get("pos_slots") \
+                or c.get("prior_start", 0) or c.get("prior_anneal") or c.get("norm_match") is not None:
+            continue
+        out.setdefault(float(c["wd"]), []).append(summary["grok_epoch"])
+    return out
+
+
+def fit(times, n_boot=N_BOOT, seed=0):
+    """Least squares of log t = a - beta log wd over every run (each grokked; a run that did not
+    would make the fit refuse), with a bootstrap over runs within each wd. Returns
+    {a, beta, sigma, boot: (n_boot, 2) array of (a, beta)}."""
+    if any(t is None for ts in times.values() for t in ts):
+        raise ValueError("a prior run that never grokked: the least-squares model does not apply")
+    def ls(groups):
+        x = np.concatenate([np.full(len(ts), math.log(wd)) for wd, ts in groups.items()])
+        y = np.concatenate([np.log(np.asarray(ts, float)) for ts in groups.values()])
+        slope, a = np.polyfit(x, y, 1)
+        return a, -slope, float(np.std(y - (a + slope * x), ddof=2))
+    a, beta, sigma = ls(times)
+    rng = np.random.default_rng(seed)
+    boot = np.array([ls({wd: rng.choice(ts, len(ts)) for wd, ts in times.items()})[:2] for _ in range(n_boot)])
+    return {"a": float(a), "beta": float(beta), "sigma": sigma, "boot": boot,
+            "n": {f"{wd:g}": len(ts) for wd, ts in sorted(times.items())}}
+
+
+def predicted_time(model, wd):
+    """T(wd), the predicted geometric-mean t_grok of the prior arm, with its 95% bootstrap interval."""
+    t = lambda a, beta: math.exp(a - beta * math.log(wd))
+    boot = [t(a, b) for a, b in model["boot"]]
+    return t(model["a"], model["beta"]), [float(np.percentile(boot, 2.5)), float(np.percentile(boot, 97.5))]
+
+
+def geometric_mean(times, budget=BUDGET):
+    """exp(mean log t) of a cell's runs; None if any never grokked within the budget."""
+    return None if any(t is None for t in times) else float(math.exp(np.mean(np.log(times))))
+
+
+def judge_cell(prior, base, t_hat, tolerance=TOLERANCE):
+    """One cell: the prior arm's geometric mean against T(wd), and the speed-up predicted from
+    the cell's own baseline (its geometric mean over T(wd)) against the one measured."""
+    g, b = geometric_mean(prior), geometric_mean(base)
+    holds = g is not None and t_hat / tolerance <= g <= t_hat * tolerance
+    return {"prior_gm": g, "base_gm": b, "predicted_time": t_hat, "holds": holds,
+            "speedup_predicted": None if b is None else b / t_hat,
+            "speedup_measured": None if b is None or g is None else b / g}
+
+
+def judge(cells):
+    """H8 as registered: {cell: judge_cell row}; holds if at least NEEDED cells hold."""
+    held = sum(r["holds"] for r in cells.values())
+    return {"verdict": "holds" if held >= NEEDED else "fails", "held": held, "of": len(cells), "cells": cells}
+
+
+def get_parser():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    sweep.add_scale_args(p, dict(p=sweep.QUICK_MODEL["p"], epochs=1500, seeds=[0]))
+    sweep.add_sweep_args(p)
+    p.set_defaults(seeds=list(SEEDS), regime="fresh")
+    return p
+
+
+def parse(argv=None):
+    args = get_parser().parse_args(argv)
+    args.epochs = BUDGET
+    return args
+
+
+def runs(args):
+    """{cell: {arm: [(label, cfg) per seed]}}: lambda 0 and lambda 0.3 in each cell."""
+    out = {}
+    for name, regime, changes in CELLS:
+        out[name] = {arm: [(f"{name}/{arm}/seed{s}", sweep.study_config(args, s, regime=regime, lam=lam, **changes))
+                           for s in args.seeds] for arm, lam in (("lambda 0", 0.0), (f"lambda {LAM:g}", LAM))}
+    return out
+
+
+def planned_runs(args):
+    return [r for cell in runs(args).values() for arm in cell.values() for r in arm]
+
+
+def main(argv=None):
+    args = parse(argv)
+    results = sweep.run_sweep(planned_runs(args), args)
+    model = fit(prior_times(args.store or store.STORE))
+    cells = {}
+    for name, arms in runs(args).items():
+        wd = arms["lambda 0"][0][1].wd
+        t_hat, _ = predicted_time(model, wd)
+        got = {arm: [results[label][0]["grok_epoch"] for label, _ in rs if label in results] for arm, rs in arms.items()}
+        if all(len(v) == len(args.seeds) for v in got.values()):
+            cells[name] = judge_cell(got[f"lambda {LAM:g}"], got["lambda 0"], t_hat)
+    out = judge(cells) if len(cells) == len(CELLS) else {"verdict": "not decided", "stored_cells": len(cells)}
+    print(f"H8 (docs/payoff.md): {out['verdict']}" + (f", {out['held']} of {out['of']} cells within "
+                                                    f"{TOLERANCE:g}x" if "held" in out else ""))
+    for name, r in cells.items():
+        print(f"  {name}: prior arm {r['prior_gm']}, predicted {r['predicted_time']:.0f}; speed-up measured "
+              f"{r['speedup_measured']}, predicted {r['speedup_predicted']}")
+    store.write_json(os.path.join(args.results_dir, "payoff.json"),
+                     {**out, "model": {k: v for k, v in model.items() if k != "boot"}}, digits=6)
+    plot(cells, model, os.path.join(args.results_dir, "payoff.png"))
+
+
+def plot(cells, model, path):
+    """Left: the prior arm's geometric-mean t_grok against weight decay, the fitted T(wd) with
+    its tolerance band, each held-out cell. Right: the speed-up each cell's own baseline
+    predicts against the one measured."""
+    plt = plots.pyplot()
+    fig, ax = plt.subplots(1, 2, figsize=(12, 4.8))
+    wd = np.logspace(math.log10(0.4), math.log10(2.5), 100)
+    t = np.array([predicted_time(model, w)[0] for w in wd])
+    ax[0].plot(wd, t, color="C0", label=f"T(wd) = {math.exp(model['a']):.0f} wd^-{model['beta']:.2f} (fitted)")
+    ax[0].fill_between(wd, t / TOLERANCE, t * TOLERANCE, color="C0", alpha=0.12, label=f"within {TOLERANCE:g}x")
+    for i, (name, r) in enumerate(cells.items()):
+        w = next(c for n, _, c in CELLS if n == name).get("wd", 1.0)
+        ax[0].scatter(w, r["prior_gm"] or BUDGET, color=f"C{i + 1}", marker="o" if r["prior_gm"] else "^", label=name)
+        if r["speedup_measured"] and r["speedup_predicted"]:
+            ax[1].scatter(r["speedup_predicted"], r["speedup_measured"], color=f"C{i + 1}", label=name)
+    lim = [0.5, 5]
+    ax[1].plot(lim, lim, color="gray", lw=0.8)
+    ax[1].fill_between(lim, [l / TOLERANCE for l in lim], [l * TOLERANCE for l in lim], color="gray", alpha=0.1)
+    ax[0].set(xscale="log", yscale="log", xlabel="weight decay", ylabel="prior arm's t_grok (geometric mean)",
+              title=f"the KL prior's arm (lambda {LAM:g}) against T(wd)")
+    ax[1].set(xscale="log", yscale="log", xlim=lim, ylim=lim, xlabel="speed-up predicted (baseline / T(wd))",
+              ylabel="speed-up measured", title="the payoff, predicted and measured")
+    for a in ax:
+        if a.get_legend_handles_labels()[0]:
+            a.legend(fontsize=7)
+    plots.save_figure(fig, path, "H8: the prior's payoff predicted before it is run (docs/payoff.md)")
+
+
+if __name__ == "__main__":
+    main()
