@@ -314,7 +314,7 @@ def main(argv=None):
     print(f"wrote {path}")
     if not args.quick and os.path.abspath(results) == os.path.abspath("results"):
         for page, blocks in (("README.md", None), (os.path.join("docs", "running.md"), {"redraw": redraw_table(args)}),
-                             (os.path.join("docs", "choices.md"), None)):
+                             (os.path.join("docs", "sensitivity.md"), None)):
             if report.update_readme(results, path=page, blocks=blocks):
                 print(f"updated the generated blocks of {page}")
     for claim, (verdict, _) in report.verdicts(results).items():

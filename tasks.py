@@ -25,7 +25,7 @@ and training rows redraw only among the training patterns (`distractor_pool`).
 
 One seed fixes everything: the train/test split, the distractors and the refresh stream.
 
-Tasks (App. A.1, F.3, F.4; defaults the paper does not give are in docs/choices.md):
+Tasks (App. A.1, F.3, F.4; defaults the paper does not give are in docs/sensitivity.md):
   add, mul, addk   modular arithmetic, operands at positions 0..k-1
   parity           n bits, y = XOR of bits 0..k-1; the other bits are the distractors
   perm             permutation composition in S_n: (g, h, distractors, =) -> g o h

@@ -40,7 +40,7 @@ PRIOR_KINDS = ("kl", "entropy", "sparsity", "l1-logits")   # directed (KL) and u
 INITS = ("paper", "pytorch")
 DISTRACTOR_DRAWS = ("fixed", "fresh", "refresh")        # --distractors: once, every epoch, with prob. rho
 # Flags that change how a run is executed or reported, not the computation it asks for. (The
-# thread count can change float rounding, and through it the grokking epoch: docs/choices.md,
+# thread count can change float rounding, and through it the grokking epoch: docs/sensitivity.md,
 # Determinism. It is recorded in each summary, not part of a run's identity.)
 NON_SEMANTIC = ("out", "quiet", "print_every", "threads", "device", "checkpoint_every", "deterministic")
 # Each random stream of a run is its own generator, seeded from --seed plus a fixed offset, so that
@@ -228,7 +228,7 @@ def semantic_config(cfg):
 # 2. The loss: CE + lambda(t) * penalty (Eq. 6), the structural prior and its schedules
 
 def training_loss(model, out, y, target, cfg, lam):
-    """loss = CE (float64: docs/choices.md) + lam(t) * penalty (Eq. 6) [+ the QK penalty].
+    """loss = CE (float64: docs/sensitivity.md) + lam(t) * penalty (Eq. 6) [+ the QK penalty].
     Returns (loss, per-example CE, penalty or None). The penalty is computed whenever the run
     has a prior (cfg.lam > 0), so it is logged also while lam(t) = 0."""
     ce_each = F.cross_entropy(out["logits"].double(), y, reduction="none")
@@ -598,7 +598,7 @@ def summarize(cfg, history, grok, epoch, wall, device):
         "wall_s": wall,
         "ms_per_epoch": 1000 * wall / max(epoch, 1),
         "device": str(device),
-        "threads": torch.get_num_threads(),   # a different count rounds differently (docs/choices.md)
+        "threads": torch.get_num_threads(),   # a different count rounds differently (docs/sensitivity.md)
     }
 
 

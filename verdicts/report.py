@@ -915,7 +915,7 @@ def medians_note(v):
 README_BLOCKS = {"verdicts": readme_table}
 
 
-# docs/choices.md: under each choice the code makes, what else the sensitivity study tried
+# docs/sensitivity.md: under each choice the code makes, what else the sensitivity study tried
 # (docs/sensitivity.md), generated from its summary so that the numbers stay those of the store
 
 TRIED_PARTS = {"tried_c2": ("c2",), "tried_c1": ("c1",), "tried_c6": ("c6",), "tried_c10": ("c10 pilot", "c10"),
@@ -1061,7 +1061,7 @@ def studies_section(results):
 
 
 def update_readme(results, path="README.md", blocks=None):
-    """Rewrite every generated block of the README, or of another page (docs/choices.md), between
+    """Rewrite every generated block of the README, or of another page (docs/sensitivity.md), between
     its markers, from `results`;
     `blocks` adds generated text computed elsewhere ({name: text}). False if none was found."""
     text = open(path).read()
