@@ -118,7 +118,6 @@ def analyse(results, cells, seeds, budget):
         if cell["lam"] > 0 and base is not None:
             cell["speedup"] = rules.speedup_verdict(base["grok"], cell["grok"], budget)
             cell["speedup_v3"] = rules.speedup_verdict_v3(base["grok"], cell["grok"], budget)
-            cell["speedup_v1"] = rules.speedup_verdict_v1(base["grok"], cell["grok"], budget)
     return out
 
 
@@ -170,7 +169,7 @@ def c11_law(rho):
 def c11_parts(stats, budget, R=rules.RULES["v2"]):
     """C11 per distractor regime with a weight-decay sweep: the slope of t_grok on 1/wd (the
     scaling rule) and Eq. 5's bound against the measured plateau t_grok - t_mem (the property
-    rule: under rules v2 per seed, all of a seed's grokked runs; under v1 per run)."""
+    rule, per seed: all of a seed's grokked runs)."""
     parts = {}
     for rho in WD_RHOS:
         cells = {c["wd"]: c for c in stats.values() if c["rho"] == rho and c["lam"] == 0}
@@ -187,15 +186,10 @@ def c11_parts(stats, budget, R=rules.RULES["v2"]):
             parts[c11_law(rho)]["plateau_slope"] = fit["slope"] if fit else None
         met = {(wd, s): e["plateau"] >= e["bound"] for wd, c in cells.items() for s, e in c["eq5"].items()
                if e["plateau"] is not None and e["bound"] is not None}
-        if R.version == "v1":
-            checks, unit = list(met.values()), "grokked runs whose plateau was at least the bound"
-        else:
-            seeds = sorted({s for _, s in met}, key=str)
-            checks, unit = [all(ok for (_, s2), ok in met.items() if s2 == s) for s in seeds], \
-                "seeds all of whose grokked runs had a plateau at least the bound"
-        parts[f"{label}: plateau >= Eq. 5's bound"] = R.property(checks, unit)
-        if R.version == "v1":
-            parts[f"{label}: plateau >= Eq. 5's bound"]["n_unit"] = "runs"
+        seeds = sorted({s for _, s in met}, key=str)
+        checks = [all(ok for (_, s2), ok in met.items() if s2 == s) for s in seeds]
+        parts[f"{label}: plateau >= Eq. 5's bound"] = R.property(
+            checks, "seeds all of whose grokked runs had a plateau at least the bound")
     return parts
 
 
@@ -523,7 +517,6 @@ def main(argv=None):
     strip = lambda c: {k: v for k, v in c.items() if k != "marks"}
     store.write_json(os.path.join(args.results_dir, f"regime_map{tag}.json"),
                      {"cells": {k: strip(c) for k, c in stats.items()}, "selection": selection, "c11": c11,
-                      "c11_v1": c11_parts(stats, args.epochs, rules.RULES["v1"]),
                       "budget": args.epochs, "seeds": args.seeds, "criterion": {
                           "found_mass": analysis.FOUND_MASS, "min_plateau": analysis.MIN_PLATEAU,
                           "max_grad_collapse": analysis.MAX_GRAD_COLLAPSE, "min_seeds": analysis.MIN_SEEDS_MEETING}})

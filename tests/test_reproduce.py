@@ -32,7 +32,7 @@ def verdict_lines(tmp_path, rules="v3"):
     the five seeds ("five", its fourth) or v2 (its fifth)}."""
     text = report.make_report(str(tmp_path))
     rows = [l.split(" | ") for l in text.splitlines() if l.startswith("| C")]
-    return text, {r[0][2:]: r[{"v3": 2, "five": 3, "v2": 4}[rules]].strip("*") for r in rows}
+    return text, {r[0][2:]: r[{"v3": 2, "five": 3, "v2": 4}[rules]].strip("*| ") for r in rows}
 
 
 def test_report_verdicts_from_a_fixture(tmp_path):

@@ -43,7 +43,7 @@ def test_sign_flip_p_past_twenty_seeds_is_monte_carlo_near_the_exact_value():
 
 def test_the_referees_five_seeds_are_no_longer_reproduced():
     effects = [0.3, 0.25, 0.35, 0.2, -0.1]
-    assert A.effect_verdict_v1(effects)["verdict"] == A.REPRODUCED            # the old rule
+    # rules v1 (removed; commit 2db1c43) called these five seeds reproduced
     v = A.effect_verdict(effects)
     assert v["verdict"] == A.INCONCLUSIVE
     assert v["ci"] == pytest.approx([-0.0195, 0.4195], abs=1e-3) and v["p_signflip"] == 0.0625
@@ -52,7 +52,7 @@ def test_the_referees_five_seeds_are_no_longer_reproduced():
 def test_seeds_censored_in_both_arms_are_left_out():
     base = {0: None, 1: None, 2: None, 3: None, 4: 1000}
     treat = {0: None, 1: None, 2: None, 3: None, 4: 1020}
-    assert A.speedup_verdict_v1(base, treat, BUDGET)["verdict"] == A.NOT_REPRODUCED    # collapsed to 1x
+    # rules v1 (removed; commit 2db1c43) collapsed them to 1x and called it not reproduced
     v = A.speedup_verdict(base, treat, BUDGET)
     assert v["verdict"] == A.INCONCLUSIVE and v["n"] == 5 and v["n_informative"] == 1 and "ci" not in v
     assert "4 in both arms (left out" in v["reason"]

@@ -1,8 +1,9 @@
 """The verdict rules every claim is judged by: statistics over seeds, censoring, the scaling
 fits, and how parts combine into a claim's verdict. docs/stats.md states each rule, its
 assumptions and its error rates measured on synthetic data with a known truth
-(verdicts/simulate.py). Version 3 decides; versions 1 and 2 are kept below it only so that
-REPORT.md can show what they said. What they judge is measured in analysis.py.
+(verdicts/simulate.py). Version 3 decides; version 2 is kept below it only so that REPORT.md
+can show what it said (version 1 was removed: docs/stats.md names the commit that prints it).
+What they judge is measured in analysis.py.
 """
 import functools
 import math
@@ -14,77 +15,12 @@ from analysis import THIN_EPOCHS, censor, censored_median, fit_line   # measurem
 
 
 # ---------------------------------------------------------------------------------------
-# Verdict rules, version 1 (until 2026-11-23). Kept, unchanged, so that REPORT.md can show
-# every verdict under both versions; version 2 (below, and docs/stats.md) decides.
-#
-# 1. Runs are compared over seeds, paired by seed where the arms share one. A run that never
-#    grokked is kept, censored at its budget: its time is taken to be the budget (a lower
-#    bound), which pulls each paired effect it enters toward zero. A median that is censored
-#    is a lower bound and printed as one ("> 10000").
-# 2. An effect in the paper's direction (e.g. "the prior makes grokking faster") is measured
-#    per seed (speed-up: log(t_baseline / t_treatment)) and its mean gets a 95% percentile
-#    bootstrap interval over seeds (N_BOOT resamples of the seeds, a fixed generator).
-#    reproduced      the interval lies above zero (excludes "no effect");
-#    not reproduced  the interval lies at or below zero (excludes the paper's effect);
-#    inconclusive    otherwise, and always when fewer than MIN_SEEDS seeds were run or when
-#                    no run of either arm grokked.
-# 3. A property of single runs (e.g. "the four phases occur in order") holds over seeds if
-#    the one-sided 95% exact (Clopper-Pearson) lower bound on the fraction of seeds showing
-#    it exceeds 1/2 (at 5 seeds: 5 of 5); it is not reproduced if the upper bound is below
-#    1/2 (at 5 seeds: 0 of 5); otherwise inconclusive. An inequality that must hold exactly
-#    (Lemma 5.1) is not reproduced by a single violation.
-# 4. A scaling law t ~ x^slope (C3: x = 1/lambda; C11: x = 1/wd): the least-squares slope of
-#    log t on log x over every run (censored runs at the budget) above the floor; the floor
-#    (which may be absent) comes from a hinge fit chosen by BIC (fit_scaling). Its 95%
-#    interval: the same slope on bootstrap resamples of the seeds (paired across x), the
-#    floor kept where the full data put it. A censored run sits below its true time, and
-#    raising a point right of the mean log x steepens a least-squares slope while raising
-#    one left of it flattens it: censored runs only on the right (the weakest prior, the long
-#    runs) make the slope and its interval lower bounds, censored runs only on the left (the
-#    strongest decay, runs that never grok) upper bounds (censoring_bias). Verdicts:
-#    not reproduced if the interval excludes 1 on the side the censoring cannot move it
-#    across (below 1 unless it is a lower bound, above 1 unless it is an upper bound);
-#    reproduced only if at least 3 x lie above the floor, no run above the floor is
-#    censored, and the interval contains 1 and excludes 0; otherwise inconclusive (always
-#    with fewer than MIN_SEEDS seeds).
-#    A level claim (Figure 2: final accuracy is chance / partial / full) is rule 2 on the
-#    per-seed values against the level's band: reproduced if the mean's interval lies inside
-#    the band, not reproduced if it lies wholly outside, inconclusive otherwise.
-# 5. A claim with several parts is reproduced if every part is, not reproduced if any part
-#    is, inconclusive otherwise; a part with no data is "not decided" and keeps the claim
-#    from being reproduced. Every verdict prints n (seeds) and its interval.
+# What every version shares: the verdict words, censored counts, exact binomial bounds, the
+# hinge fit, how parts combine and how a verdict is said. (Rules v1, until 2026-11-23, were
+# removed on 2026-11-26: `python reproduce.py --report-only` at commit 2db1c43 prints them.)
 
 MIN_SEEDS = 5
-N_BOOT = 10000
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_DECIDED = "reproduced", "not reproduced", "inconclusive", "not decided"
-
-
-def bootstrap_mean_ci(values, n_boot=N_BOOT, seed=0):
-    """95% percentile bootstrap interval of the mean of per-seed values."""
-    v = np.asarray(values, float)
-    idx = np.random.default_rng(seed).integers(0, len(v), (n_boot, len(v)))
-    means = v[idx].mean(1)
-    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
-
-
-def _capped(verdict, n, reasons):
-    if n < MIN_SEEDS and verdict in (REPRODUCED, NOT_REPRODUCED):
-        reasons.append(f"{verdict} in direction, but n = {n} < {MIN_SEEDS} seeds")
-        return INCONCLUSIVE
-    return verdict
-
-
-def effect_verdict_v1(effects, what="effect", fmt=lambda x: f"{x:+.2f}", no_data_reason=None):
-    """Rule 2 on per-seed effects (positive = the paper's direction)."""
-    if no_data_reason or not effects:
-        return {"verdict": NOT_DECIDED, "n": len(effects), "reason": no_data_reason or "no data"}
-    est = float(np.mean(effects))
-    lo, hi = bootstrap_mean_ci(effects)
-    verdict = REPRODUCED if lo > 0 else NOT_REPRODUCED if hi <= 0 else INCONCLUSIVE
-    reasons = []
-    verdict = _capped(verdict, len(effects), reasons)
-    return {"verdict": verdict, "n": len(effects), "estimate": est, "ci": [lo, hi],
-            "text": f"{what} {fmt(est)} [{fmt(lo)}, {fmt(hi)}]", "reason": "; ".join(reasons)}
 
 
 def censoring_note(v, baseline, treatment, seeds, both):
@@ -100,36 +36,6 @@ def censoring_note(v, baseline, treatment, seeds, both):
     return ", ".join(f"{k} in {kind}" for k, kind in kinds if k)
 
 
-def speedup_verdict_v1(baseline, treatment, budget, what="speed-up"):
-    """Rule 2 for 'treatment groks faster than baseline'. baseline, treatment: {seed: grok
-    epoch or None (never)}; only seeds present in both arms are used (paired)."""
-    seeds = sorted(set(baseline) & set(treatment), key=str)
-    if not seeds:
-        return effect_verdict_v1([], no_data_reason="no seed run in both arms")
-    if all(baseline[s] is None and treatment[s] is None for s in seeds):
-        return {"verdict": INCONCLUSIVE, "n": len(seeds), "reason": "no run of either arm grokked within the budget"}
-    effects = [np.log(censor(baseline[s], budget) / censor(treatment[s], budget)) for s in seeds]
-    v = effect_verdict_v1(effects, what, fmt=lambda x: f"{np.exp(x):.2f}x")
-    v["seeds"] = seeds
-    note = censoring_note(v, baseline, treatment, seeds, "counted as 1x")
-    if note:
-        v["reason"] = "; ".join(filter(None, [v["reason"], "seeds censored at the budget: " + note]))
-    return v
-
-
-def level_verdict_v1(values, low, high, what="mean"):
-    """Rule 2 for 'the value lies in [low, high)' (per-seed values)."""
-    if not values:
-        return {"verdict": NOT_DECIDED, "n": 0, "reason": "no data"}
-    lo, hi = bootstrap_mean_ci(values)
-    verdict = REPRODUCED if low <= lo and hi < high else NOT_REPRODUCED if hi < low or lo >= high else INCONCLUSIVE
-    reasons = []
-    verdict = _capped(verdict, len(values), reasons)
-    return {"verdict": verdict, "n": len(values), "estimate": float(np.mean(values)), "ci": [lo, hi],
-            "text": f"{what} {np.mean(values):.3f} [{lo:.3f}, {hi:.3f}], paper's band [{low:g}, {high:g})",
-            "reason": "; ".join(reasons)}
-
-
 def clopper_pearson_one_sided(k, n, alpha=0.05):
     """One-sided (1 - alpha) exact bounds (lower, upper) on a binomial proportion k/n."""
     from math import comb
@@ -143,20 +49,6 @@ def clopper_pearson_one_sided(k, n, alpha=0.05):
     lower = 0.0 if k == 0 else solve(lambda p: (1 - alpha) - cdf(p, k - 1))   # P(X >= k | p) = alpha
     upper = 1.0 if k == n else solve(lambda p: alpha - cdf(p, k))             # P(X <= k | p) = alpha
     return lower, upper
-
-
-def property_verdict_v1(oks, what="seeds showing it"):
-    """Rule 3: per-seed booleans (None = not measurable for that seed, left out)."""
-    oks = [bool(o) for o in oks if o is not None]
-    if not oks:
-        return {"verdict": NOT_DECIDED, "n": 0, "reason": "no data"}
-    k, n = sum(oks), len(oks)
-    lo, hi = clopper_pearson_one_sided(k, n)
-    verdict = REPRODUCED if lo > 0.5 else NOT_REPRODUCED if hi < 0.5 else INCONCLUSIVE
-    reasons = []
-    verdict = _capped(verdict, n, reasons)
-    return {"verdict": verdict, "n": n, "k": k, "ci": [lo, hi],
-            "text": f"{what} {k}/{n} (95% bounds [{lo:.2f}, {hi:.2f}])", "reason": "; ".join(reasons)}
 
 
 def fit_scaling(x, t, min_points=2):
@@ -195,64 +87,6 @@ def fit_scaling(x, t, min_points=2):
             best = {"bic": float(bic), "slope": float(b), "intercept": float(a), "floor": floor,
                     "n_floor": n_floor, "sloped_x": [float(v) for v in xs[:len(xs) - n_floor]]}
     return best
-
-
-def scaling_verdict_v1(times, budget, label="1/lambda", n_boot=N_BOOT, seed=0):
-    """Rule 4. times: {x: {seed: grok epoch or None}} with x > 0 (e.g. x = 1/lambda)."""
-    xs = sorted(times)
-    seeds = sorted(set.intersection(*(set(times[x]) for x in xs)), key=str) if xs else []
-    out = {"n": len(seeds), "budget": budget}
-    if len(xs) < 2 or not seeds:
-        return {**out, "verdict": NOT_DECIDED, "reason": f"fewer than two {label} values with runs"}
-    if all(times[x][s] is None for x in xs for s in seeds):
-        return {**out, "verdict": INCONCLUSIVE, "reason": "no run grokked within the budget"}
-    table = np.array([[censor(times[x][s], budget) for s in seeds] for x in xs])   # (n_x, n_seeds)
-    X = np.repeat(xs, len(seeds))
-    fit = fit_scaling(X, table.flatten())
-    sloped = sorted(fit["sloped_x"])
-    out.update(fit=fit, medians={f"{x:g}": float(m) for x, m in zip(xs, np.median(table, 1))})
-    if len(sloped) < 2:
-        return {**out, "verdict": INCONCLUSIVE, "reason": "fewer than two points above the floor"}
-    rows = [xs.index(x) for x in sloped]
-    pick = np.random.default_rng(seed).integers(0, len(seeds), (n_boot, len(seeds)))   # seeds, paired across x
-    ly = np.log(table[rows])[:, pick].transpose(1, 0, 2).reshape(n_boot, -1)          # (n_boot, points)
-    lx = np.repeat(np.log(sloped), len(seeds)) - np.log(sloped).mean()
-    slopes = ((ly - ly.mean(1, keepdims=True)) * lx).sum(1) / (lx ** 2).sum()          # least-squares slope
-    lo, hi = float(np.percentile(slopes, 2.5)), float(np.percentile(slopes, 97.5))
-    out.update(ci=[lo, hi], text=f"slope {fit['slope']:.2f} [{lo:.2f}, {hi:.2f}] over {label} in "
-               f"{[float(f'{x:.4g}') for x in sloped]}; floor "
-               + (f"{fit['floor']:.0f} epochs" if fit["floor"] else "absent in this grid"))
-    reasons = []
-    censored = table[rows] >= budget                                    # (sloped x, seeds)
-    bias = censoring_bias(np.log(sloped), censored)
-    at = ", ".join(f"{x:.4g}" for x, c in zip(sloped, censored.any(1)) if c)
-    bound = {"lower": "a lower bound", "upper": "an upper bound", "both": "biased in both directions"}.get(bias)
-    why = lambda where, but=True: (f"slope {where} 1, {'but' if but else 'and'} {int(censored.sum())} censored "
-                                   f"runs above the floor, at {label} = {at}, make it {bound}")
-    if lo > 1:          # the true slope is at least this unless the censoring is on the left
-        verdict = NOT_REPRODUCED if bias in (None, "lower") else INCONCLUSIVE
-    elif hi < 1:        # at most this unless the censoring is on the right
-        verdict = NOT_REPRODUCED if bias in (None, "upper") else INCONCLUSIVE
-    elif len(sloped) >= 3 and lo > 0 and bias is None:
-        verdict = REPRODUCED
-    else:
-        verdict = INCONCLUSIVE
-    if verdict == INCONCLUSIVE:
-        if lo > 1 or hi < 1:
-            reasons.append(why("above" if lo > 1 else "below"))
-        elif len(sloped) < 3:
-            reasons.append(f"only {len(sloped)} points above the floor")
-        elif lo <= 0:
-            reasons.append("interval includes 0")
-        else:
-            reasons.append(why("consistent with"))
-    elif verdict == NOT_REPRODUCED and bias:     # the censoring moves the slope further from 1
-        reasons.append(why("above" if lo > 1 else "below", but=False) + ": the true slope is further from 1")
-    if (table >= budget).any():
-        reasons.append(f"{int((table >= budget).sum())} runs censored at the budget (lower bounds)")
-    out["verdict"] = _capped(verdict, len(seeds), reasons)
-    out["reason"] = "; ".join(reasons)
-    return out
 
 
 def censoring_bias(log_x, censored):
@@ -945,6 +779,4 @@ RULES = {
                           combine=combine_v3),
     "v2": SimpleNamespace(version="v2", effect=effect_verdict, speedup=speedup_verdict, level=level_verdict,
                           property=property_verdict, scaling=scaling_verdict),
-    "v1": SimpleNamespace(version="v1", effect=effect_verdict_v1, speedup=speedup_verdict_v1, level=level_verdict_v1,
-                          property=property_verdict_v1, scaling=scaling_verdict_v1),
 }
