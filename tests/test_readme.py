@@ -75,6 +75,8 @@ def numbers():
                                       f"{x(vocab)} on seeds 0–4")
         c3f = next(v for p, v in table["C3f"][1].items() if "Eq. 7" in p)
         out["C3f beta"] = f"**β = {interval(c3f['text'])}** (claim C3f, {c3f['n']} seeds)"
+        xs = [float(v) for v in re.search(r"over 1/lambda in \[([^\]]+)\]", c3f["text"]).group(1).split(",")]
+        out["C3f room"] = f"over λ = {1 / max(xs):.2g}–{1 / min(xs):.2g},"      # the 1/lambda the slope was fitted over
         crit = store.read_json(os.path.join("results", "critical.json"))
         t = crit["heldout"]["0.017"]["grok"].values()
         out["critical held-out"] = f"five held-out runs at λ = 0.017 all grokked ({min(t):,}–{max(t):,} epochs)"
