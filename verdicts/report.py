@@ -755,6 +755,10 @@ def critical_block(results):
         h7 = d["H7"]
         lines.append(f"- H7: {A.describe(h7)}" if h7["verdict"] == A.NOT_DECIDED else
                      f"- H7: **{h7['verdict']}**, n = {h7['n']}, {h7['text']}; {h7['control']}")
+        for lam, grok in h7["grok"].items():        # the runs stored so far, whatever the verdict waits for
+            done = sorted(t for t in grok.values() if t is not None)
+            lines.append(f"  - lambda {lam}: {len(grok)} of {h7['planned'] // len(h7['grok'])} runs stored, {len(done)} grokked within "
+                         f"{h7['budget']:,}" + (f" (at {', '.join(f'{t:,}' for t in done)})" if done else ""))
         for acc, pred in h7["predictions"].items():
             lines.append(f"  - account ({acc}) predicted: " + "; ".join(
                 f"lambda {l}: share {p['share']:.3f} within {h7['budget']:,}, median "
