@@ -116,8 +116,10 @@ def analyse(results, cells, seeds, budget):
     for key, cell in out.items():                  # the KL speed-up against the same (rho, wd) baseline
         base = out.get(cell_key(cell["rho"], cell["wd"], 0.0))
         if cell["lam"] > 0 and base is not None:
-            cell["speedup"] = rules.speedup_verdict(base["grok"], cell["grok"], budget)
-            cell["speedup_v3"] = rules.speedup_verdict_v3(base["grok"], cell["grok"], budget)
+            cell["speedup"] = rules.speedup_verdict_v3(base["grok"], cell["grok"], budget)
+            seeds = set(base["grok"]) & set(cell["grok"])          # for the figure: the runs never grokked per arm
+            cell["speedup"]["never_grokked"] = {"baseline": sum(base["grok"][s] is None for s in seeds),
+                                                "treatment": sum(cell["grok"][s] is None for s in seeds)}
     return out
 
 
@@ -161,34 +163,20 @@ def held_out(cell, selection):
             "commands": [["exp_fig3_kl.py"] + flags, ["exp_fig1_phases.py"] + flags]}
 
 
-def c11_law(rho):
-    """The name of C11's scaling part for one distractor regime (REPORT.md shows it)."""
-    return f"{rho_label(rho)}: t_grok ~ 1/wd"
-
-
-def c11_parts(stats, budget, R=rules.RULES["v2"]):
-    """C11 per distractor regime with a weight-decay sweep: the slope of t_grok on 1/wd (the
-    scaling rule) and Eq. 5's bound against the measured plateau t_grok - t_mem (the property
-    rule, per seed: all of a seed's grokked runs)."""
+def c11_parts(stats, R=rules.RULES["v3"]):
+    """Eq. 5's bound against the measured plateau t_grok - t_mem per distractor regime with a
+    weight-decay sweep (rule 5, per seed: all of a seed's grokked runs). C11's 1/wd law is
+    judged from the cells' times (report.c11_v3, over its named room)."""
     parts = {}
     for rho in WD_RHOS:
         cells = {c["wd"]: c for c in stats.values() if c["rho"] == rho and c["lam"] == 0}
         if len(cells) < 2:
             continue
-        label = rho_label(rho)
-        times = {1 / wd: c["grok"] for wd, c in cells.items()}
-        parts[c11_law(rho)] = R.scaling(times, budget, "1/wd")
-        # for information (not part of the verdict): the plateau t_grok - t_mem alone
-        plateaus = {1 / wd: {s: e["plateau"] for s, e in c["eq5"].items()} for wd, c in cells.items()}
-        if all(p is not None for runs in plateaus.values() for p in runs.values()):
-            fit = rules.fit_scaling([x for x, r in plateaus.items() for _ in r],
-                                       [p for r in plateaus.values() for p in r.values()])
-            parts[c11_law(rho)]["plateau_slope"] = fit["slope"] if fit else None
         met = {(wd, s): e["plateau"] >= e["bound"] for wd, c in cells.items() for s, e in c["eq5"].items()
                if e["plateau"] is not None and e["bound"] is not None}
         seeds = sorted({s for _, s in met}, key=str)
         checks = [all(ok for (_, s2), ok in met.items() if s2 == s) for s in seeds]
-        parts[f"{label}: plateau >= Eq. 5's bound"] = R.property(
+        parts[f"{rho_label(rho)}: plateau >= Eq. 5's bound"] = R.property(
             checks, "seeds all of whose grokked runs had a plateau at least the bound")
     return parts
 
@@ -207,13 +195,10 @@ def print_tables(stats, budget):
         print(f"{key:24s} " + " ".join(f"{c['conditions_met'][k]:>12d}" for k in conds)
               + f" {c['seeds_meeting']:>6d}/{len(c['seeds'])} {mass:>9s} {med:>14s} {epoch(c['median_t_found']):>8s}"
               f" {epoch(c['median_t_mem']):>6s} {c['found_before_mem']:>9d}/{len(c['seeds'])}")
-    print("\nKL speed-up t_grok(0) / t_grok(lambda), paired by seed (rules v3, analysis.py; v2's verdict "
-          "beside where it differs):")
+    print("\nKL speed-up t_grok(0) / t_grok(lambda), paired by seed (rules v3, verdicts/rules.py):")
     for key, c in stats.items():
         if "speedup" in c:
-            v2, v3 = c["speedup"]["verdict"], c["speedup_v3"]["verdict"]
-            print(f"  {key:24s} " + rules.describe(c["speedup_v3"]).replace("**", "")
-                  + ("" if v2 == v3 else f"  [v2: {v2}]"))
+            print(f"  {key:24s} " + rules.describe(c["speedup"]).replace("**", ""))
     # for reading the speed-ups: how late the baseline's attention finds the operands (wd 1)
     print(f"\n{'regime (wd 1)':14s} {'base t_found':>12s} {'t_mem':>6s} {'t_grok':>8s} "
           + " ".join(f"{'x at lam ' + format(l, 'g'):>14s}" for l in LAMS if l > 0))
@@ -290,10 +275,10 @@ def plot(stats, seeds, budget, model, path):
             return ""
         v = c["speedup"]
         if "estimate" not in v:
-            return f"neither arm\ngrokked\nn={v['n']}"
+            return f"neither arm\ngrokked\nn={v['n_run']}"
         lo, hi = np.exp(v["ci"])
         never = v["never_grokked"]
-        return (f"{M[i, j]:.2f}x\n[{lo:.2f}, {hi:.2f}]\nn={v['n']}"
+        return (f"{M[i, j]:.2f}x\n[{lo:.2f}, {hi:.2f}]\nn={v['n_run']}"
                 + (f", never: {never['baseline']} base, {never['treatment']} KL" if any(never.values()) else ""))
     heat(ax[0, 2], M, rlabel, [f"{l:g}" for l in lam_pos],
          "KL speed-up t(0)/t(lambda), paired by seed, 95% CI\n(never-grokked runs counted at the budget)",
@@ -346,7 +331,7 @@ def plot_headline(stats, seeds, budget, model, path):
             if "estimate" not in v:
                 continue
             x, (lo, hi), est = i + (k - 0.5) * 0.18, np.exp(v["ci"]), np.exp(v["estimate"])
-            bound = v["never_grokked"]["baseline"] == v["n"]
+            bound = v["never_grokked"]["baseline"] == v["n_run"]
             ax.plot([x, x], [lo, hi], color=color, lw=2, alpha=0.6)
             ax.plot(x, est, "o", color=color, mfc="white" if bound else color, ms=7)
             if bound:
@@ -498,7 +483,7 @@ def main(argv=None):
     print_tables(stats, args.epochs)
     tag = variant_tag(args)                        # a variant selects nothing: the map's selection is made once
     selection = None if tag else select_cell(stats, grid_cells(["baseline", "wd"], rhos))
-    c11 = c11_parts(stats, args.epochs)
+    c11 = c11_parts(stats)
     if not tag:
         print("\nSelection for the held-out confirmation (docs/regime_map.md, pre-registered): "
               + ("not decided (made once every lambda = 0 cell, baseline and weight-decay parts, has its five seeds)"
@@ -510,10 +495,8 @@ def main(argv=None):
               + "\n".join("  python " + " ".join(cmd) + " --jobs 2" for cmd in selection["commands"]))
     print("\nClaim C11 (abstract, Eq. 5): the baseline's delay grows like 1/wd and lasts at least Eq. 5's bound.")
     c11_now = report.c11_v3(stats.values(), args.epochs, c11)        # the verdict REPORT.md gives
-    for version, parts in (("rules v3", c11_now), ("rules v2, kept beside (docs/stats.md)", c11)):
-        print(f" {version}:")
-        for part, v in parts.items():
-            print(f"  {part}: " + rules.describe(v).replace("**", ""))
+    for part, v in c11_now.items():
+        print(f"  {part}: " + rules.describe(v).replace("**", ""))
     strip = lambda c: {k: v for k, v in c.items() if k != "marks"}
     store.write_json(os.path.join(args.results_dir, f"regime_map{tag}.json"),
                      {"cells": {k: strip(c) for k, c in stats.items()}, "selection": selection, "c11": c11,

@@ -20,6 +20,12 @@ H3 composition: R(lambda) fitted on H1's lambda 0.03, 0.1, 0.3; N(wd) on H2's fo
 H4 the lambda = 0 baseline under `fixed` for 50,000 epochs: the count that grokked.
 H5 KL to the uniform distribution against KL to the oracle at lambda 0.1 and 1 (rule 2).
 Every number, cell and tolerance here is the pre-registration's; none is tuned.
+
+The study was registered under rules v2, which were removed on 2026-11-26 (docs/stats.md):
+REGISTERED_V2 keeps, as frozen text, the verdicts they gave on the complete study, and the
+code recomputes each part by rules v3 beside them. v3 reads a law over a room named in
+advance, never off the medians: H1 and H1b over H1c's room (named after H1's seeds were
+seen), H2 over C11's 1/wd room (report.ROOM_C11, the same law in the same model).
 """
 import argparse
 import math
@@ -46,6 +52,28 @@ H1B = "H1b (amendment 2, 2026-11-24; reported beside H1): t_struct held for good
 H1C = "H1c (amendment 3, 2026-11-24; reported beside H1): t_struct ~ 1/lambda over lambda 0.02-0.05, seeds 5-9"
 H4 = "H4 (reported): baselines that grokked within 50k epochs"
 H5 = "H5: the information or any gradient (both lambdas, as registered)"
+# Rules v2's verdicts on the complete study (every one of its runs stored; results/two_clocks.json
+# at commit 282a5d1), frozen when v2 was removed: {part: (verdict, what it measured)}
+REGISTERED_V2 = {
+    "H1: t_struct ~ 1/lambda (fixed, KL)": (
+        "not decided", "only 1/lambda = 20 lies between the floor (40 epochs, 1/lambda 1-10) and the cap "
+        "(20,000, 1/lambda 33-100); the rule needs 3"),
+    H1B: ("inconclusive", "slope 1.39 [0.27, 2.52] over 1/lambda 5-20 (0.6 decades), margin 1 +- 0.25"),
+    H1C: ("inconclusive", "slope 3.70 [0.65, 6.76] over 1/lambda 20-50 (room fixed in advance); 1 censored run "
+          "makes it a lower bound"),
+    "H2: t_grok ~ 1/wd (frozen oracle attention)": (
+        "not decided", "only 1/wd = 1 lies between the floor (1,392 epochs, 1/wd 0.25-0.5) and the cap "
+        "(10,000, 1/wd 2)"),
+    "H2 (reported): plateau >= Eq. 5's bound": ("inconclusive", "5/5 seeds (95% interval [0.48, 1.00])"),
+    "H3: max(R, N) + c predicts held-out t_grok": ("not reproduced", "3/13 held-out cells within [0.7, 1.3]x "
+                                                  "(holds with 11)"),
+    H4: ("reported", "0/5 grokked within 50,000 epochs"),
+    "H5 lambda 0.1: oracle faster than uniform": ("reproduced", "speed-up 6.10x [4.04x, 9.21x], 5 lower bounds"),
+    "H5 lambda 0.1: uniform faster than the baseline": ("inconclusive", "no run of either arm grokked"),
+    "H5 lambda 1: oracle faster than uniform": ("reproduced", "speed-up 6.09x [3.26x, 11.38x], 5 lower bounds"),
+    "H5 lambda 1: uniform faster than the baseline": ("inconclusive", "no run of either arm grokked"),
+    H5: ("the information matters", "oracle faster than uniform reproduced at both lambdas"),
+}
 QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], grid_lams=(0.1, 0.3, 1.0), fit_lams=(0.1, 0.3, 1.0),
              wds=(1.0, 2.0), fixed_budget=3000, frozen_budget=1500, long_budget=3000, part=["h1", "h2", "h5"])
 
@@ -162,24 +190,25 @@ def median_time(times, budget):
     return None if censored else med
 
 
-def analyse(results, args):
+def analyse(results, args, R=A.RULES["v3"]):
     c, out = cells(args), {}
+    h1c_room = [1 / l for l in H1C_LAMS]
     if "h1" in c:
         times = by_inverse(c["h1"], lambda cell: per_seed(cell, results, "struct_epoch"))
-        out["H1: t_struct ~ 1/lambda (fixed, KL)"] = A.scaling_verdict(
-            {x: t for x, t in times.items() if t}, args.fixed_budget, "1/lambda")
+        out["H1: t_struct ~ 1/lambda (fixed, KL)"] = R.scaling(
+            {x: t for x, t in times.items() if t}, args.fixed_budget, h1c_room, "1/lambda")
         # Amendment 2 (2026-11-24, before any H1 run): t_struct held for good, reported beside H1
         times = by_inverse(c["h1"], lambda cell: held_struct(cell, results))
-        out[H1B] = A.scaling_verdict({x: t for x, t in times.items() if t}, args.fixed_budget, "1/lambda")
+        out[H1B] = R.scaling({x: t for x, t in times.items() if t}, args.fixed_budget, h1c_room, "1/lambda")
     if "h1c" in c:            # amendment 3: rule 6 over a room fixed in advance, on unseen seeds
         times = by_inverse(c["h1c"], lambda cell: per_seed(cell, results, "struct_epoch"))
         stored, planned = sum(map(len, times.values())), sum(map(len, c["h1c"].values()))
-        out[H1C] = A.scaling_verdict(times, args.fixed_budget, "1/lambda", fixed_room=True) if stored == planned \
+        out[H1C] = R.scaling(times, args.fixed_budget, h1c_room, "1/lambda") if stored == planned \
             else {"verdict": A.NOT_DECIDED, "n": 0, "reason": f"{stored} of its {planned} runs stored"}
     if "h2" in c:
         times = by_inverse(c["h2"], lambda cell: per_seed(cell, results))
-        out["H2: t_grok ~ 1/wd (frozen oracle attention)"] = A.scaling_verdict(
-            {x: t for x, t in times.items() if t}, args.frozen_budget, "1/wd")
+        out["H2: t_grok ~ 1/wd (frozen oracle attention)"] = R.scaling(
+            {x: t for x, t in times.items() if t}, args.frozen_budget, report.ROOM_C11, "1/wd")
         met = []
         for cell in c["h2"].values():
             for label, cfg in cell:
@@ -189,7 +218,7 @@ def analyse(results, args):
                     if bound is not None and m["t_mem"] is not None:
                         met.append((cfg.seed, m["t_grok"] - m["t_mem"] >= bound))
         seeds = sorted({s for s, _ in met})
-        out["H2 (reported): plateau >= Eq. 5's bound"] = A.property_verdict(
+        out["H2 (reported): plateau >= Eq. 5's bound"] = R.property(
             [all(ok for s2, ok in met if s2 == s) for s in seeds], "seeds all of whose frozen runs had a plateau at least the bound")
     if "h1" in c and "h2" in c and "h3" in c:
         out["H3: max(R, N) + c predicts held-out t_grok"] = composition(c, results, args)
@@ -211,7 +240,7 @@ def analyse(results, args):
             for part, (base, treated) in {"oracle faster than uniform": (f"uniform lam {l}", f"oracle lam {l}"),
                                           "uniform faster than the baseline": ("baseline", f"uniform lam {l}")}.items():
                 out[f"H5 lambda {l}: {part}"] = when_all_stored(
-                    A.speedup_verdict(g[base], g[treated], b), len(g[base]) + len(g[treated]), len(h5[base]) + len(h5[treated]))
+                    R.speedup(g[base], g[treated], b), len(g[base]) + len(g[treated]), len(h5[base]) + len(h5[treated]))
         out[H5] = h5_outcome(out)
     return out
 
@@ -409,13 +438,17 @@ def main(argv=None):
     except ValueError as e:
         raise SystemExit(f"error: {e}")
     verdicts = analyse(results, args)
-    print("\nThe two clocks (docs/two_clocks.md, pre-registered before any run):")
+    registered = {} if args.quick else REGISTERED_V2     # v2's verdicts are the paper config's study
+    print("\nThe two clocks (docs/two_clocks.md, pre-registered before any run), recomputed by rules v3"
+          + ("; as registered, by rules v2, beside" if registered else "") + ":")
     for k, v in verdicts.items():
         print(f"  {k}: " + A.describe(v).replace("**", "") + report.medians_note(v))
         for name, row in v.get("cells", {}).items():
             print(f"      {name}: " + report.h3_cell(row).replace("**", ""))
+        if k in registered:
+            print(f"      registered (rules v2): {registered[k][0]}, {registered[k][1]}")
     store.write_json(os.path.join(args.results_dir, "two_clocks.json"),
-                     {"verdicts": verdicts, "seeds": args.seeds, "parts": args.part})
+                     {"verdicts": verdicts, "registered_v2": registered, "seeds": args.seeds, "parts": args.part})
     plot(results, verdicts, args, os.path.join(args.results_dir, "two_clocks.png"))
 
 

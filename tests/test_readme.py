@@ -47,7 +47,7 @@ def numbers():
         rare = [cells[f"rho{r}_wd1_lam0.3"]["speedup"] for r in ("0", "0.001", "0.003")]
         lo, hi = (f"{math.exp(f(v['estimate'] for v in rare)):.1f}" for f in (min, max))
         out["rare regimes' speed-up"] = f"{lo}–{hi}×"
-        bounds = sum(v["never_grokked"]["baseline"] == v["n"] for v in rare)
+        bounds = sum(v["never_grokked"]["baseline"] == v["n_run"] for v in rare)
         out["lower bounds"] = {1: "in one of the three cells", 2: "in two of the three cells"}.get(bounds, str(bounds))
         head = store.read_json(os.path.join("results", "choices.json"))["verdicts"]["headline"]
         default = head[choices.HEADLINE_DEFAULT]

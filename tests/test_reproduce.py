@@ -28,11 +28,11 @@ def fig3(lams, law, regime="fresh"):
 
 
 def verdict_lines(tmp_path, rules="v3"):
-    """The report's text and {claim: its verdict under rules v3 (the table's third column), v3 on
-    the five seeds ("five", its fourth) or v2 (its fifth)}."""
+    """The report's text and {claim: its verdict under rules v3 (the table's third column) or v3
+    on the five seeds ("five", its fourth)}."""
     text = report.make_report(str(tmp_path))
     rows = [l.split(" | ") for l in text.splitlines() if l.startswith("| C")]
-    return text, {r[0][2:]: r[{"v3": 2, "five": 3, "v2": 4}[rules]].strip("*| ") for r in rows}
+    return text, {r[0][2:]: r[{"v3": 2, "five": 3}[rules]].strip("*| ") for r in rows}
 
 
 def test_report_verdicts_from_a_fixture(tmp_path):
@@ -59,8 +59,7 @@ def test_clean_inverse_law_without_floor_and_no_grokking_do_not_crash(tmp_path):
     report, line = verdict_lines(tmp_path)                  # one lambda groks: no room at all
     assert line["C3"] == "not decided" and "error:" not in report
     write(tmp_path, "fig3_kl.json", fig3([0.01, 0.1], lambda l, s: None))
-    assert verdict_lines(tmp_path)[1]["C3"] == "not decided"               # v3: two x of the named room
-    assert verdict_lines(tmp_path, "v2")[1]["C3"] == "inconclusive"
+    assert verdict_lines(tmp_path)[1]["C3"] == "not decided"               # two x of the named room
 
 
 def test_other_regimes_never_change_the_c3_verdict(tmp_path):
@@ -69,11 +68,11 @@ def test_other_regimes_never_change_the_c3_verdict(tmp_path):
     before = verdict_lines(tmp_path)[1]["C3"]
     write(tmp_path, "fig3_kl_fixed.json", fig3([0.01, 0.03, 0.1, 0.3, 1.0], lambda l, s: round(20 / l), "fixed"))
     report, line = verdict_lines(tmp_path)
-    assert line["C3"] == before == "not reproduced" and "flat" in report       # v3: a flat curve fails
-    assert verdict_lines(tmp_path, "v2")[1]["C3"] == "not decided"              # v2: all floor, no room
+    assert line["C3"] == before == "not reproduced" and "flat" in report       # a flat curve fails
     assert "(not part of the verdict)" in report and "fig3_kl_fixed.json" in report
-    speedup = {"verdict": "reproduced", "n": 5, "estimate": 1.2, "ci": [1.0, 1.4], "text": "speed-up 3.32x [2.72x, 4.06x]"}
-    write(tmp_path, "regime_map.json", {"selection": None, "cells": {"rho0.003_wd1_lam0.3": {"speedup": speedup}}})
+    cell = lambda lam, t: {"rho": 0.003, "wd": 1.0, "lam": lam, "grok": {str(s): t + 10 * s for s in SEEDS}}
+    write(tmp_path, "regime_map.json", {"selection": None, "budget": 10000, "cells": {
+        "rho0.003_wd1_lam0": cell(0.0, 8000), "rho0.003_wd1_lam0.3": cell(0.3, 2400)}})
     report, line = verdict_lines(tmp_path)
     assert line["C3"] == before and "(not part of the verdict) regime map rho0.003_wd1_lam0.3" in report
 
@@ -102,8 +101,7 @@ def test_vacuous_checks_are_not_decided(tmp_path):
     write(tmp_path, "fig10_tasks.json", {"budget": 10000, "seeds": SEEDS, "runs": {
         "perm/baseline": {"grok": [None] * 5, "violations": 0}, "perm/kl": {"grok": [None] * 5, "violations": 0}}})
     report, line = verdict_lines(tmp_path)
-    assert "sgd: the MLP norm contracts on the plateau: **untestable here**" in report      # v3, rule 7
-    assert "sgd: the MLP norm contracts on the plateau: not decided" in report            # v2, beside
+    assert "sgd: the MLP norm contracts on the plateau: **untestable here**" in report      # rule 7
     assert line["C10"] == "inconclusive"            # one optimizer had no plateau to measure
     assert "perm: KL faster: **inconclusive**" in report and "no run of either arm grokked" in report
     assert line["C9"] == "inconclusive"
@@ -274,14 +272,12 @@ def test_a_variant_is_reported_beside_its_claim_and_never_decides_it(tmp_path):
                                                uniform=same, **{"kl@0.1": same, "uniform@0.1": same}))
     text, line = verdict_lines(tmp_path)
     assert line["C6"] == "not reproduced"                   # v3: the KL arm is no faster than 1.25x
-    assert verdict_lines(tmp_path, "v2")[1]["C6"] == "inconclusive"
     assert "Figures 6-7: structural priors (fresh), secondary comparisons:" in text
     assert "  - kl faster than uniform: **" in text and "  - kl@0.1 faster than uniform@0.1: **" in text
     assert "pre-registered, not part of the verdict) Figures 6-7 at rho 0.003:\n  - **not decided**" in text
     write(tmp_path, "fig6_priors_refresh0.003.json", priors(same, [9000 + 100 * s for s in SEEDS]))
     text, line = verdict_lines(tmp_path)
     assert line["C6"] == "not reproduced"        # unchanged: the variant is beside it, never counted
-    assert verdict_lines(tmp_path, "v2")[1]["C6"] == "inconclusive"   # counted, its slower KL would refute under v2
     side = text.split("Figures 6-7 at rho 0.003:\n")[1].split("\n- ")[0]
     assert "  - kl faster than weight decay alone: **not reproduced**" in side       # 3x slower on 5/5 seeds
     assert report.study_parts(str(tmp_path), "priors_rho")["kl faster than weight decay alone"]["verdict"] == \

@@ -1,5 +1,5 @@
-"""The verdict rules, versions 3 and 2 (analysis.py, docs/stats.md): closed forms, the referee's cases, and
-the operating characteristics measured by simulate_rules.py held to docs/stats.md's table."""
+"""The verdict rules, version 3 (verdicts/rules.py, docs/stats.md): closed forms, the referee's cases, and
+the operating characteristics measured by verdicts/simulate.py held to docs/stats.md's table."""
 import math
 import os
 
@@ -44,7 +44,7 @@ def test_sign_flip_p_past_twenty_seeds_is_monte_carlo_near_the_exact_value():
 def test_the_referees_five_seeds_are_no_longer_reproduced():
     effects = [0.3, 0.25, 0.35, 0.2, -0.1]
     # rules v1 (removed; commit 2db1c43) called these five seeds reproduced
-    v = A.effect_verdict(effects)
+    v = A.effect_verdict_v3(effects, math.log(A.SMALLEST_SPEEDUP))
     assert v["verdict"] == A.INCONCLUSIVE
     assert v["ci"] == pytest.approx([-0.0195, 0.4195], abs=1e-3) and v["p_signflip"] == 0.0625
 
@@ -53,44 +53,44 @@ def test_seeds_censored_in_both_arms_are_left_out():
     base = {0: None, 1: None, 2: None, 3: None, 4: 1000}
     treat = {0: None, 1: None, 2: None, 3: None, 4: 1020}
     # rules v1 (removed; commit 2db1c43) collapsed them to 1x and called it not reproduced
-    v = A.speedup_verdict(base, treat, BUDGET)
-    assert v["verdict"] == A.INCONCLUSIVE and v["n"] == 5 and v["n_informative"] == 1 and "ci" not in v
-    assert "4 in both arms (left out" in v["reason"]
-    one_arm = A.speedup_verdict({s: None for s in range(5)}, {s: 3000 + 10 * s for s in range(5)}, BUDGET)
-    assert one_arm["n_informative"] == 5 and "5 in only the baseline (its ratio a lower bound)" in one_arm["reason"]
+    v = A.speedup_verdict_v3(base, treat, BUDGET)
+    assert v["verdict"] == A.INCONCLUSIVE and v["n_run"] == 5 and v["n_informative"] == 1 and "ci" not in v
+    assert "4 censored in both arms, left out" in v["reason"]
+    one_arm = A.speedup_verdict_v3({s: None for s in range(5)}, {s: 3000 + 10 * s for s in range(5)}, BUDGET)
+    assert one_arm["n_informative"] == 5 and "5 ratios are lower bounds (baseline never grokked" in one_arm["reason"]
 
 
 def test_one_or_two_seeds_print_no_zero_width_interval():
-    one = A.speedup_verdict({0: 4000}, {0: 1000}, BUDGET)
+    one = A.speedup_verdict_v3({0: 4000}, {0: 1000}, BUDGET)
     assert "ci" not in one and one["verdict"] == A.INCONCLUSIVE
-    two = A.speedup_verdict({0: 4000, 1: 4100}, {0: 1000, 1: 1100}, BUDGET)
+    two = A.speedup_verdict_v3({0: 4000, 1: 4100}, {0: 1000, 1: 1100}, BUDGET)
     assert two["ci"][1] - two["ci"][0] > 0.1 and two["verdict"] == A.INCONCLUSIVE     # n = 2 < 5
 
 
 def test_clean_speedup_and_slowdown():
     base = {s: 4000 + 100 * s for s in range(5)}
-    fast = A.speedup_verdict(base, {s: base[s] / (2 + 0.1 * (s % 2)) for s in range(5)}, BUDGET)
+    fast = A.speedup_verdict_v3(base, {s: base[s] / (2 + 0.1 * (s % 2)) for s in range(5)}, BUDGET)
     assert fast["verdict"] == A.REPRODUCED and math.exp(fast["estimate"]) == pytest.approx(2.04, abs=0.01)
-    slow = A.speedup_verdict(base, {s: base[s] * (2 + 0.1 * (s % 2)) for s in range(5)}, 1e9)
+    slow = A.speedup_verdict_v3(base, {s: base[s] * (2 + 0.1 * (s % 2)) for s in range(5)}, 1e9)
     assert slow["verdict"] == A.NOT_REPRODUCED
 
 
 def test_noninferiority_matches_or_outperforms():
     ref = {s: 3000 + 200 * s for s in range(5)}
-    same = A.noninferiority_verdict(ref, dict(ref), BUDGET)
+    same = A.noninferiority_verdict_v3(ref, dict(ref), BUDGET)
     assert same["verdict"] == A.REPRODUCED                      # identical times: it matches
-    worse = A.noninferiority_verdict(ref, {s: 2 * ref[s] * (1 + 0.02 * s) for s in range(5)}, BUDGET)
+    worse = A.noninferiority_verdict_v3(ref, {s: 2 * ref[s] * (1 + 0.02 * s) for s in range(5)}, BUDGET)
     assert worse["verdict"] == A.NOT_REPRODUCED
-    noisy = A.noninferiority_verdict(ref, {s: ref[s] * (1.6 if s % 2 else 0.7) for s in range(5)}, BUDGET)
+    noisy = A.noninferiority_verdict_v3(ref, {s: ref[s] * (1.6 if s % 2 else 0.7) for s in range(5)}, BUDGET)
     assert noisy["verdict"] == A.INCONCLUSIVE
 
 
 def test_properties_need_six_seeds():
-    assert A.property_verdict([True] * 5)["verdict"] == A.INCONCLUSIVE
-    assert "6 seeds can" in A.property_verdict([True] * 5)["reason"]
-    assert A.property_verdict([True] * 6)["verdict"] == A.REPRODUCED
-    assert A.property_verdict([False] * 6)["verdict"] == A.NOT_REPRODUCED
-    assert A.property_verdict([True] * 9 + [False])["verdict"] == A.REPRODUCED
+    assert A.property_verdict_v3([True] * 5)["verdict"] == A.INCONCLUSIVE
+    assert "6 seeds can" in A.property_verdict_v3([True] * 5)["reason"]
+    assert A.property_verdict_v3([True] * 6)["verdict"] == A.REPRODUCED
+    assert A.property_verdict_v3([False] * 6)["verdict"] == A.NOT_REPRODUCED
+    assert A.property_verdict_v3([True] * 9 + [False])["verdict"] == A.REPRODUCED
 
 
 def law(xs, f, noise=0.05, n_seeds=5, seed=0, budget=1e9):
@@ -102,65 +102,34 @@ def law(xs, f, noise=0.05, n_seeds=5, seed=0, budget=1e9):
     return out
 
 
-def test_scaling_reads_the_slope_from_the_room_only():
-    v = A.scaling_verdict(law([1, 3, 10, 30, 100, 300], lambda x: max(400, 20 * x)), 1e9)
-    assert v["verdict"] == A.REPRODUCED and v["room"] == [30, 100, 300]
-    assert v["floor"] == pytest.approx(400, rel=0.05) and v["on_floor"] == [1, 3, 10]
-    assert v["estimate"] == pytest.approx(1, abs=0.05) and "room" in v["text"]
-
-
-def test_capped_and_floored_law_is_not_decided_not_refuted():
-    times = law([1 / l for l in (0.03, 0.1, 0.3, 1, 3)], lambda x: min(8300, max(2700, 900 * x)))
-    v = A.scaling_verdict(times, BUDGET, cap=8300)
-    assert v["verdict"] == A.NOT_DECIDED and "between floor and cap" in v["reason"]
-    at_cap = A.scaling_verdict({x: {s: 3400 + 10 * s for s in range(5)} for x in (1, 3, 10)}, BUDGET, cap=3000)
-    assert at_cap["verdict"] == A.NOT_DECIDED and "breaks" not in at_cap["reason"]      # all at the cap
-
-
-def test_scaling_outside_the_margin_and_flat_curves():
-    steep = A.scaling_verdict(law([3, 10, 30, 100, 300], lambda x: x ** 1.6, noise=0.02), 1e9)
-    assert steep["verdict"] == A.NOT_REPRODUCED
-    half = A.scaling_verdict(law([3, 10, 30, 100, 300], lambda x: 20 * x ** 0.5, noise=0.02), 1e9)
-    assert half["verdict"] == A.NOT_REPRODUCED
-    flat = A.scaling_verdict(law([3, 10, 30, 100, 300], lambda x: 3000.0), 1e9)
-    assert flat["verdict"] == A.NOT_DECIDED and flat["room"] == []          # all floor
-
-
-def test_a_law_that_breaks_at_the_strongest_decay_is_named():
-    times = {0.25: {s: None for s in range(5)}, **law([0.5, 1, 2, 4], lambda x: 1500 * x, noise=0.05)}
-    v = A.scaling_verdict(times, BUDGET, "1/wd")
-    assert v["at_cap"] == [0.25] and "the law breaks" in v["reason"]
-    assert v["room"] == [1, 2, 4] and v["verdict"] == A.REPRODUCED
-
-
 def test_censored_runs_in_the_room_bound_the_slope():
     # an exact 30/lambda law whose two slowest runs at the weakest prior pass the budget:
     # their slopes are lower bounds, so "inside the margin" decides nothing
     times = {x: {s: 30.0 * x * (1 + 0.01 * s) for s in range(5)} for x in (3, 10, 30, 100)}
     times[100][3] = times[100][4] = None
-    v = A.scaling_verdict(times, 4000)
-    assert v["room"] == [10, 30, 100] and v["verdict"] == A.INCONCLUSIVE
-    assert "2 runs in the room censored at the budget make the slope a lower bound" in v["reason"]
+    v = A.scaling_verdict_v3(times, 4000, [3, 10, 30, 100])
+    assert v["room"] == [3, 10, 30, 100] and v["verdict"] == A.INCONCLUSIVE
+    assert v["estimate"] == pytest.approx(1, abs=0.05)
+    assert "2 runs in the room censored at 4000 make the slope a lower bound" in v["reason"]
 
 
-def test_a_room_fixed_in_advance_is_judged_whole_with_the_rules_censoring_check():
-    """docs/two_clocks.md, H1c: the three x are the room, no floor or cap read. On a steep law
-    whose two upper x sit near the budget, the default reading finds no room (not decided);
-    the fixed room reads the slope and fails 1/x, and runs censored at the largest x (a lower
-    bound on a steep slope) cannot save it, while on a 1/x law they leave it inconclusive."""
-    steep = law([20, 100 / 3, 50], lambda x: 350 * (x / 20) ** 4, noise=0.05, budget=20000)
-    assert A.scaling_verdict(steep, 20000)["verdict"] == A.NOT_DECIDED
-    v = A.scaling_verdict(steep, 20000, fixed_room=True)
-    assert v["room"] == [20, 100 / 3, 50] and v["floor"] is None and v["at_cap"] == []
+def test_a_named_room_with_no_floor_judges_the_log_log_slope_with_the_censoring_check():
+    """docs/two_clocks.md, H1c: three x named in advance, no floor cell. A steep law fails 1/x,
+    and runs censored at the largest x (a lower bound on a steep slope) cannot save it, while
+    on a 1/x law they leave it inconclusive."""
+    room = [20, 100 / 3, 50]
+    steep = law(room, lambda x: 350 * (x / 20) ** 4, noise=0.05, budget=20000)
+    v = A.scaling_verdict_v3(steep, 20000, room)
+    assert v["room"] == room and "floor" not in v and v["at_cap"] == []
     assert v["estimate"] == pytest.approx(4, abs=0.2) and v["verdict"] == A.NOT_REPRODUCED
-    assert "room fixed in advance" in v["text"]
+    assert "room named in advance" in v["text"]
     censored = {x: dict(t) for x, t in steep.items()}
     censored[50][0] = censored[50][1] = None
-    assert A.scaling_verdict(censored, 20000, fixed_room=True)["verdict"] == A.NOT_REPRODUCED
-    inverse = law([20, 100 / 3, 50], lambda x: 100 * x, noise=0.02, budget=20000)
-    assert A.scaling_verdict(inverse, 20000, fixed_room=True)["verdict"] == A.REPRODUCED
+    assert A.scaling_verdict_v3(censored, 20000, room)["verdict"] == A.NOT_REPRODUCED
+    inverse = law(room, lambda x: 100 * x, noise=0.02, budget=20000)
+    assert A.scaling_verdict_v3(inverse, 20000, room)["verdict"] == A.REPRODUCED
     inverse[50][0] = None
-    assert A.scaling_verdict(inverse, 20000, fixed_room=True)["verdict"] == A.INCONCLUSIVE
+    assert A.scaling_verdict_v3(inverse, 20000, room)["verdict"] == A.INCONCLUSIVE
 
 
 @pytest.fixture(scope="module")
@@ -192,17 +161,16 @@ def test_error_rates_and_coverage_meet_their_bounds(table):
             assert row["not_reproduced"] <= 0.025 + mc, row
         if row["rule"] == S.V3_SCALING and row["truth"].endswith("(inside the margin)"):
             assert row["not_reproduced"] <= 0.025 + mc, row
-        if row.get("coverage") is not None and row["scenario"] not in S.CROWDED | S.V3_CROWDED:
+        if row.get("coverage") is not None and row["scenario"] not in S.V3_CROWDED:
             assert row["coverage"] >= 0.93 - 2 * math.sqrt(0.95 * 0.05 / reps), row
 
 
 def test_power_at_the_papers_effect_sizes(table):
-    by = {r["scenario"]: r for r in table}
-    assert by["2x faster, normal noise sd 0.3"]["reproduced"] >= 0.9
-    assert by["clean 30/lambda, no floor"]["reproduced"] >= 0.95
-    assert by["slope 1 above a floor on a grid point"]["reproduced"] >= 0.9
-    # H1c's design (three x, half a decade, five seeds) refutes a slope of 4 despite censoring
-    assert by["room fixed in advance: slope 4, seed noise 100%, censored at 20,000"]["not_reproduced"] >= 0.8
+    by = {(r["rule"], r["scenario"]): r for r in table}
+    assert by[(S.V3_SPEEDUP, "2x faster, normal noise sd 0.3")]["reproduced"] >= 0.9
+    # H1c's shape (three x, 0.4 decades, ten seeds) refutes a divergence (slope 4) despite censoring
+    assert by[(S.V3_SCALING, "slope 4 (a divergence), 0.4 decades, seed scatter 50%, censored at 20,000")][
+        "not_reproduced"] >= 0.8
 
 
 # ---------------------------------------------------------------------------------------
@@ -221,8 +189,7 @@ def test_v3_power_where_the_issue_asks_for_it(table):
 def test_v3_smallest_effect_lets_no_effect_fail_and_keeps_real_ones():
     base = {s: 4000 + 100 * s for s in range(5)}
     same = A.speedup_verdict_v3(base, {s: base[s] * (1 + 0.02 * (s - 2)) for s in range(5)}, BUDGET)
-    assert same["verdict"] == A.NOT_REPRODUCED and A.speedup_verdict(base, {s: base[s] * (1 + 0.02 * (s - 2))
-                                                                           for s in range(5)}, BUDGET)["verdict"] == A.INCONCLUSIVE
+    assert same["verdict"] == A.NOT_REPRODUCED
     small = A.speedup_verdict_v3(base, {s: base[s] / (1.1 + 0.01 * s) for s in range(5)}, BUDGET)
     assert small["verdict"] == A.NOT_REPRODUCED and "below the smallest that counts" in small["reason"]
     fast = A.speedup_verdict_v3(base, {s: base[s] / (2 + 0.1 * (s % 2)) for s in range(5)}, BUDGET)
@@ -277,7 +244,7 @@ def test_v3_counts_informative_seeds_only():
 
 def test_v3_levels_judge_a_quantity_not_a_count():
     mass = [0.36, 0.37, 0.35, 0.38, 0.366]
-    assert A.property_verdict([m <= 0.25 for m in mass])["verdict"] == A.INCONCLUSIVE        # v2: 0/5 decides nothing
+    assert A.property_verdict_v3([m <= 0.25 for m in mass])["verdict"] == A.INCONCLUSIVE     # as a count, 0/5 decides nothing
     assert A.level_verdict_v3(mass, 0, 0.25, "informative mass")["verdict"] == A.NOT_REPRODUCED
     assert A.level_verdict_v3([0.2, 0.21, 0.19, 0.2, None, 0.22], 0, 0.25)["n"] == 5
     # a band with two ends (C2's "full" accuracy, [0.99, 1.01)): the interval must clear both
@@ -298,9 +265,8 @@ def test_v3_exact_inequality_on_every_point():
 
 
 def test_v3_scaling_over_a_named_room():
-    # C11 fresh's shape: the guard of v2 found no room; the named room reads the law
+    # C11 fresh's shape: the named room reads the law
     times = law([0.5, 1, 2], lambda x: 3500 * x, noise=0.1, n_seeds=5, budget=10000)
-    assert A.scaling_verdict(times, 10000, "1/wd")["verdict"] == A.NOT_DECIDED
     v = A.scaling_verdict_v3(times, 10000, [0.5, 1, 2], "1/wd")
     assert v["verdict"] == A.REPRODUCED and v["estimate"] == pytest.approx(1, abs=0.15)
     flat = A.scaling_verdict_v3(law([0.5, 1, 2, 4], lambda x: 3000.0), 1e9, [0.5, 1, 2, 4])

@@ -64,10 +64,7 @@ def claim_c1(results, R=A.RULES["v3"], use=None):
         "four phases in order (memorize, gradient collapse, condense before test acc 0.5, grok)":
             R.property([analysis.meets_regime_criterion(m, d["budget"]) for m in rows], "seeds in order"),
         f"diffuse attention at memorization (informative mass <= {analysis.FOUND_MASS}; uniform 0.2)":
-            R.level([m["mass_at_mem"] for m in rows], 0.0, analysis.FOUND_MASS, "informative mass at t_mem")
-            if R.version == "v3" else
-            R.property([None if m["mass_at_mem"] is None else m["mass_at_mem"] <= analysis.FOUND_MASS for m in rows],
-                       "seeds diffuse at t_mem"),
+            R.level([m["mass_at_mem"] for m in rows], 0.0, analysis.FOUND_MASS, "informative mass at t_mem"),
     }
 
 
@@ -92,19 +89,15 @@ PLATEAU_LAM = 1.0             # v3: "the prior removes the plateau" judged at la
 
 def _fig3_parts(d, label, R, room=ROOM_C3):
     times = {1 / float(l): _by_seed(v["grok"], d["seeds"]) for l, v in d["table"].items() if float(l) > 0}
-    if R.version == "v3":
-        grok = {float(l): _by_seed(v["grok"], d["seeds"]) for l, v in d["table"].items()}
-        parts = {}
-        if 0.0 in grok and PLATEAU_LAM in grok:
-            parts[f"{label}: the prior removes the plateau (t_grok(0) / t_grok(lambda = {PLATEAU_LAM:g}))"] = \
-                R.speedup(grok[0.0], grok[PLATEAU_LAM], d["budget"])
-        strongest = max(l for l in grok if l > 0)           # Eq. 7's floor cell, named: the grid's strongest prior
-        parts[f"{label}: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"] = R.scaling(
-            times, d["budget"], [1 / l for l in room], "1/lambda", floor_x=1 / strongest)
-        return parts
-    base = d["table"].get("0")
-    cap = A.baseline_cap(base["grok"], d["budget"]) if base else None
-    return {f"{label}: t_grok ~ 1/lambda between floor and cap": R.scaling(times, d["budget"], "1/lambda", cap=cap)}
+    grok = {float(l): _by_seed(v["grok"], d["seeds"]) for l, v in d["table"].items()}
+    parts = {}
+    if 0.0 in grok and PLATEAU_LAM in grok:
+        parts[f"{label}: the prior removes the plateau (t_grok(0) / t_grok(lambda = {PLATEAU_LAM:g}))"] = \
+            R.speedup(grok[0.0], grok[PLATEAU_LAM], d["budget"])
+    strongest = max(l for l in grok if l > 0)           # Eq. 7's floor cell, named: the grid's strongest prior
+    parts[f"{label}: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"] = R.scaling(
+        times, d["budget"], [1 / l for l in room], "1/lambda", floor_x=1 / strongest)
+    return parts
 
 
 def fig3_room(d):
@@ -139,11 +132,8 @@ def claim_c3_other_regimes(results, R=A.RULES["v3"]):
     d = _load(results, "regime_map.json")          # the map's KL speed-up per distractor regime
     cells = (d or {}).get("cells", {})
     for key, cell in cells.items():
-        if R.version == "v3" and "grok" in cell:    # recomputed from the map's times, by v3
-            base = cells.get(f"rho{cell['rho']:g}_wd{cell['wd']:g}_lam0")
-            v = None if cell["lam"] == 0 or base is None else R.speedup(_cell_times(base), _cell_times(cell), d["budget"])
-        else:
-            v = cell.get("speedup")
+        base = cells.get(f"rho{cell['rho']:g}_wd{cell['wd']:g}_lam0")
+        v = None if cell["lam"] == 0 or base is None else R.speedup(_cell_times(base), _cell_times(cell), d["budget"])
         if v is not None:
             out[f"regime map {key}: KL speed-up t_grok(0) / t_grok(lambda)"] = v
     return out
@@ -180,12 +170,8 @@ def claim_c4(results, R=A.RULES["v3"], use=None):
     if d is None:
         return None
     run = lambda arm: {s: g for s, g in d["grok"][arm].items() if g != "missing"}
-    if R.version == "v1":                  # v1 tested "beats"; the paper claims "matches or outperforms"
-        return {"Bayesian ticket groks faster than the lottery ticket":
-                R.speedup(run("lottery"), run("bayes"), d["budget"], "lottery/bayes time ratio")}
-    ni = R.noninferiority if R.version == "v3" else A.noninferiority_verdict
     return {f"Bayesian ticket matches or outperforms the lottery ticket (non-inferiority, margin {A.NONINFERIORITY:g}x)":
-            ni(run("lottery"), run("bayes"), d["budget"], what="bayes/lottery time ratio")}
+            R.noninferiority(run("lottery"), run("bayes"), d["budget"], what="bayes/lottery time ratio")}
 
 
 def claim_c5(results, R=A.RULES["v3"], use=None):
@@ -196,29 +182,22 @@ def claim_c5(results, R=A.RULES["v3"], use=None):
     by_seed = {}
     for name, r in d["runs"].items():
         by_seed.setdefault(name.rsplit("_seed", 1)[-1], []).append(r)
-    unit = "seeds"
     drops = [float(np.mean([np.log(r["before memorization"] / r["plateau"]) for r in rs]))
              for rs in ([r for r in rs if r.get("before memorization") and r.get("plateau")] for rs in by_seed.values())
              if rs]
-    if R.version == "v3":            # rule 5b on every (thinned) logged point; "far below": smallest 2x
-        if d["total_violations"]:           # any violation refutes an exact inequality, points counted or not
-            bound = {"verdict": A.NOT_REPRODUCED, "n": len(by_seed), "violations": d["total_violations"],
-                     "text": f"{d['total_violations']} violations of Lemma 5.1's bound",
-                     "reason": "an exact inequality is not reproduced by a single violation beyond rounding"}
-        elif not all("points" in r for rs in by_seed.values() for r in rs):
-            bound = {"verdict": A.NOT_DECIDED, "n": 0, "reason": "the summary predates rule 5b: redraw it "
-                                                                   "(python exp_appendix.py bound --plot-only)"}
-        else:
-            bound = R.exact({s: sum(r["points"] for r in rs) for s, rs in by_seed.items()},
-                            {s: sum(r["violating_points"] for r in rs) for s, rs in by_seed.items()}, "Lemma 5.1's bound")
-        return {"the bound holds at every logged point": bound,
-                "measured/bound falls after memorization": R.effect(drops, math.log(2), "before/plateau ratio (per seed)",
-                                                                    fmt=lambda x: f"{np.exp(x):.1f}x")}
-    bound = R.property([all(r["violations"] == 0 for r in rs) for rs in by_seed.values()], f"{unit} without a violation")
-    if d["total_violations"]:
-        bound = {**bound, "verdict": A.NOT_REPRODUCED, "reason": f"{d['total_violations']} violations"}
+    # rule 5b on every (thinned) logged point; "far below": the smallest effect that counts is 2x
+    if d["total_violations"]:               # any violation refutes an exact inequality, points counted or not
+        bound = {"verdict": A.NOT_REPRODUCED, "n": len(by_seed), "violations": d["total_violations"],
+                 "text": f"{d['total_violations']} violations of Lemma 5.1's bound",
+                 "reason": "an exact inequality is not reproduced by a single violation beyond rounding"}
+    elif not all("points" in r for rs in by_seed.values() for r in rs):
+        bound = {"verdict": A.NOT_DECIDED, "n": 0, "reason": "the summary predates rule 5b: redraw it "
+                                                               "(python exp_appendix.py bound --plot-only)"}
+    else:
+        bound = R.exact({s: sum(r["points"] for r in rs) for s, rs in by_seed.items()},
+                        {s: sum(r["violating_points"] for r in rs) for s, rs in by_seed.items()}, "Lemma 5.1's bound")
     return {"the bound holds at every logged point": bound,
-            "measured/bound falls after memorization": R.effect(drops, f"before/plateau ratio (per {unit[:-1]})",
+            "measured/bound falls after memorization": R.effect(drops, math.log(2), "before/plateau ratio (per seed)",
                                                                 fmt=lambda x: f"{np.exp(x):.1f}x")}
 
 
@@ -258,9 +237,8 @@ def claim_c7(results, R=A.RULES["v3"], use=None):
         acc = l["accuracy"]
         seeds = sorted(set(acc["baseline"]) & set(acc["kl"]))
         gain = [np.mean([acc["kl"][s][L] - acc["baseline"][s][L] for L in acc["kl"][s] if int(L) > 6]) for s in seeds]
-        smallest = (0.05,) if R.version == "v3" else ()          # v3: five points of accuracy count
-        parts["KL keeps higher accuracy at longer test lengths"] = R.effect(
-            gain, *smallest, "mean accuracy gain over lengths > 6", fmt=lambda x: f"{x:+.3f}")
+        parts["KL keeps higher accuracy at longer test lengths"] = R.effect(     # five points of accuracy count
+            gain, 0.05, "mean accuracy gain over lengths > 6", fmt=lambda x: f"{x:+.3f}")
     return parts
 
 
@@ -279,9 +257,8 @@ def claim_c8(results, R=A.RULES["v3"], use=None):
         ds = sorted(dm["struct"], key=lambda k: int(k[1:]))
         per_seed = [(_kendall([int(k[1:]) for k in ds], [A.censor(dm["struct"][k][i], dm["budget"]) for k in ds]))
                     for i in range(len(dm["seeds"]))]
-        smallest = (0.2,) if R.version == "v3" else ()           # v3: a weak rank correlation counts
-        parts["larger d reaches B_tau sooner"] = R.effect(
-            [-t for t in per_seed], *smallest, "-Kendall tau(d, t_struct)", fmt=lambda x: f"{x:+.2f}")
+        parts["larger d reaches B_tau sooner"] = R.effect(                  # a weak rank correlation counts
+            [-t for t in per_seed], 0.2, "-Kendall tau(d, t_struct)", fmt=lambda x: f"{x:+.2f}")
     if hd is not None:
         parts[f"{hd['n_heads']} heads meet B_tau in aggregate while no single head does"] = R.property(
             [v["first_distributed"] is not None for v in hd["seeds"].values()], "seeds")
@@ -351,17 +328,17 @@ def c11_law_v3(name):
     return f"{name}: t_grok ~ 1/wd over the named room"
 
 
-def c11_v3(cells, budget, c11_v2, R=A.RULES["v3"]):
+def c11_v3(cells, budget, eq5_parts, R=A.RULES["v3"]):
     """C11 under rules v3 from the regime map's cells: per regime, the 1/wd law over the named
-    room (rule 6) and Eq. 5's bound per seed (rule 5, as the map's summary judged it, c11_v2).
+    room (rule 6) and Eq. 5's bound per seed (rule 5, as the map's summary judged it: eq5_parts).
     beyond/regime_map.py prints and draws the same parts."""
     parts = {}
     for rho, name in C11_REGIMES:
         times = {1 / c["wd"]: _cell_times(c) for c in cells if c["rho"] == rho and c["lam"] == 0}
         if times:
             parts[c11_law_v3(name)] = R.scaling(times, budget, ROOM_C11, "1/wd")
-        eq5 = c11_v2.get(f"{name}: plateau >= Eq. 5's bound")
-        if eq5:                                      # a yes/no property per seed: rule 5, the same in v2 and v3
+        eq5 = eq5_parts.get(f"{name}: plateau >= Eq. 5's bound")
+        if eq5:
             parts[f"{name}: plateau >= Eq. 5's bound"] = eq5
     return parts
 
@@ -370,10 +347,9 @@ def claim_c11(results, R=A.RULES["v3"], use=None):
     d = _summary(results, "regime_map", use)
     if d is None:
         return None
-    if R.version == "v3" and d.get("c11"):
+    if d.get("c11"):
         return c11_v3(d["cells"].values(), d["budget"], d["c11"], R)
-    return d.get("c11") or {
-        "t_grok ~ 1/wd": {"verdict": A.NOT_DECIDED, "n": 0, "reason": "no weight-decay sweep in the map's summary yet"}}
+    return {"t_grok ~ 1/wd": {"verdict": A.NOT_DECIDED, "n": 0, "reason": "no weight-decay sweep in the map's summary yet"}}
 
 
 # Rules v3, rule 7 (docs/stats.md): parts whose premise never occurs here, with the reason and the
@@ -410,7 +386,7 @@ UNTESTABLE_PARTS = {
 def mark_untestable(claim, parts, R, with_plan=True, results="results"):
     """Rules v3: the parts of UNTESTABLE_PARTS (and, with_plan, the power plan's) say so, with
     what was measured."""
-    if R.version != "v3" or not parts:
+    if not parts:
         return parts
     marks = {**UNTESTABLE_PARTS.get(claim, {}), **(plan_untestable(results).get(claim, {}) if with_plan else {})}
     out = {}
@@ -512,8 +488,7 @@ def beside(results, claim, R=A.RULES["v3"]):
 
 
 def verdicts(results, only=None, rules="v3", with_plan=True, plan_seeds=True):
-    """{claim: (verdict, {part: verdict dict})} under rules "v3" (deciding) or "v2" (shown
-    beside); parts None where the study has no summary. with_plan: the power plan's untestable
+    """{claim: (verdict, {part: verdict dict})} under the named rules; parts None where the study has no summary. with_plan: the power plan's untestable
     parts say so; plan_seeds: the plan's studies decide the parts they were run for (False: the
     five-seed verdicts, as the plan found them). A summary that cannot be read makes
     its claim "not decided" in a report, but under pytest every error is raised: a bug in a
@@ -538,8 +513,7 @@ def verdicts(results, only=None, rules="v3", with_plan=True, plan_seeds=True):
 
 
 def make_report(results):
-    """REPORT.md text from the summaries in `results`: every verdict under rules v3 (deciding),
-    with the verdicts rules v2 gave beside it."""
+    """REPORT.md text from the summaries in `results`: every verdict under rules v3."""
     lines = ["# Reproduction report", "",
              f"Generated by `python reproduce.py --report-only` from the summaries in `{results}/`. "
              "Every verdict follows the verdict rules v3 in `verdicts/rules.py`, stated with their measured "
@@ -553,17 +527,15 @@ def make_report(results):
              "data, **untestable here** where the premise never occurs or the decision costs more than "
              "10 core-hours (reason and design given; docs/plan.md). A claim is reproduced if every "
              "testable part is, not reproduced if any part is. The verdict reads the power plan's "
-             "studies where their runs are in (docs/plan.md); the next column gives rules v3 on the "
-             "five seeds the plan started from, the last the verdicts of rules v2 (2026-11-23 to "
-             "2026-11-25, five seeds), for comparison (rules v1's, until 2026-11-23: docs/stats.md "
-             "names the commit that prints them).", "",
-             "| claim | paper | verdict | v3, five seeds | rules v2 |", "|---|---|---|---|---|"]
-    table, v2 = verdicts(results), verdicts(results, rules="v2", plan_seeds=False)
-    five = verdicts(results, plan_seeds=False)
+             "studies where their runs are in (docs/plan.md); the last column gives rules v3 on the "
+             "five seeds the plan started from. (Rules v1, until 2026-11-23, and v2, until 2026-11-25: "
+             "docs/stats.md names the commit whose report prints their verdicts.)", "",
+             "| claim | paper | verdict | v3, five seeds |", "|---|---|---|---|"]
+    table, five = verdicts(results), verdicts(results, plan_seeds=False)
     for claim, (verdict, _) in table.items():
         paper = PAPER[claim].replace("|", "\\|")          # ||theta|| would split the cell
-        lines.append(f"| {claim} | {paper} | **{verdict}** | {five[claim][0]} | {v2[claim][0]} |")
-    lines += ["", "## Verdicts that moved", ""] + moved_lines(table, five, v2)
+        lines.append(f"| {claim} | {paper} | **{verdict}** | {five[claim][0]} |")
+    lines += ["", "## Verdicts that moved", ""] + moved_lines(table, five)
     lines += ["", "## Parts and numbers", ""]
     for claim, (verdict, parts) in table.items():
         lines.append(f"### {claim}: {verdict}")
@@ -578,21 +550,17 @@ def make_report(results):
         for label, side in beside(results, claim).items():
             lines.append(f"- (reported beside, pre-registered, not part of the verdict) {label}:")
             lines += [f"  - {part + ': ' if part else ''}{A.describe(v)}" for part, v in side.items()]
-        if v2[claim][1]:
-            lines.append(f"- rules v2 said **{v2[claim][0]}**: " + "; ".join(
-                f"{part}: {v['verdict']}" + (f" ({v['text']})" if v.get("text") else "") for part, v in v2[claim][1].items()))
         lines.append("")
     lines += beyond_the_paper(results)
     lines += studies_section(results)
     return "\n".join(lines).rstrip() + "\n"
 
 
-def moved_lines(table, five, v2):
-    """Every claim and part whose verdict moved: from rules v2 to v3 (both on five seeds), and
-    from five seeds to the power plan's (both under v3)."""
+def moved_lines(table, five):
+    """Every claim and part whose verdict moved from five seeds to the power plan's."""
     lines = []
     for claim, (verdict, parts) in table.items():
-        steps = [f"rules v2 -> v3: {v2[claim][0]} -> {five[claim][0]}"] if v2[claim][0] != five[claim][0] else []
+        steps = []
         if five[claim][0] != verdict:
             steps.append(f"five seeds -> the plan's: {five[claim][0]} -> **{verdict}**")
         for part, v in parts.items():
@@ -607,13 +575,18 @@ def moved_lines(table, five, v2):
 def beyond_the_paper(results):
     """The two-clocks study (docs/two_clocks.md, pre-registered): its hypotheses, apart from C1-C11."""
     d = _load(results, studies.summary("two_clocks"))
-    lines = ["## Beyond the paper: the two clocks (pre-registered, docs/two_clocks.md)", ""]
+    lines = ["## Beyond the paper: the two clocks (pre-registered, docs/two_clocks.md)", "",
+             "Registered under rules v2; each part as registered (v2, frozen when v2 was removed) and "
+             "recomputed by rules v3 (H1 and H1b over H1c's room, H2 over C11's).", ""]
     if d is None:
         return lines + ["- not run: `python -m beyond.two_clocks --jobs 2`", ""]
+    registered = d.get("registered_v2", {})
     for part, v in d["verdicts"].items():
         lines.append(f"- {part}: {A.describe(v)}{medians_note(v)}")
         for name, row in v.get("cells", {}).items():
             lines.append(f"  - {name}: {h3_cell(row)}")
+        if part in registered:
+            lines.append(f"  - as registered (rules v2): **{registered[part][0]}**, {registered[part][1]}")
     return lines + [""] + critical_block(results) + choices_block(results)
 
 

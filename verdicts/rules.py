@@ -1,9 +1,9 @@
 """The verdict rules every claim is judged by: statistics over seeds, censoring, the scaling
 fits, and how parts combine into a claim's verdict. docs/stats.md states each rule, its
 assumptions and its error rates measured on synthetic data with a known truth
-(verdicts/simulate.py). Version 3 decides; version 2 is kept below it only so that REPORT.md
-can show what it said (version 1 was removed: docs/stats.md names the commit that prints it).
-What they judge is measured in analysis.py.
+(verdicts/simulate.py). Rules v3 decide (versions 1 and 2 were removed on 2026-11-26:
+docs/stats.md names the commit whose report prints their verdicts). What they judge is
+measured in analysis.py.
 """
 import functools
 import math
@@ -11,29 +11,18 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from analysis import THIN_EPOCHS, censor, censored_median, fit_line   # measurements the rules read
+from analysis import THIN_EPOCHS, censor, censored_median   # measurements the rules read
 
 
 # ---------------------------------------------------------------------------------------
-# What every version shares: the verdict words, censored counts, exact binomial bounds, the
-# hinge fit, how parts combine and how a verdict is said. (Rules v1, until 2026-11-23, were
-# removed on 2026-11-26: `python reproduce.py --report-only` at commit 2db1c43 prints them.)
+# The verdict words, exact binomial bounds, the t-interval, the sign-flip p, which way
+# censoring biases a slope, how parts combine and how a verdict is said.
 
 MIN_SEEDS = 5
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_DECIDED = "reproduced", "not reproduced", "inconclusive", "not decided"
-
-
-def censoring_note(v, baseline, treatment, seeds, both):
-    """Count the never-grokked runs per arm into v["never_grokked"] and return the note on the
-    seeds whose ratio is a bound, not a measurement (both: what the rule does with a seed
-    censored in both arms)."""
-    never_base = {s for s in seeds if baseline[s] is None}
-    never_treat = {s for s in seeds if treatment[s] is None}
-    v["never_grokked"] = {"baseline": len(never_base), "treatment": len(never_treat)}
-    kinds = [(len(never_base - never_treat), "only the baseline (its ratio a lower bound)"),
-             (len(never_treat - never_base), "only the treatment (an upper bound)"),
-             (len(never_base & never_treat), f"both arms ({both})")]
-    return ", ".join(f"{k} in {kind}" for k, kind in kinds if k)
+NONINFERIORITY = 1.25
+MIN_ROOM = 3
+LEVEL = 0.95
 
 
 def clopper_pearson_one_sided(k, n, alpha=0.05):
@@ -49,44 +38,6 @@ def clopper_pearson_one_sided(k, n, alpha=0.05):
     lower = 0.0 if k == 0 else solve(lambda p: (1 - alpha) - cdf(p, k - 1))   # P(X >= k | p) = alpha
     upper = 1.0 if k == n else solve(lambda p: alpha - cdf(p, k))             # P(X <= k | p) = alpha
     return lower, upper
-
-
-def fit_scaling(x, t, min_points=2):
-    """Hinge fit of log t = max(log floor, a + slope * log x) on per-run points (x > 0, t > 0).
-
-    t grows with x, so the points with the smallest x (the strongest prior, the largest
-    weight decay) may sit on a floor. Every count of the smallest distinct x as floor is
-    tried (0 .. n_x - min_points); the floor level is the mean log t of its points and the
-    line is fitted to the rest by least squares. A split counts only if it is a hinge, a
-    least time the line falls to: the line lies at or below the floor at the floor's
-    largest x and at or above it at the sloped part's smallest x (runs that take *longer*
-    at small x, e.g. never grok under a strong decay, are no floor). The split with the
-    lowest BIC wins (N log(SSE/N) + k log N; k = 2 for a line, 3 with a floor), so a floor
-    is kept only where it explains the runs better than seed noise would by chance. Returns dict(slope,
-    intercept, floor or None, n_floor, sloped_x), or None with fewer than min_points x."""
-    x, t = np.asarray(x, float), np.asarray(t, float)
-    xs = np.unique(x)[::-1]                              # largest x first: the sloped end
-    if len(xs) < min_points:
-        return None
-    lx, ly, N = np.log(x), np.log(t), len(x)
-    best = None
-    for n_floor in range(0, len(xs) - min_points + 1):
-        sloped = np.isin(x, xs[:len(xs) - n_floor])
-        a, b = fit_line(lx[sloped], ly[sloped])
-        sse = np.sum((ly[sloped] - (a + b * lx[sloped])) ** 2)
-        floor = None
-        if n_floor:
-            log_floor = ly[~sloped].mean()
-            x_floor, x_line = xs[len(xs) - n_floor], xs[len(xs) - n_floor - 1]   # either side of the hinge
-            if not a + b * np.log(x_floor) <= log_floor <= a + b * np.log(x_line):
-                continue
-            floor = float(np.exp(log_floor))
-            sse += np.sum((ly[~sloped] - log_floor) ** 2)
-        bic = N * np.log(sse / N + 1e-12) + (2 + bool(n_floor)) * np.log(N)
-        if best is None or bic < best["bic"] - 1e-9:
-            best = {"bic": float(bic), "slope": float(b), "intercept": float(a), "floor": floor,
-                    "n_floor": n_floor, "sloped_x": [float(v) for v in xs[:len(xs) - n_floor]]}
-    return best
 
 
 def censoring_bias(log_x, censored):
@@ -126,61 +77,6 @@ def describe(v):
         bits.append(v["reason"])
     return ", ".join(bits)
 
-
-# ---------------------------------------------------------------------------------------
-# Verdict rules, version 2 (from 2026-11-23): what decides every verdict in REPORT.md.
-# docs/stats.md states each rule, its assumptions and its error rates measured on synthetic data
-# with a known truth (simulate_rules.py; tests/test_rules.py fails if a rule drifts from them).
-#
-# 1. n counts seeds, never runs. Runs that never grok stay in, censored at the budget.
-# 2. Effects (speed-ups): per seed, log(t_baseline / t_treatment). A seed censored in both
-#    arms carries no information about the ratio and is left out (the number of informative
-#    seeds is printed); a seed censored in one arm stays in, its ratio a bound in its
-#    direction. The mean gets a 95% t-interval (df = informative seeds - 1), and the exact
-#    one-sided sign-flip p is printed beside it (at n = 5 it is never below 1/32).
-#    reproduced      the interval lies above 0;
-#    not reproduced  the interval lies at or below 0 (it excludes any speed-up);
-#    inconclusive    otherwise, and always with fewer than MIN_SEEDS seeds run or fewer
-#                    than two informative seeds (then no interval is printed).
-# 3. "Matches or outperforms" (C4): non-inferiority, margin NONINFERIORITY = 1.25 stated in
-#    advance. Per seed log(t_treatment / t_reference), the same t-interval:
-#    reproduced if its upper end lies below log 1.25, not reproduced if its lower end lies
-#    above it, inconclusive otherwise.
-# 4. Levels (Figure 2): the t-interval of the mean per-seed value; reproduced if it lies
-#    inside the band, not reproduced if wholly outside, inconclusive otherwise.
-# 5. Properties of single runs: the two-sided 95% Clopper-Pearson interval of the fraction
-#    of seeds showing it (each side 2.5%); reproduced if it lies above 1/2, not reproduced
-#    if below. At n = 5 no count reaches either (5/5: lower bound 0.48): six seeds are the
-#    fewest that can (6/6). An inequality that must hold exactly (Lemma 5.1) is not
-#    reproduced by a single violation.
-# 6. Scaling laws t ~ x^beta (C3: x = 1/lambda; C11: x = 1/wd), in the model
-#    t = min(cap, max(floor, C x^beta)). The cap is the budget, or a known ceiling such as
-#    the lambda = 0 baseline's median time. An x whose median time lies within a guard of
-#    the cap sits at the cap; the floor is the median of every run at the x with the lowest
-#    median and at the x within the guard of it. The guard is a factor GUARD (1.2), or three
-#    standard errors of a median over the seeds (their spread measured at the x with no
-#    censored run) if they spread more. The x strictly between floor and cap are the room (a
-#    flat curve is all floor: no room). beta is estimated per seed by least squares over
-#    the room and the per-seed slopes get a 95% t-interval. Equivalence,
-#    margin SLOPE_MARGIN = 0.25 stated in advance:
-#    reproduced      the interval lies inside [1 - 0.25, 1 + 0.25] and no run in the room
-#                    is censored;
-#    not reproduced  the interval lies wholly outside it, on a side the censoring of runs
-#                    in the room cannot move it across (censoring_bias);
-#    not decided     fewer than MIN_ROOM (3) x values lie in the room;
-#    inconclusive    otherwise, and always with fewer than MIN_SEEDS seeds.
-#    A pre-registration may fix the room in advance instead (fixed_room, the two clocks'
-#    H1c): then no floor or cap is read and the slope is judged over the x it names.
-# 7. A claim with several parts is reproduced only if every part is (an intersection-union
-#    test: each part at its own 2.5% level, no adjustment needed); it is not reproduced if
-#    any part is, a union whose error is at most (parts) x 2.5%, so REPORT.md lists every
-#    part; a part with no data is "not decided" and keeps the claim from being reproduced.
-
-NONINFERIORITY = 1.25
-SLOPE_MARGIN = 0.25
-MIN_ROOM = 3
-GUARD = 1.2
-LEVEL = 0.95
 
 
 def t_quantile(p, df):
@@ -251,213 +147,18 @@ def _sign_flip_p(values):
     return (1 + hits) / (1 + rows)
 
 
-def _cap_v2(verdict, n, reasons):
-    if n < MIN_SEEDS and verdict in (REPRODUCED, NOT_REPRODUCED):
-        reasons.append(f"{verdict} in direction, but n = {n} < {MIN_SEEDS} seeds")
-        return INCONCLUSIVE
-    return verdict
-
-
-def effect_verdict(effects, what="effect", fmt=lambda x: f"{x:+.2f}", no_data_reason=None, n_seeds=None):
-    """Rule 2 on per-seed effects (positive = the paper's direction). n_seeds: the seeds run,
-    when some were left out as uninformative (default: len(effects))."""
-    n = len(effects) if n_seeds is None else n_seeds
-    if no_data_reason or not effects:
-        return {"verdict": NOT_DECIDED, "n": n, "reason": no_data_reason or "no data"}
-    ti = t_interval(effects)
-    p = sign_flip_p(effects)
-    out = {"n": n, "n_informative": len(effects), "estimate": float(np.mean(effects)), "p_signflip": p}
-    if ti is None:
-        return {**out, "verdict": INCONCLUSIVE, "text": f"{what} {fmt(out['estimate'])} (one informative seed)",
-                "reason": "fewer than two informative seeds: no interval"}
-    _, lo, hi = ti
-    reasons = []
-    verdict = _cap_v2(REPRODUCED if lo > 0 else NOT_REPRODUCED if hi <= 0 else INCONCLUSIVE, n, reasons)
-    informative = "" if len(effects) == n else f", {len(effects)} of {n} seeds informative"
-    return {**out, "verdict": verdict, "ci": [lo, hi],
-            "text": f"{what} {fmt(out['estimate'])} [{fmt(lo)}, {fmt(hi)}], sign-flip p = {p:.3g}{informative}",
-            "reason": "; ".join(reasons)}
-
-
-def _paired_log_ratios(numerator, denominator, budget):
-    """Per seed log(numerator / denominator), seeds in both arms, censored at the budget; the
-    seeds censored in both arms left out. Returns (effects, seeds, never-grokked notes)."""
-    seeds = sorted(set(numerator) & set(denominator), key=str)
-    both = [s for s in seeds if numerator[s] is None and denominator[s] is None]
-    used = [s for s in seeds if s not in both]
-    effects = [float(np.log(censor(numerator[s], budget) / censor(denominator[s], budget))) for s in used]
-    return effects, seeds, both
-
-
-def speedup_verdict(baseline, treatment, budget, what="speed-up"):
-    """Rule 2 for 'treatment groks faster than baseline'. baseline, treatment: {seed: grok
-    epoch or None (never)}; only seeds present in both arms are used (paired)."""
-    effects, seeds, both = _paired_log_ratios(baseline, treatment, budget)
-    if not seeds:
-        return effect_verdict([], no_data_reason="no seed run in both arms")
-    if not effects:
-        return {"verdict": INCONCLUSIVE, "n": len(seeds), "n_informative": 0,
-                "never_grokked": {"baseline": len(seeds), "treatment": len(seeds)},
-                "reason": "no run of either arm grokked within the budget"}
-    v = effect_verdict(effects, what, fmt=lambda x: f"{np.exp(x):.2f}x", n_seeds=len(seeds))
-    v["seeds"] = seeds
-    note = censoring_note(v, baseline, treatment, seeds, "left out: no information on the ratio")
-    if note:
-        v["reason"] = "; ".join(filter(None, [v["reason"], "seeds censored at the budget: " + note]))
-    return v
-
-
-def noninferiority_verdict(reference, treatment, budget, margin=NONINFERIORITY, what="time ratio"):
-    """Rule 3 for 'treatment matches or outperforms reference': the t-interval of the mean
-    per-seed log(t_treatment / t_reference) against log(margin)."""
-    effects, seeds, both = _paired_log_ratios(treatment, reference, budget)
-    if not seeds:
-        return {"verdict": NOT_DECIDED, "n": 0, "reason": "no seed run in both arms"}
-    ti = t_interval(effects)
-    out = {"n": len(seeds), "n_informative": len(effects), "margin": margin}
-    if ti is None:
-        return {**out, "verdict": INCONCLUSIVE, "reason": "fewer than two informative seeds: no interval"}
-    est, lo, hi = ti
-    reasons = []
-    verdict = REPRODUCED if hi < np.log(margin) else NOT_REPRODUCED if lo > np.log(margin) else INCONCLUSIVE
-    verdict = _cap_v2(verdict, len(seeds), reasons)
-    if both:
-        reasons.append(f"{len(both)} seeds censored in both arms left out")
-    x = lambda v: f"{np.exp(v):.2f}x"
-    return {**out, "verdict": verdict, "estimate": est, "ci": [lo, hi],
-            "text": f"{what} {x(est)} [{x(lo)}, {x(hi)}], non-inferior if the upper end < {margin:g}x",
-            "reason": "; ".join(reasons)}
-
-
-def level_verdict(values, low, high, what="mean"):
-    """Rule 4 for 'the value lies in [low, high)' (per-seed values)."""
-    if not values:
-        return {"verdict": NOT_DECIDED, "n": 0, "reason": "no data"}
-    ti = t_interval(values)
-    if ti is None:
-        return {"verdict": INCONCLUSIVE, "n": len(values), "estimate": float(np.mean(values)),
-                "text": f"{what} {np.mean(values):.3f} (one seed), paper's band [{low:g}, {high:g})",
-                "reason": "fewer than two seeds: no interval"}
-    est, lo, hi = ti
-    verdict = REPRODUCED if low <= lo and hi < high else NOT_REPRODUCED if hi < low or lo >= high else INCONCLUSIVE
-    reasons = []
-    verdict = _cap_v2(verdict, len(values), reasons)
-    return {"verdict": verdict, "n": len(values), "estimate": est, "ci": [lo, hi],
-            "text": f"{what} {est:.3f} [{lo:.3f}, {hi:.3f}], paper's band [{low:g}, {high:g})",
-            "reason": "; ".join(reasons)}
-
-
-def property_verdict(oks, what="seeds showing it"):
-    """Rule 5: per-seed booleans (None = not measurable for that seed, left out)."""
-    oks = [bool(o) for o in oks if o is not None]
-    if not oks:
-        return {"verdict": NOT_DECIDED, "n": 0, "reason": "no data"}
-    k, n = sum(oks), len(oks)
-    lo, hi = clopper_pearson_one_sided(k, n, alpha=(1 - LEVEL) / 2)
-    verdict = REPRODUCED if lo > 0.5 else NOT_REPRODUCED if hi < 0.5 else INCONCLUSIVE
-    reasons = []
-    verdict = _cap_v2(verdict, n, reasons)
-    if verdict == INCONCLUSIVE and n < 6 and k in (0, n):
-        reasons.append(f"{k}/{n}: no count of {n} seeds decides a property at 2.5% per side (6 seeds can)")
-    return {"verdict": verdict, "n": n, "k": k, "ci": [lo, hi],
-            "text": f"{what} {k}/{n} (95% interval [{lo:.2f}, {hi:.2f}])", "reason": "; ".join(reasons)}
-
-
-def baseline_cap(groks, budget):
-    """The ceiling a prior's times are capped at (rule 6): the lambda = 0 baseline's median
-    grokking epoch, None (the budget alone) if that median is censored or there is none."""
-    med, censored = censored_median([g for g in groks if g != "missing"], budget)
-    return None if med is None or censored else med
-
-
-def scaling_verdict(times, budget, label="1/lambda", cap=None, margin=SLOPE_MARGIN, fixed_room=False):
-    """Rule 6. times: {x: {seed: grok epoch or None}} with x > 0 (e.g. x = 1/lambda); cap: a
-    known ceiling below the budget (e.g. the lambda = 0 baseline's median time), or None.
-    The room is read off the median times (the rule's comment above): the lowest level is
-    the floor, or the law's lowest point; either way no slope can be read from it alone.
-    fixed_room: every x given is the room, chosen in advance (docs/two_clocks.md, H1c), and
-    no floor or cap is read; the slope and its decision are the rule's."""
-    xs = sorted(times)
-    seeds = sorted(set.intersection(*(set(times[x]) for x in xs)), key=str) if xs else []
-    K = float(budget) if cap is None else min(float(budget), float(cap))
-    out = {"n": len(seeds), "budget": budget, "cap": K, "margin": margin}
-    if len(xs) < 2 or not seeds:
-        return {**out, "verdict": NOT_DECIDED, "reason": f"fewer than two {label} values with runs"}
-    if all(times[x][s] is None for x in xs for s in seeds):
-        return {**out, "verdict": INCONCLUSIVE, "reason": "no run grokked within the budget"}
-    table = np.array([[censor(times[x][s], budget) for s in seeds] for x in xs])   # (n_x, n_seeds)
-    logt = np.log(table)
-    med = np.median(logt, 1)
-    # how far a median must sit from the floor or the cap to be off it: GUARD, or three
-    # standard errors of a median of n seeds (1.25 sigma / sqrt(n)) if the seeds spread more
-    clean = (table < budget).all(1)                 # the spread from x with no censored run
-    spread = float(np.sqrt(np.mean(logt[clean].var(1, ddof=1)))) if len(seeds) > 1 and clean.any() else 0.0
-    g = max(math.log(GUARD), 3 * 1.2533 * spread / math.sqrt(len(seeds)))
-    at_cap = np.zeros(len(xs), bool) if fixed_room else med >= math.log(K) - g
-    floor_x = np.zeros(len(xs), bool)
-    if (~at_cap).any() and not fixed_room:
-        floor_x[np.flatnonzero(~at_cap)[np.argmin(med[~at_cap])]] = True
-        for _ in range(3):          # the floor level from every run on it, then who is on it
-            log_floor = float(np.median(logt[floor_x]))
-            floor_x = ~at_cap & (med <= log_floor + g)
-    F = float(np.exp(log_floor)) if floor_x.any() else None
-    room = [x for x, c, f in zip(xs, at_cap, floor_x) if not c and not f]
-    on_floor = [x for x, f in zip(xs, floor_x) if f]
-    med = np.exp(med)
-    out.update(medians={f"{x:g}": float(m) for x, m in zip(xs, med)}, floor=F, room=[float(x) for x in room],
-               on_floor=[float(x) for x in on_floor], at_cap=[float(x) for x, c in zip(xs, at_cap) if c])
-    short = lambda v: [float(f"{x:.4g}") for x in v]
-    where = ("floor " + (f"{F:.0f}" if F else "-") + f" ({label} = {short(on_floor)}), cap {K:.0f}"
-             + (f" ({label} = {short(out['at_cap'])})" if out["at_cap"] else ""))
-    if fixed_room:
-        where = f"room fixed in advance, censored at {K:.0f}"
-    first = min(room + on_floor) if room + on_floor else -math.inf     # every x at the cap: none left of it
-    left = [x for x in out["at_cap"] if x < first]
-    breaks = f"{label} = {short(left)} at the cap, left of the room: times rise again there, the law breaks"
-    if len(room) < MIN_ROOM:
-        return {**out, "verdict": NOT_DECIDED, "text": f"{where}; room {short(room)}",
-                "reason": "; ".join([f"only {len(room)} {label} values lie between floor and cap (need {MIN_ROOM})"]
-                                    + ([breaks] if left else []))}
-    rows = [xs.index(x) for x in room]
-    lx = np.log(room) - np.log(room).mean()
-    slopes = (lx[:, None] * np.log(table[rows])).sum(0) / (lx ** 2).sum()       # per seed
-    out["slopes"] = [float(b) for b in slopes]
-    ti = t_interval(slopes)
-    if ti is None:
-        return {**out, "verdict": INCONCLUSIVE, "reason": "one seed: no interval"}
-    est, lo, hi = ti
-    decades = math.log10(room[-1] / room[0])
-    out.update(estimate=est, ci=[lo, hi], decades=decades,
-               text=f"slope {est:.2f} [{lo:.2f}, {hi:.2f}] over {label} in {[float(f'{x:.4g}') for x in room]} "
-                    f"({decades:.1f} decades of room; {where}); equivalence margin 1 +- {margin:g}")
-    censored = table[rows] >= budget
-    bias = censoring_bias(np.log(room), censored)
-    reasons = []
-    if lo >= 1 - margin and hi <= 1 + margin and bias is None:
-        verdict = REPRODUCED
-    elif (hi < 1 - margin and bias not in ("lower", "both")) or (lo > 1 + margin and bias not in ("upper", "both")):
-        verdict = NOT_REPRODUCED
-    else:
-        verdict = INCONCLUSIVE
-    if bias:
-        kind = {"lower": "a lower bound", "upper": "an upper bound", "both": "biased both ways"}[bias]
-        reasons.append(f"{int(censored.sum())} runs in the room censored at the budget make the slope {kind}")
-    if left:
-        reasons.append(breaks)
-    out["verdict"] = _cap_v2(verdict, len(seeds), reasons)
-    out["reason"] = "; ".join(reasons)
-    return out
-
-
 # ---------------------------------------------------------------------------------------
 # Verdict rules, version 3 (from 2026-11-25): what decides every verdict in REPORT.md and the
 # README. docs/stats.md states each rule and its error rates measured on synthetic data
-# (simulate_rules.py); version 2 above is kept, unchanged, and REPORT.md shows it beside.
-# What changed from version 2:
-# 1. n counts informative seeds: a seed censored in both arms, or with no measurable value,
-#    does not count toward the five (MIN_SEEDS) a decision needs.
-# 2. Effects get a smallest effect that counts, stated per claim in advance (SMALLEST_SPEEDUP,
-#    1.25x, unless the paper implies more). On the per-seed values' t-interval [lo, hi]:
+# (python -m verdicts.simulate; tests/test_rules.py fails if a rule drifts from them).
+#
+# 1. n counts informative seeds, never runs: a seed censored in both arms, or with no
+#    measurable value, does not count toward the five (MIN_SEEDS) a decision needs; with
+#    fewer, a verdict is inconclusive. Runs that never grok stay in, censored at the budget.
+# 2. Effects (speed-ups): per seed, log(t_baseline / t_treatment), a 95% t-interval
+#    [lo, hi] of the mean, the exact one-sided sign-flip p printed beside it, and a smallest
+#    effect that counts, stated per claim in advance (SMALLEST_SPEEDUP, 1.25x, unless the
+#    paper implies more):
 #    not reproduced   hi < smallest (the paper's effect, at a size that counts, is absent;
 #                     a real but smaller effect says so in its reason);
 #    reproduced       lo > 0 (and not the line above);
@@ -466,10 +167,16 @@ def scaling_verdict(times, budget, label="1/lambda", cap=None, margin=SLOPE_MARG
 #    the side it is conservative for: a lower bound (the baseline never grokked) blocks "not
 #    reproduced", an upper bound (the treatment never grokked) blocks "reproduced". Every
 #    bound is printed in the verdict line with its value.
-# 3. Non-inferiority (C4): as v2, with rules 1-2's counting and bounds.
-# 4. Levels: as v2; quantitative properties (C1's informative mass at memorization) are
-#    judged on their level, a band named per claim, not as a count of seeds.
-# 5. Properties of single runs that are truly yes/no: as v2.
+# 3. "Matches or outperforms" (C4): non-inferiority, margin NONINFERIORITY = 1.25 stated in
+#    advance. Per seed log(t_treatment / t_reference), the same t-interval and bounds:
+#    reproduced if its upper end lies below log 1.25, not reproduced if its lower end lies
+#    above it, inconclusive otherwise.
+# 4. Levels (Figure 2's accuracies, C1's informative mass at memorization): the t-interval
+#    of the mean per-seed value against a band named per claim: reproduced inside it, not
+#    reproduced wholly outside, inconclusive otherwise.
+# 5. Properties of single runs that are truly yes/no: the two-sided 95% Clopper-Pearson
+#    interval of the fraction of seeds showing it (each side 2.5%); reproduced above 1/2,
+#    not reproduced below. At n = 5 no count decides (5/5: lower bound 0.48); 6/6 can.
 # 5b. An exact inequality (Lemma 5.1) is judged on every logged point of every seed: not
 #    reproduced by any violation beyond rounding; reproduced when the one-sided 97.5% upper
 #    bound on the violation rate is below MAX_VIOLATION_RATE (1%). Serial correlation: points
@@ -481,8 +188,12 @@ def scaling_verdict(times, budget, label="1/lambda", cap=None, margin=SLOPE_MARG
 #    SLOPE_MARGIN_V3 = 0.5 (1/x against no law, 0, and a divergence, >= 2): reproduced
 #    inside [0.5, 1.5] with no censored run in the room, not reproduced wholly outside on a
 #    side censoring cannot move it across (a flat curve fails here), inconclusive otherwise.
-# 7. "Untestable here": a part whose premise never occurs here or whose plan costs more than
+# 7. A claim with several parts is reproduced only if every part is (an intersection-union
+#    test: each part at its own 2.5% level, no adjustment needed); it is not reproduced if
+#    any part is, so REPORT.md lists every part; a part with no data is "not decided".
+#    "Untestable here": a part whose premise never occurs here or whose plan costs more than
 #    10 core-hours (docs/plan.md); it gives the reason and the design that would decide, and
+#    is neither reproduced nor not (combine_v3 leaves it out).
 #    is neither reproduced nor not (combine_v3 leaves it out).
 
 UNTESTABLE = "untestable here"
@@ -630,8 +341,19 @@ def level_verdict_v3(values, low, high, what="mean"):
 
 
 def property_verdict_v3(oks, what="seeds showing it"):
-    """Rule 5 (v3): a yes/no property per seed, as v2 (None: not measurable, left out)."""
-    return property_verdict(oks, what)
+    """Rule 5: per-seed booleans (None = not measurable for that seed, left out)."""
+    oks = [bool(o) for o in oks if o is not None]
+    if not oks:
+        return {"verdict": NOT_DECIDED, "n": 0, "reason": "no data"}
+    k, n = sum(oks), len(oks)
+    lo, hi = clopper_pearson_one_sided(k, n, alpha=(1 - LEVEL) / 2)
+    verdict = REPRODUCED if lo > 0.5 else NOT_REPRODUCED if hi < 0.5 else INCONCLUSIVE
+    reasons = []
+    verdict = _cap_v3(verdict, n, reasons)
+    if verdict == INCONCLUSIVE and n < 6 and k in (0, n):
+        reasons.append(f"{k}/{n}: no count of {n} seeds decides a property at 2.5% per side (6 seeds can)")
+    return {"verdict": verdict, "n": n, "k": k, "ci": [lo, hi],
+            "text": f"{what} {k}/{n} (95% interval [{lo:.2f}, {hi:.2f}])", "reason": "; ".join(reasons)}
 
 
 def exact_inequality_verdict(points, violations, what="the bound"):
@@ -771,12 +493,10 @@ def combine_v3(parts):
     return PARTLY if verdict == REPRODUCED and len(testable) < len(parts) else verdict
 
 
-# Every version by name, so that a claim can be judged under each (REPORT.md shows v3 and v2).
+# Every version by name, so that a claim can be judged under each.
 RULES = {
     "v3": SimpleNamespace(version="v3", effect=effect_verdict_v3, speedup=speedup_verdict_v3,
                           level=level_verdict_v3, property=property_verdict_v3, scaling=scaling_verdict_v3,
                           noninferiority=noninferiority_verdict_v3, exact=exact_inequality_verdict,
                           combine=combine_v3),
-    "v2": SimpleNamespace(version="v2", effect=effect_verdict, speedup=speedup_verdict, level=level_verdict,
-                          property=property_verdict, scaling=scaling_verdict),
 }

@@ -1,4 +1,4 @@
-"""Operating characteristics of the verdict rules (analysis.py, versions 3 and 2), measured on
+"""Operating characteristics of the verdict rules (verdicts/rules.py, version 3), measured on
 synthetic data whose truth is known: how often each rule says "reproduced" when the claimed
 effect is absent, how often its interval covers the truth, and its power at the effect sizes
 the paper claims. The rules are called as they are, once per simulated data set.
@@ -57,42 +57,6 @@ def rate(flags):
     return float(np.mean(flags))
 
 
-def effect_rows(reps=REPS):
-    rows = []
-    for kind in ("normal", "t3", "contaminated"):
-        for sd in (0.3, 0.6):
-            for ratio, what in ((1.0, "no effect"), (2.0, "2x faster")):
-                rng = np.random.default_rng(stable_seed('speed-up', kind, sd, ratio))
-                rep, cover = [], []
-                for _ in range(reps):
-                    b, t = speedup_scenario(rng, 5, ratio, sd, kind, budget=1e12)
-                    v = A.speedup_verdict(b, t, 1e12)
-                    rep.append(v["verdict"] == A.REPRODUCED)
-                    cover.append(v["ci"][0] <= math.log(ratio) <= v["ci"][1])
-                rows.append(dict(rule="speed-up", scenario=f"{what}, {kind} noise sd {sd}", n=5,
-                                 truth="none" if ratio == 1 else "2x", reproduced=rate(rep), coverage=rate(cover)))
-    # censoring: the baseline near the budget (a median of 8,000 of 10,000), both arms
-    for ratio, what in ((1.0, "no effect"), (2.0, "2x faster")):
-        rng = np.random.default_rng(17 + int(ratio))
-        rep, wrong = [], []
-        for _ in range(reps):
-            b, t = speedup_scenario(rng, 5, ratio, 0.3, "normal", base_median=8000)
-            v = A.speedup_verdict(b, t, BUDGET)
-            rep.append(v["verdict"] == A.REPRODUCED)
-            wrong.append(v["verdict"] == A.NOT_REPRODUCED)
-        rows.append(dict(rule="speed-up", scenario=f"{what}, baseline median 8,000 of a 10,000 budget "
-                         "(~25% censored)", n=5, truth="none" if ratio == 1 else "2x",
-                         reproduced=rate(rep), not_reproduced=rate(wrong)))
-    # the same, when the treatment's times spread more than the baseline's (log sd 0.42 vs 0.21
-    # around the shared seed effect): censoring then favours the treatment
-    rng = np.random.default_rng(23)
-    rep = [A.speedup_verdict(*speedup_scenario(rng, 5, 1.0, 0.3, "normal", base_median=8000, treat_sd=0.42),
-                             BUDGET)["verdict"] == A.REPRODUCED for _ in range(reps)]
-    rows.append(dict(rule="speed-up", scenario="no effect, ~25% censored, the treatment spreading twice as much",
-                     n=5, truth="none", reproduced=rate(rep)))
-    return rows
-
-
 def noninferiority_rows(reps=REPS):
     rows = []
     for kind in ("normal", "t3"):
@@ -101,7 +65,7 @@ def noninferiority_rows(reps=REPS):
             rep, cover = [], []
             for _ in range(reps):
                 ref, treat = speedup_scenario(rng, 5, 1 / ratio, 0.3, kind, budget=1e12)
-                v = A.noninferiority_verdict(ref, treat, 1e12)
+                v = A.noninferiority_verdict_v3(ref, treat, 1e12)
                 rep.append(v["verdict"] == A.REPRODUCED)
                 cover.append(v["ci"][0] <= math.log(ratio) <= v["ci"][1])
             rows.append(dict(rule="non-inferiority (margin 1.25)", scenario=f"time ratio {ratio}, {kind} noise sd 0.3",
@@ -117,7 +81,7 @@ def level_rows(reps=REPS):
         rep, cover = [], []
         for _ in range(reps):
             vals = list(mean + rng.normal(0, 0.004, 5))
-            v = A.level_verdict(vals, 0.99, 1.01)
+            v = A.level_verdict_v3(vals, 0.99, 1.01)
             rep.append(v["verdict"] == A.REPRODUCED)
             cover.append(v["ci"][0] <= mean <= v["ci"][1])
         rows.append(dict(rule="level (band [0.99, 1.01))", scenario=f"mean accuracy {mean}, sd 0.004", n=5,
@@ -129,7 +93,7 @@ def property_rows():
     """Exact: P(reproduced) = P(k >= smallest k the rule calls reproduced) under Binomial(n, p)."""
     rows = []
     for n in (5, 6, 10):
-        k_min = next((k for k in range(n + 1) if A.property_verdict([True] * k + [False] * (n - k))["verdict"]
+        k_min = next((k for k in range(n + 1) if A.property_verdict_v3([True] * k + [False] * (n - k))["verdict"]
                       == A.REPRODUCED), None)
         for p, truth in ((0.5, "holds in half the seeds"), (0.9, "holds in 90%"), (1.0, "holds always")):
             prob = 0.0 if k_min is None else sum(math.comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(k_min, n + 1))
@@ -169,73 +133,10 @@ def law_times(rng, lams, n, kind, sd, law, budget):
     return out
 
 
-# The scaling scenarios whose room is crowded by floor, cap and censoring: their slope
-# intervals cover below the 93% target (docs/stats.md says so); every other interval must reach it.
-CROWDED = {"slope 1 above a floor and under the budget, 2 decades",
-           "Figure 3 fixed-like: 270/lambda, floor 2400, budget 20,000", "Figure 3 fixed-like, seed noise 30%",
-           "Figure 3 fixed-like, seed noise 30%, 10 seeds", "slope 1 above a floor on a grid point, seed noise 30%"}
 # v3's scaling scenarios whose floor crowds the named room (Eq. 7 near its floor): their
 # intervals cover at 91-94%, below the 93% target in one case (docs/stats.md says so)
 V3_CROWDED = {"Eq. 7 with its floor inside the room (C3b's levels: 2,700 + 17/lambda), seed scatter 20%",
               "Eq. 7 reaching its floor early (2,700 + 3/lambda), seed scatter 20%"}
-PAPER_GRID = [0.03, 0.1, 0.3, 1, 3]          # Figure 3's lambdas (above 0)
-WIDE_GRID = [0.003, 0.01, 0.03, 0.1, 0.3, 1, 3]
-FIXED_GRID = [0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 1]
-H1C_GRID = [0.02, 0.03, 0.05]
-
-
-def scaling_rows(reps=REPS_SCALING):
-    S = [  # (scenario, truth slope or None, grid, law, noise kind, sd, budget, cap)
-        ("clean 30/lambda, no floor", 1.0, PAPER_GRID, lambda x: 30 * x * 10, "normal", 0.1, 1e9, None),
-        ("clean 30/lambda, heavy tails (t3)", 1.0, PAPER_GRID, lambda x: 300 * x, "t3", 0.1, 1e9, None),
-        ("slope 1 above a floor on a grid point", 1.0, WIDE_GRID, lambda x: max(300.0, 30 * x), "normal", 0.1, 1e9, None),
-        ("slope 1 above a floor and under the budget, 2 decades", 1.0, WIDE_GRID,
-         lambda x: max(100.0, 10 * x), "normal", 0.2, 5000, None),
-        ("smooth floor 300 + 30/lambda", 1.0, WIDE_GRID, lambda x: 300 + 30 * x, "normal", 0.1, 1e9, None),
-        ("capped and floored: min(8300, max(2700, C/lambda))", 1.0, PAPER_GRID,
-         lambda x: min(8300.0, max(2700.0, 900 * x)), "normal", 0.1, 10000, 8300),
-        ("Figure 3 fixed-like: 270/lambda, floor 2400, budget 20,000", 1.0, FIXED_GRID,
-         lambda x: max(2400.0, 270 * x), "normal", 0.15, 20000, None),
-        ("Figure 3 fixed-like, seed noise 30%", 1.0, FIXED_GRID,
-         lambda x: max(2400.0, 270 * x), "normal", 0.3, 20000, None),
-        ("Figure 3 fixed-like, seed noise 30%, 10 seeds", 1.0, FIXED_GRID,
-         lambda x: max(2400.0, 270 * x), "normal", 0.3, 20000, None, dict(n=10)),
-        ("slope 1 above a floor on a grid point, seed noise 30%", 1.0, WIDE_GRID, lambda x: max(300.0, 30 * x),
-         "normal", 0.3, 1e9, None),
-        ("slope 0.75 (the margin), 2 decades", 0.75, WIDE_GRID, lambda x: 100 * x ** 0.75, "normal", 0.1, 1e9, None),
-        ("slope 1.25 (the margin), 2 decades", 1.25, WIDE_GRID, lambda x: 10 * x ** 1.25, "normal", 0.1, 1e9, None),
-        ("slope 0.5, narrow grid lambda 0.1-0.3, 40% noise", 0.5, [0.1, 0.2, 0.3], lambda x: 300 * x ** 0.5,
-         "normal", 0.4, 1e9, None),
-        ("no law (slope 0)", 0.0, PAPER_GRID, lambda x: 3000.0, "normal", 0.1, 1e9, None),
-        # a room fixed in advance (the two clocks' H1c: lambda 0.02, 0.03, 0.05, 20k budget)
-        ("room fixed in advance, H1c's three x: 20/lambda, seed noise 50%", 1.0, H1C_GRID,
-         lambda x: 20 * x, "normal", 0.5, 20000, None, dict(fixed_room=True)),
-        ("room fixed in advance: slope 1.25 (the margin), seed noise 50%", 1.25, H1C_GRID,
-         lambda x: 400 * (x / 20) ** 1.25, "normal", 0.5, 20000, None, dict(fixed_room=True)),
-        ("room fixed in advance: slope 4, seed noise 100%, censored at 20,000", 4.0, H1C_GRID,
-         lambda x: 350 * (x / 20) ** 4, "normal", 1.0, 20000, None, dict(fixed_room=True)),
-    ]
-    rows = []
-    for k, (name, slope, grid, law, kind, sd, budget, cap, *opt) in enumerate(S):
-        opt = opt[0] if opt else {}
-        n = opt.get("n", 5)
-        rng = np.random.default_rng(1000 + k)
-        got = {A.REPRODUCED: 0, A.NOT_REPRODUCED: 0, A.INCONCLUSIVE: 0, A.NOT_DECIDED: 0}
-        cover = []
-        for _ in range(reps):
-            v = A.scaling_verdict(law_times(rng, grid, n, kind, sd, law, budget), budget, cap=cap,
-                                  fixed_room=opt.get("fixed_room", False))
-            got[v["verdict"]] += 1
-            if "ci" in v and not v.get("reason"):           # an interval over an uncensored room
-                cover.append(v["ci"][0] <= slope <= v["ci"][1])
-        inside = abs(slope - 1) < A.SLOPE_MARGIN
-        rows.append(dict(rule="scaling (margin 0.25)", scenario=name, n=n,
-                         truth=f"slope {slope:g}" + (" (inside the margin)" if inside else " (outside)"),
-                         reproduced=got[A.REPRODUCED] / reps, not_reproduced=got[A.NOT_REPRODUCED] / reps,
-                         not_decided=got[A.NOT_DECIDED] / reps,
-                         # a smooth floor has no one true slope in the room to cover
-                         coverage=rate(cover) if len(cover) >= reps // 4 and "smooth" not in name else None))
-    return rows
 
 
 # ---------------------------------------------------------------------------------------
@@ -360,8 +261,7 @@ def v3_scaling_rows(reps=REPS_SCALING):
 
 def table(reps=REPS, reps_scaling=REPS_SCALING):
     return (v3_effect_rows(reps) + v3_exact_rows() + v3_scaling_rows(reps_scaling)
-            + effect_rows(reps) + noninferiority_rows(reps) + level_rows(reps) + property_rows()
-            + scaling_rows(reps_scaling) + composition_rows(reps))
+            + noninferiority_rows(reps) + level_rows(reps) + property_rows() + composition_rows(reps))
 
 
 def markdown(rows):
