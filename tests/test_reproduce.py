@@ -7,6 +7,7 @@ import os
 import pytest
 
 from verdicts import report
+from verdicts import rules
 import reproduce
 
 SEEDS = [0, 1, 2, 3, 4]
@@ -27,12 +28,12 @@ def fig3(lams, law, regime="fresh"):
             "table": {f"{l:g}": {"grok": [law(l, s) for s in SEEDS]} for l in lams}}
 
 
-def verdict_lines(tmp_path, rules="v3"):
-    """The report's text and {claim: its verdict under rules v3 (the table's third column) or v3
-    on the five seeds ("five", its fourth)}."""
+def verdict_lines(tmp_path, rules="v4"):
+    """The report's text and {claim: its verdict under rules v4 (the table's third column), v3 (its
+    fourth) or v4 on the five seeds ("five", its fifth)}."""
     text = report.make_report(str(tmp_path))
     rows = [l.split(" | ") for l in text.splitlines() if l.startswith("| C")]
-    return text, {r[0][2:]: r[{"v3": 2, "five": 3}[rules]].strip("*| ") for r in rows}
+    return text, {r[0][2:]: r[{"v4": 2, "v3": 3, "five": 4}[rules]].strip("*| ") for r in rows}
 
 
 def test_report_verdicts_from_a_fixture(tmp_path):
@@ -54,7 +55,9 @@ def test_report_verdicts_from_a_fixture(tmp_path):
 def test_clean_inverse_law_without_floor_and_no_grokking_do_not_crash(tmp_path):
     write(tmp_path, "fig3_kl.json", fig3([0.01, 0.03, 0.1, 0.3, 1.0], lambda l, s: round(20 / l * (1 + 0.01 * s))))
     report, line = verdict_lines(tmp_path)
-    assert line["C3"] == "reproduced" and "4 decades" not in report and "room" in report
+    assert verdict_lines(tmp_path, "v3")[1]["C3"] == "reproduced" and "4 decades" not in report and "room" in report
+    # v4, rule 9: these runs predate Eq. 7's amendment, and no held-out seeds are planned for `fresh`
+    assert line["C3"] == "inconclusive" and "postdates these runs" in report
     write(tmp_path, "fig3_kl.json", fig3([0.01, 0.1, 1.0], lambda l, s: 500 if l == 1.0 else None))
     report, line = verdict_lines(tmp_path)                  # one lambda groks: no room at all
     assert line["C3"] == "not decided" and "error:" not in report
@@ -65,15 +68,15 @@ def test_clean_inverse_law_without_floor_and_no_grokking_do_not_crash(tmp_path):
 def test_other_regimes_never_change_the_c3_verdict(tmp_path):
     flat = lambda l, s: 3000 + 10 * s
     write(tmp_path, "fig3_kl.json", fig3([0.01, 0.03, 0.1, 0.3, 1.0], flat))
-    before = verdict_lines(tmp_path)[1]["C3"]
+    before = verdict_lines(tmp_path, "v3")[1]["C3"]
     write(tmp_path, "fig3_kl_fixed.json", fig3([0.01, 0.03, 0.1, 0.3, 1.0], lambda l, s: round(20 / l), "fixed"))
-    report, line = verdict_lines(tmp_path)
+    report, line = verdict_lines(tmp_path, "v3")
     assert line["C3"] == before == "not reproduced" and "flat" in report       # a flat curve fails
     assert "(not part of the verdict)" in report and "fig3_kl_fixed.json" in report
     cell = lambda lam, t: {"rho": 0.003, "wd": 1.0, "lam": lam, "grok": {str(s): t + 10 * s for s in SEEDS}}
     write(tmp_path, "regime_map.json", {"selection": None, "budget": 10000, "cells": {
         "rho0.003_wd1_lam0": cell(0.0, 8000), "rho0.003_wd1_lam0.3": cell(0.3, 2400)}})
-    report, line = verdict_lines(tmp_path)
+    report, line = verdict_lines(tmp_path, "v3")
     assert line["C3"] == before and "(not part of the verdict) regime map rho0.003_wd1_lam0.3" in report
 
 
@@ -90,8 +93,9 @@ def test_c3b_is_judged_on_the_held_out_seeds_of_the_selected_cell(tmp_path):
     held_out = fig3([0.01, 0.03, 0.1, 0.3, 1.0], lambda l, s: round(20 / l * (1 + 0.01 * s)), "refresh0.003")
     held_out["seeds"] = [5, 6, 7, 8, 9]
     write(tmp_path, sel["fig3_file"], held_out)
-    text, line = verdict_lines(tmp_path)
+    text, line = verdict_lines(tmp_path, "v3")
     assert line["C3b"] == "reproduced" and "seeds [5, 6, 7, 8, 9]" in text
+    assert verdict_lines(tmp_path)[1]["C3b"] == "inconclusive"      # v4, rule 9: the law awaits runs after Eq. 7's amendment
     assert "(not part of the verdict) `fig3_kl_refresh0.003_seeds5-9.json`" not in text   # C3's own part only
 
 
@@ -525,3 +529,48 @@ def test_a_shard_reaches_every_study_it_trains_and_a_bad_one_is_one_line(tmp_pat
     with pytest.raises(SystemExit):
         reproduce.main(["--only", "fig3", "--shard", "2/2"])
     assert "need 0 <= i < n" in capsys.readouterr().err
+
+
+def test_v4_untestable_only_by_premise_and_a_late_marking_waits_for_its_runs(tmp_path):
+    """Rules v4, rule 7: a part the first plan priced out stays inconclusive with its cost (v3
+    called it untestable); a premise marked after its data counts once the runs made after the
+    marking confirm it, and a run that groks refutes it."""
+    v3, v4 = rules.RULES["v3"], rules.RULES["v4"]
+    write(tmp_path, "plan.json", {"rows": [{"claim": "C4", "part": "ni", "untestable": "deciding it costs 12 core-hours "
+                                            "(more than 10)", "design": "80 seeds"}]})
+    part = {"ni": {"verdict": "inconclusive", "n": 10, "text": "time ratio 1.18x [0.69x, 2.01x]"}}
+    assert report.mark_untestable("C4", part, v3, results=str(tmp_path))["ni"]["verdict"] == "untestable here"
+    now = report.mark_untestable("C4", part, v4, results=str(tmp_path))["ni"]
+    assert now["verdict"] == "inconclusive" and "12 core-hours" in now["note"] and now["text"] == part["ni"]["text"]
+    marked = "rho 0.001: plateau >= Eq. 5's bound"
+    parts = {marked: {"verdict": "not decided", "n": 0, "reason": "no data"}}
+    assert report.mark_untestable("C11", parts, v3, results=str(tmp_path))[marked]["verdict"] == "untestable here"
+    waiting = report.mark_untestable("C11", parts, v4, results=str(tmp_path))[marked]
+    assert waiting["verdict"] == "inconclusive" and "not run yet" in waiting["reason"]
+    summary, _ = report.MARKED_AFTER_DATA["C11"][marked]
+    never = {"cells": {"rho0.001_wd1_lam0": {"grok": {str(s): None for s in range(5, 15)}}}}
+    write(tmp_path, summary, never)
+    assert report.mark_untestable("C11", parts, v4, results=str(tmp_path))[marked]["verdict"] == "untestable here"
+    never["cells"]["rho0.001_wd1_lam0"]["grok"]["7"] = 9100
+    write(tmp_path, summary, never)
+    refuted = report.mark_untestable("C11", parts, v4, results=str(tmp_path))[marked]
+    assert refuted["verdict"] == "inconclusive" and "refuted" in refuted["reason"]
+
+
+def test_v4_judges_eq7_only_on_the_seeds_run_after_its_amendment(tmp_path):
+    """Rules v4, rule 9: C3f's law on seeds 0-9 (before the amendment) decides nothing; the same
+    law on the held-out seeds 10-19 decides."""
+    steep = lambda l, s: round(2900 + 3e-3 / l ** 4 * (1 + 0.01 * s))
+    lams = [0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 1.0]
+    seen = {"regime": "fixed", "budget": 20000, "seeds": list(range(10)),
+            "table": {f"{l:g}": {"grok": [steep(l, s) if steep(l, s) < 20000 else None for s in range(10)]} for l in lams}}
+    v4 = rules.RULES["v4"]
+    law = report._fig3_parts(seen, "x", v4, report.ROOM_C3F)["x: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"]
+    assert law["verdict"] == "inconclusive" and "held-out seeds 10-19 decide it" in law["reason"]
+    assert report._fig3_parts(seen, "x", rules.RULES["v3"], report.ROOM_C3F)[
+        "x: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"]["verdict"] == "not reproduced"
+    held = {**seen, "seeds": list(range(10, 20))}
+    law = report._fig3_parts(held, "x", v4, report.ROOM_C3F)["x: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"]
+    assert law["verdict"] == "not reproduced" and law["estimate"] == pytest.approx(4, abs=0.1)
+    before, after = report.eq7_before_after(seen, v4, report.ROOM_C3F)
+    assert "floor" not in before and after["floor"] == pytest.approx(2900, abs=1)

@@ -647,12 +647,14 @@ def effect_verdict_v4(effects, smallest, what="effect", fmt=lambda x: f"{x:+.2f}
             reasons.append(f"an effect above 0, but below the smallest that counts ({fmt(smallest)})")
     else:
         verdict = INCONCLUSIVE
-        if not math.isfinite(lo) or not math.isfinite(hi):
+        if n <= 5 and not (math.isfinite(lo) and math.isfinite(hi)):
             reasons.append(f"{n} seeds with a bound: the Wilcoxon interval needs 6 or more")
+        elif not (math.isfinite(lo) and math.isfinite(hi)):
+            reasons.append("the bounds leave an end of the interval open")
     verdict = _cap_v3(verdict, n, reasons)
     if bound_note:
         reasons.append(bound_note)
-    end = lambda v: fmt(v) if math.isfinite(v) else ("-inf" if v < 0 else "+inf")
+    end = lambda v: fmt(v).replace("infx", "inf")          # an end with no order statistic: 0x / inf, -inf / +inf
     return {**out, "verdict": verdict,
             "text": f"{what} {fmt(est)} [{end(lo)}, {end(hi)}] ({kind}), smallest that counts {fmt(smallest)}, "
                     f"{sign}{seeds_note}",
