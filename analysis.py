@@ -68,7 +68,7 @@ def phase_marks(history, rise_acc=0.5, k=2):
 
 
 def meets_regime_criterion(m, budget):
-    """The distractor-regime criterion of docs/regime_map.md (fixed before those
+    """The distractor-regime criterion of docs/registered/regime_map.md (fixed before those
     runs): memorizes, the attention gradient then collapses >= 10x, attention condenses no
     later than test accuracy reaches 0.5, and it groks within the budget."""
     ts = (m["t_mem"], m["t_struct"], m["t_rise"], m["t_grok"], m["grad_collapse"])
@@ -99,7 +99,7 @@ def plateau_contraction(history, m=None):
 
 
 # ---------------------------------------------------------------------------------------
-# "The paper's regime": the pre-registered criterion of docs/regime_map.md ("Where the paper's story
+# "The paper's regime": the pre-registered criterion of docs/registered/regime_map.md ("Where the paper's story
 # holds"), judged on the lambda = 0 baseline only, written down before the grid ran.
 
 FOUND_MASS = 0.25         # informative mass above which attention "has found the operands"

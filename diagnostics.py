@@ -105,7 +105,7 @@ def task_gradient_stats(model, x, out, ce_each, pos_ids=None, qpos=None):
 
 
 def evaluation(model, train, test, out, test_out, tau):
-    """Every logged quantity at one epoch (docs/sensitivity.md, Logging), from the training
+    """Every logged quantity at one epoch (docs/registered/sensitivity.md, Logging), from the training
     forward-backward `out` (train.forward_backward with measure=True: the loss terms added,
     the attention's gradient kept) and the test forward `test_out`. train and test are the
     batch dicts of train.batches."""

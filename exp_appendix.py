@@ -249,7 +249,7 @@ def priors_parser(sub):
     p.add_argument("--lam", type=float, default=1.0, help="the common prior strength (lambda-matched)")
     p.add_argument("--anneal", type=int, default=1000, help="epochs over which 'anneal' falls to 0")
     p.add_argument("--late-start", type=int, default=1000,
-                   help="epoch at which 'late' switches on (after memorization: t_mem 300-640, docs/sensitivity.md)")
+                   help="epoch at which 'late' switches on (after memorization: t_mem 300-640, docs/registered/sensitivity.md)")
     p.add_argument("--arms", nargs="+", default=list(PRIOR_ARMS), choices=PRIOR_ARMS)
     p.add_argument("--low-lam", type=float, default=0.1,
                    help=f"also run {', '.join(LOW_LAM_ARMS)} at this lambda (0: not)")

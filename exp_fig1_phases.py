@@ -33,7 +33,7 @@ def get_parser():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--regime", default="fresh", type=sweep.regime_arg,
-                   help="distractor regime of the figure (docs/regime_map.md: how it was chosen)")
+                   help="distractor regime of the figure (docs/registered/regime_map.md: how it was chosen)")
     p.add_argument("--lam", type=float, default=0.0, help="KL prior strength (0 = the paper's baseline)")
     p.add_argument("--wd", type=float, default=1.0, help="weight decay (a cell of the regime map)")
     p.add_argument("--rise-acc", type=float, default=0.5, help="test accuracy that marks 'accuracy rose'")

@@ -17,7 +17,7 @@ distractor positions), both with strength --lam.
 
 Paper's expectation: adversarial -> chance even under norm matching; oracle without
 capacity control -> partial; oracle with capacity control -> full generalization.
-R: the MLP norm at which grokked baselines end, measured (docs/sensitivity.md, "Norm-matching radius"), not tuned.
+R: the MLP norm at which grokked baselines end, measured (docs/registered/sensitivity.md, "Norm-matching radius"), not tuned.
 """
 import argparse
 import os

@@ -63,7 +63,7 @@ def get_parser():
                    help="fraction of the pruned matrices' entries KEPT (Minegishi's 'sparsity' flag)")
     p.add_argument("--lam", type=float, default=0.1, help="KL strength of the Bayesian ticket and 'both'")
     p.add_argument("--retrain-wd", type=float, default=1.0,
-                   help="weight decay when retraining tickets (docs/sensitivity.md: why 1.0, not Minegishi's 0)")
+                   help="weight decay when retraining tickets (docs/registered/sensitivity.md: why 1.0, not Minegishi's 0)")
     p.add_argument("--regime", default="fresh", type=sweep.regime_arg)
     sweep.add_scale_args(p, QUICK)
     sweep.add_sweep_args(p)

@@ -82,7 +82,7 @@ def _shape(cfg):
 def _cell(cfg):
     """A run's setting without its seed: runs of one cell ran about as long. A stored config
     (a dict) lacks the flags added after it was trained: they had their defaults
-    (train.config_differences), and are filled in so that it meets the configs asked for now."""
+    (store.config_differences), and are filled in so that it meets the configs asked for now."""
     default = store.default_semantic()
     sem = train.semantic_config(cfg) if not isinstance(cfg, dict) else {**default, **cfg}
     return tuple(sorted((k, str(v)) for k, v in sem.items() if k not in ("seed", "init_seed")))
@@ -314,7 +314,7 @@ def main(argv=None):
     print(f"wrote {path}")
     if not args.quick and os.path.abspath(results) == os.path.abspath("results"):
         for page, blocks in (("README.md", None), (os.path.join("docs", "running.md"), {"redraw": redraw_table(args)}),
-                             (os.path.join("docs", "sensitivity.md"), None)):
+                             (os.path.join("docs", "registered", "sensitivity.md"), None)):
             if report.update_readme(results, path=page, blocks=blocks):
                 print(f"updated the generated blocks of {page}")
     for claim, (verdict, _) in report.verdicts(results).items():

@@ -28,7 +28,7 @@ import re
 import torch
 
 import train
-from train import atomic_write, config_differences   # one writer of whole files; one test of sameness
+from train import atomic_write   # one writer of whole files
 
 STORE = os.path.join("results", "store")
 WEIGHT_KINDS = ("init", "final")
@@ -48,12 +48,20 @@ def _defaults():
 
 def make_config(**overrides):
     """train.make_config, from the defaults parsed once (what the studies and the store call)."""
-    cfg = argparse.Namespace(**dict(_defaults()))
-    for key, value in overrides.items():
-        if not hasattr(cfg, key):
-            raise ValueError(f"unknown config key {key!r}")
-        setattr(cfg, key, value)
-    return cfg
+    return train.override(argparse.Namespace(**dict(_defaults())), overrides)
+
+
+def config_differences(stored, cfg):
+    """Keys in which a stored run's config differs from cfg ([] = the same run). A flag added
+    after the run was stored matches if cfg uses that flag's default: the store's runs outlive
+    the flags."""
+    defaults = default_semantic()
+    want = json.loads(json.dumps(train.semantic_config(cfg)))
+    have = dict(stored)
+    for k, v in want.items():
+        if k not in have and v == defaults.get(k):
+            have[k] = v
+    return sorted(k for k in set(have) | set(want) if have.get(k) != want.get(k))
 
 
 def default_semantic():

@@ -12,8 +12,8 @@ Distractors are drawn uniformly from the same value tokens as the operands, so o
 position tells an operand from a distractor (`distractor_vocab="shared"`, the default; the
 arithmetic tasks can instead draw them from a separate noise vocabulary, "separate", or hold
 one pad token at every distractor position, "pad": readings of §3's "the rest of the sequence
-acts as padding", docs/sensitivity.md). How often they are redrawn is the experiment's
-most consequential choice (docs/regime_map.md):
+acts as padding", docs/registered/sensitivity.md). How often they are redrawn is the experiment's
+most consequential choice (docs/registered/regime_map.md):
   refresh = 0    `fixed`: drawn once per example, the MLP can memorize through them;
   refresh = 1    `fresh`: every training example gets new distractors every epoch;
   0 < rho < 1    each training example redraws its distractors with probability rho per epoch.
@@ -25,7 +25,7 @@ and training rows redraw only among the training patterns (`distractor_pool`).
 
 One seed fixes everything: the train/test split, the distractors and the refresh stream.
 
-Tasks (App. A.1, F.3, F.4; defaults the paper does not give are in docs/sensitivity.md):
+Tasks (App. A.1, F.3, F.4; defaults the paper does not give are in docs/registered/sensitivity.md):
   add, mul, addk   modular arithmetic, operands at positions 0..k-1
   parity           n bits, y = XOR of bits 0..k-1; the other bits are the distractors
   perm             permutation composition in S_n: (g, h, distractors, =) -> g o h

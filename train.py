@@ -40,7 +40,7 @@ PRIOR_KINDS = ("kl", "entropy", "sparsity", "l1-logits")   # directed (KL) and u
 INITS = ("paper", "pytorch")
 DISTRACTOR_DRAWS = ("fixed", "fresh", "refresh")        # --distractors: once, every epoch, with prob. rho
 # Flags that change how a run is executed or reported, not the computation it asks for. (The
-# thread count can change float rounding, and through it the grokking epoch: docs/sensitivity.md,
+# thread count can change float rounding, and through it the grokking epoch: docs/registered/sensitivity.md,
 # Determinism. It is recorded in each summary, not part of a run's identity.)
 NON_SEMANTIC = ("out", "quiet", "print_every", "threads", "device", "checkpoint_every", "deterministic")
 # Each random stream of a run is its own generator, seeded from --seed plus a fixed offset, so that
@@ -66,11 +66,11 @@ def get_parser():
     a("--n-distractors", type=int, default=2, help="distractor positions (sequence length = operands + this + 1)")
     a("--distractors", default="fresh",
       help="fixed | fresh | refresh (redraw each training example with prob. --refresh per epoch); "
-           "fresh is the figures' default, chosen by measurement (docs/regime_map.md)")
+           "fresh is the figures' default, chosen by measurement (docs/registered/regime_map.md)")
     a("--refresh", type=float, default=0.0, help="per-epoch redraw probability for --distractors refresh")
     a("--distractor-vocab", default="shared",
       help="add / mul / addk: distractor tokens shared with the operands (0..p-1) | separate (a noise "
-           "vocabulary p+1..2p) | pad (one pad token); readings of §3, docs/sensitivity.md")
+           "vocabulary p+1..2p) | pad (one pad token); readings of §3, docs/registered/sensitivity.md")
     a("--n-bits", type=int, default=10, help="parity / arparity: input bits n")
     a("--parity-k", type=int, default=3, help="parity / arparity: bits k in each parity")
     a("--n-outputs", type=int, default=3, help="arparity: parity bits predicted after the inputs")
@@ -143,7 +143,11 @@ def get_parser():
 
 def make_config(**overrides):
     """The parser's defaults with keyword overrides (underscored names): the Python entry point."""
-    cfg = get_parser().parse_args([])
+    return override(get_parser().parse_args([]), overrides)
+
+
+def override(cfg, overrides):
+    """cfg with keyword overrides set; an unknown key is an error, never a silent new field."""
     for key, value in overrides.items():
         if not hasattr(cfg, key):
             raise ValueError(f"unknown config key {key!r}")
@@ -228,7 +232,7 @@ def semantic_config(cfg):
 # 2. The loss: CE + lambda(t) * penalty (Eq. 6), the structural prior and its schedules
 
 def training_loss(model, out, y, target, cfg, lam):
-    """loss = CE (float64: docs/sensitivity.md) + lam(t) * penalty (Eq. 6) [+ the QK penalty].
+    """loss = CE (float64: docs/registered/sensitivity.md) + lam(t) * penalty (Eq. 6) [+ the QK penalty].
     Returns (loss, per-example CE, penalty or None). The penalty is computed whenever the run
     has a prior (cfg.lam > 0), so it is logged also while lam(t) = 0."""
     ce_each = F.cross_entropy(out["logits"].double(), y, reduction="none")
@@ -247,7 +251,7 @@ def prior_loss(scores, q, kind="kl"):
     l1-logits: sum_i |s_i| over the keys the query sees (masked keys, -inf, left out); d/ds_j = sign(s_j)
     Entropy and sparsity are undirected: minimal at *any* one-hot a, blind to which position
     is informative. An L1 penalty on a itself would be no penalty at all (sum_i a_i = 1 for
-    softmax), so "sparsity" read as L1 acts on the logits s (docs/sensitivity.md, C6-L1)."""
+    softmax), so "sparsity" read as L1 acts on the logits s (docs/registered/sensitivity.md, C6-L1)."""
     if kind == "l1-logits":
         s = scores.double()
         return torch.where(torch.isfinite(s), s.abs(), torch.zeros_like(s)).sum(-1).mean()
@@ -384,7 +388,7 @@ def task_of(cfg):
 @torch.no_grad()
 def pytorch_init_(model):
     """PyTorch's default initialisation in place of the paper's (a reading of §3's "standard
-    initialization", docs/sensitivity.md): nn.Embedding's N(0, 1) for the token and position
+    initialization", docs/registered/sensitivity.md): nn.Embedding's N(0, 1) for the token and position
     tables (token vectors of norm ~sqrt(d), not ~1: sharp attention at init), nn.Linear's
     U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for every other weight and bias."""
     for name, p in model.named_parameters():
@@ -598,7 +602,7 @@ def summarize(cfg, history, grok, epoch, wall, device):
         "wall_s": wall,
         "ms_per_epoch": 1000 * wall / max(epoch, 1),
         "device": str(device),
-        "threads": torch.get_num_threads(),   # a different count rounds differently (docs/sensitivity.md)
+        "threads": torch.get_num_threads(),   # a different count rounds differently (docs/registered/sensitivity.md)
     }
 
 
@@ -624,15 +628,11 @@ def atomic_write(path, write, mode="w"):
 
 
 def config_differences(stored, cfg):
-    """Keys in which a stored run's config differs from cfg ([] = the same run). A flag added
-    after the run was stored matches if cfg uses that flag's default."""
-    defaults = semantic_config(make_config())
-    want = json.loads(json.dumps(semantic_config(cfg)))
-    have = dict(stored)
-    for k, v in want.items():
-        if k not in have and v == defaults.get(k):
-            have[k] = v
-    return sorted(k for k in set(have) | set(want) if have.get(k) != want.get(k))
+    """Keys in which a run folder's or checkpoint's config differs from cfg ([] = the same run),
+    compared plainly: a folder made before a flag existed is another run here (the store is more
+    tolerant: store.config_differences)."""
+    want = json.loads(json.dumps(semantic_config(cfg)))      # as the file holds it: tuples are lists
+    return sorted(k for k in set(stored) | set(want) if stored.get(k) != want.get(k))
 
 
 def folder_summary(out, cfg):

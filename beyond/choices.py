@@ -7,7 +7,7 @@
     python -m beyond.choices --plot-only                 # redraw from the store
     python -m beyond.choices --quick                     # C2's readings on the small model, one seed
 
-Pre-registered in docs/sensitivity.md before any of its runs (the readings, what in the paper
+Pre-registered in docs/registered/sensitivity.md before any of its runs (the readings, what in the paper
 supports each, the cells and the rule). Every cell: the paper config, seeds 0-4, 10,000 epochs,
 stopped 200 epochs after grokking; runs that never grok stay in, censored. Each reading is
 judged by the rules of the claim it tests (rules.RULES["v3"], docs/stats.md), never by a new one:
@@ -39,7 +39,7 @@ judged by the rules of the claim it tests (rules.RULES["v3"], docs/stats.md), ne
             Amendment 6: the default's fresh cells on held-out seeds 25-64 alone, which confirm
             amendment 5's verdict or leave the answer not decided.
 
-The rule (docs/sensitivity.md): a negative verdict stands if no reading reproduces the claim's
+The rule (docs/registered/sensitivity.md): a negative verdict stands if no reading reproduces the claim's
 failing part; a reading that does is "reproduced under reading X on seeds 0-4" until the same
 cells on held-out seeds 5-9 reproduce it again. The defaults never change here.
 """
@@ -431,7 +431,7 @@ def plot(verdicts, results, c, args, path):
         if part == "headline" and drawn:     # room above the budget for the legend
             ax.set_ylim(top=ax.get_ylim()[1] * 3)
         ax.legend(by_label.values(), by_label.keys(), fontsize=7, loc="upper right" if part == "headline" else "best")
-    plots.save_figure(fig, path, f"The paper's open readings (docs/sensitivity.md), p = {args.p}, seeds {plots.seeds_text(args.seeds)}: "
+    plots.save_figure(fig, path, f"The paper's open readings (docs/registered/sensitivity.md), p = {args.p}, seeds {plots.seeds_text(args.seeds)}: "
                       "each reading's runs per seed (never-grokked runs at the budget)")
 
 
@@ -497,7 +497,7 @@ def main(argv=None):
     # the summary and figure cover every part, each from what the store holds of it, so that
     # a call with some parts never drops the others' verdicts
     verdicts, results, c = judged(args)
-    print("\nThe paper's open readings (docs/sensitivity.md, pre-registered): each by its claim's rules v3")
+    print("\nThe paper's open readings (docs/registered/sensitivity.md, pre-registered): each by its claim's rules v3")
     for part, rows in verdicts.items():
         if part == "c10 choice":
             print(f"  c10's registered choice (seed 0, {PILOT_EPOCHS} epochs, first to memorize): {rows}")

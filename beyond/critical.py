@@ -1,5 +1,5 @@
 """Beyond the paper: is there a critical prior strength below which the KL prior never rescues a
-memorized model? The study pre-registered in docs/critical.md (2026-11-25), hypotheses H6a-c.
+memorized model? The study pre-registered in docs/registered/critical.md (2026-11-25), hypotheses H6a-c.
 
     python -m beyond.critical --jobs 2              # every run (the stored C3f grid serves most of the fit)
     python -m beyond.critical --part fit            # the fitting set only
@@ -32,20 +32,20 @@ import sweep
 FIT_LAMS = (0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.05, 0.1, 0.2, 0.3, 1.0)
 BUDGET, HELD_OUT_BUDGET = 20000, 40000
 HELD_OUT_SEEDS = (10, 11, 12, 13, 14)
-HELD_OUT_LAMS = (0.017, 0.029)     # lambda_c / 1.3 and x 1.3, registered in docs/critical.md (amendment 1) before their runs
+HELD_OUT_LAMS = (0.017, 0.029)     # lambda_c / 1.3 and x 1.3, registered in docs/registered/critical.md (amendment 1) before their runs
 WDS, WD_LAMS, WD_SEEDS = (0.5, 2.0), (0.015, 0.02, 0.03, 0.3), (0, 1, 2, 3, 4)
-# H7 (docs/critical.md, registered 2026-11-26 before any of its runs): is memorization absorbing
+# H7 (docs/registered/critical.md, registered 2026-11-26 before any of its runs): is memorization absorbing
 # below a positive lambda_c? Seeds no study had used, a 200k budget, lambda = 0 as the control.
 H7_LAMS, H7_SEEDS, H7_BUDGET = (0.013, 0.01, 0.0), (90, 91, 92, 93, 94), 200000
 PARTS = ("fit", "heldout", "wd", "h7")
-# the two accounts as fitted for the registration (docs/critical.md, H7's table; h7_accounts recomputes them)
+# the two accounts as fitted for the registration (docs/registered/critical.md, H7's table; h7_accounts recomputes them)
 H7_ACCOUNTS = {"a": {"floor": 2783.0305475816126, "C": 2.780560039092904, "sigma": 0.39327365639401357,
                      "gamma": 2.2977652054867796, "lam_c": 0.0},
                "b": {"floor": 2587.9800064960905, "C": 37.940420187677056, "sigma": 0.4097258847333398,
                      "gamma": 1.3817053851111547, "lam_c": 0.01}}
 WIDTH_LIMIT, H6C_FACTOR, LR_CUT, HELD_OUT_NATS = 2.0, 1.5, 5.99, 2.0
 N_BOOT = 2000
-H6C_PREDICTED = 0.066      # committed 2026-11-25 before any run (docs/critical.md); h6c_prediction recomputes it
+H6C_PREDICTED = 0.066      # committed 2026-11-25 before any run (docs/registered/critical.md); h6c_prediction recomputes it
 H6C_WD_PREDICTED = {0.5: 0.030, 1.0: H6C_PREDICTED, 2.0: 0.72}   # the same formula per wd, committed with it
 QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0, 1], fit_lams=(0.01, 0.03, 0.1, 1.0), budget=3000, part=["fit"])
 
@@ -231,7 +231,7 @@ def held_out_lams(lam_c):
 
 
 def judge_h6b(lr, heldout_delta):
-    """docs/critical.md, H6b: holds if the fit prefers the threshold (2 delta loglik >= 5.99) and
+    """docs/registered/critical.md, H6b: holds if the fit prefers the threshold (2 delta loglik >= 5.99) and
     the held-out set favours it by >= 2 nats; fails if the held-out set favours the paper's
     model by >= 2 nats, or the fit does not prefer the threshold and the held-out set neither."""
     if lr >= LR_CUT and heldout_delta >= HELD_OUT_NATS:
@@ -242,7 +242,7 @@ def judge_h6b(lr, heldout_delta):
 
 
 # ---------------------------------------------------------------------------------------
-# H7: is memorization absorbing below a positive lambda_c? (docs/critical.md, 2026-11-26)
+# H7: is memorization absorbing below a positive lambda_c? (docs/registered/critical.md, 2026-11-26)
 
 def power_loglik(params, lam, t, budget, lam_c):
     """Censored log-normal log-likelihood of t_grok under floor + C (lambda - lambda_c)^-gamma with
@@ -307,7 +307,7 @@ def h7_accounts(rows):
     """The two accounts H7 weighs, fitted once on the stored runs (rows: (lambda, t or None,
     budget)): (a) lambda_c = 0, a free power of 1/lambda; (b) lambda_c > 0 at the smallest lambda
     H7 runs, 0.01, the most likely lambda_c >= 0.01 (the profile falls as lambda_c rises), with
-    the profile over lambda_c beside. As run for the registration (docs/critical.md, H7)."""
+    the profile over lambda_c beside. As run for the registration (docs/registered/critical.md, H7)."""
     lams, times, budgets = zip(*rows)
     a = fit_power(lams, times, budgets, 0.0)
     b = fit_power(lams, times, budgets, min(l for l in H7_LAMS if l > 0))
@@ -323,7 +323,7 @@ def binomial_floor(share, n=5, alpha=0.025):
 
 
 def judge_h7(grok, accounts=H7_ACCOUNTS, budget=H7_BUDGET, nats=HELD_OUT_NATS):
-    """docs/critical.md, H7, as registered: grok {lambda: {seed: t or None}} of the lambda > 0 cells.
+    """docs/registered/critical.md, H7, as registered: grok {lambda: {seed: t or None}} of the lambda > 0 cells.
     (b) if the log-likelihood favours (b) by >= 2 nats; (a) if it favours (a) by >= 2 nats and
     (a) fits each cell (the number grokked within its binomial band, the median of five inside
     its range); neither otherwise. Returns the verdict dict with each cell's check."""
@@ -371,7 +371,7 @@ def h7_part(results, args):
 # H6c: lambda_c from the lambda = 0 runs alone
 
 def h6c_prediction(folder=store.STORE, wd=1.0, seeds=range(10), budget=20000):
-    """docs/critical.md's formula, as committed: per seed, the median over logged epochs from
+    """docs/registered/critical.md's formula, as committed: per seed, the median over logged epochs from
     t_mem to the end of sqrt(B) ||dL/ds|| / ||a_bar - q*|| (grad_s_norm, attn_mass of the stored
     fixed lambda = 0 runs), then the median over seeds. Returns (median, per-seed values)."""
     q = np.array([0.5, 0.5, 0.0, 0.0, 0.0])                # the oracle over (a, b, d1, d2, query)
@@ -594,7 +594,7 @@ def plot(results, out, args, path):
     c.set(xscale="log", yscale="log", ylim=(5000, 1e6), xlabel="lambda",
           ylabel="t_grok", title=f"H7: lambda < 0.017, budget {H7_BUDGET // 1000}k (median t_grok)")
     c.legend(fontsize=7)
-    plots.save_figure(fig, path, "A critical prior strength? (pre-registered, docs/critical.md)")
+    plots.save_figure(fig, path, "A critical prior strength? (pre-registered, docs/registered/critical.md)")
 
 
 def main(argv=None):
@@ -608,7 +608,7 @@ def main(argv=None):
     if out["stored"]["fit"] < out["stored"]["fit_planned"]:     # drawn, like the map, from part of the study
         args.partial_ok = False                                   # once its fitting set is whole; before: partial/
         sweep.write_partial(args)
-    print("\nA critical prior strength (docs/critical.md, pre-registered before any run):")
+    print("\nA critical prior strength (docs/registered/critical.md, pre-registered before any run):")
     print("  share grokked per lambda: " + ", ".join(f"{l}: {v:.1f}" for l, v in out["share"].items() if v is not None))
     for h in ("H6a", "H6b", "H6c"):
         print(f"  {h}: " + A.describe(out[h]).replace("**", ""))

@@ -1,5 +1,5 @@
 """Beyond the paper, H8: can the prior's payoff be predicted before it is run? Registered in
-docs/payoff.md (2026-11-26) before any of its runs.
+docs/registered/payoff.md (2026-11-26) before any of its runs.
 
     python -m beyond.payoff --jobs 2            # the eight held-out cells, both arms, seeds 0-4
     python -m beyond.payoff --plot-only         # judge and draw from the store
@@ -22,7 +22,7 @@ import store
 import sweep
 
 LAM, BUDGET, SEEDS = 0.3, 10000, (0, 1, 2, 3, 4)
-# the eight cells no run has visited: (name, regime, changes); registered in docs/payoff.md
+# the eight cells no run has visited: (name, regime, changes); registered in docs/registered/payoff.md
 CELLS = (("rho 0.002", "refresh0.002", {}),
          ("rho 0.005", "refresh0.005", {}),
          ("rho 0.003, wd 0.7", "refresh0.003", {"wd": 0.7}),
@@ -141,7 +141,7 @@ def main(argv=None):
         if all(len(v) == len(args.seeds) for v in got.values()):
             cells[name] = judge_cell(got[f"lambda {LAM:g}"], got["lambda 0"], t_hat)
     out = judge(cells) if len(cells) == len(CELLS) else {"verdict": "not decided", "stored_cells": len(cells)}
-    print(f"H8 (docs/payoff.md): {out['verdict']}" + (f", {out['held']} of {out['of']} cells within "
+    print(f"H8 (docs/registered/payoff.md): {out['verdict']}" + (f", {out['held']} of {out['of']} cells within "
                                                     f"{TOLERANCE:g}x" if "held" in out else ""))
     for name, r in cells.items():
         print(f"  {name}: prior arm {r['prior_gm']}, predicted {r['predicted_time']:.0f}; speed-up measured "
@@ -176,7 +176,7 @@ def plot(cells, model, path):
     for a in ax:
         if a.get_legend_handles_labels()[0]:
             a.legend(fontsize=7)
-    plots.save_figure(fig, path, "H8: the prior's payoff predicted before it is run (docs/payoff.md)")
+    plots.save_figure(fig, path, "H8: the prior's payoff predicted before it is run (docs/registered/payoff.md)")
 
 
 if __name__ == "__main__":

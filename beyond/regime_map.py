@@ -1,5 +1,5 @@
 """Where the paper's story holds: a map over distractor refresh rho, weight decay and lambda
-(claims C1, C3 and C11; docs/regime_map.md).
+(claims C1, C3 and C11; docs/registered/regime_map.md).
 
     python -m beyond.regime_map --jobs 2            # the whole grid, seeds 0-4 (resumes from the store)
     python -m beyond.regime_map --part baseline     # only lambda = 0 at wd = 1 over rho
@@ -79,7 +79,7 @@ def get_parser():
 
 
 # ---------------------------------------------------------------------------------------
-# Analysis: per cell, the baseline criterion (docs/regime_map.md), the KL speed-up, and C11
+# Analysis: per cell, the baseline criterion (docs/registered/regime_map.md), the KL speed-up, and C11
 
 def analyse(results, cells, seeds, budget):
     """{cell key: statistics} for every (rho, wd, lam) cell with runs, and the C11 parts."""
@@ -133,7 +133,7 @@ def cell_key(rho, wd, lam):
 
 
 def select_cell(stats, cells):
-    """The pre-registered selection (docs/regime_map.md) among the lambda = 0 cells of `cells` (the grid),
+    """The pre-registered selection (docs/registered/regime_map.md) among the lambda = 0 cells of `cells` (the grid),
     made only once every one of them has its five seeds: the cells that show the paper's
     regime (wd 1 first, then most seeds meeting, then the lowest median mass at t_mem); if
     none does, the closest (most seeds meeting, then most (seed, condition) pairs met, then
@@ -182,7 +182,7 @@ def c11_parts(stats, R=rules.RULES["v3"]):
 
 
 def print_tables(stats, budget):
-    print("\nBaseline (lambda = 0) per cell: seeds meeting each pre-registered condition (docs/regime_map.md) of 5")
+    print("\nBaseline (lambda = 0) per cell: seeds meeting each pre-registered condition (docs/registered/regime_map.md) of 5")
     conds = ("memorizes", "diffuse_at_mem", "starved_plateau", "condenses_first", "groks")
     print(f"{'cell':24s} " + " ".join(f"{c[:12]:>12s}" for c in conds) + f" {'all five':>9s} {'mass@mem':>9s} "
           f"{'median t_grok':>14s} {'t_found':>8s} {'t_mem':>6s} {'found first':>11s}")
@@ -485,7 +485,7 @@ def main(argv=None):
     selection = None if tag else select_cell(stats, grid_cells(["baseline", "wd"], rhos))
     c11 = c11_parts(stats)
     if not tag:
-        print("\nSelection for the held-out confirmation (docs/regime_map.md, pre-registered): "
+        print("\nSelection for the held-out confirmation (docs/registered/regime_map.md, pre-registered): "
               + ("not decided (made once every lambda = 0 cell, baseline and weight-decay parts, has its five seeds)"
                  if selection is None else
                  f"{selection['cell']}" + ("" if selection["shows_regime"] else

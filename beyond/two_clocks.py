@@ -1,5 +1,5 @@
 """Beyond the paper: does the grokking delay split into a routing clock (1/lambda) and a norm
-clock (1/wd)? The study pre-registered in docs/two_clocks.md (first committed to the README,
+clock (1/wd)? The study pre-registered in docs/registered/two_clocks.md (first committed to the README,
 0e4f1b5), hypotheses H1-H5.
 
     python -m beyond.two_clocks --jobs 2            # every run (most shared with Figure 3 in fixed)
@@ -115,7 +115,7 @@ def frozen(wd, seed, args):
 
 
 def held_out_cells(args):
-    """H3's held-out cells: {name: [(label, cfg) per seed]} (docs/two_clocks.md: 13 cells)."""
+    """H3's held-out cells: {name: [(label, cfg) per seed]} (docs/registered/two_clocks.md: 13 cells)."""
     cells = {f"fixed lam {l:g} wd 1": [kl(l, s, args) for s in args.seeds] for l in (0.01, 1.0)}
     for wd in (0.5, 2.0):
         for l in (0.03, 0.3):
@@ -246,7 +246,7 @@ def analyse(results, args, R=A.RULES["v3"]):
 
 
 def h5_outcome(out):
-    """docs/two_clocks.md, H5: the information matters if "oracle faster than uniform" is
+    """docs/registered/two_clocks.md, H5: the information matters if "oracle faster than uniform" is
     reproduced at both lambdas; any gradient suffices if "uniform faster than the baseline"
     is reproduced at both and "oracle faster than uniform" at neither; otherwise not decided."""
     part = lambda l, name: out[f"H5 lambda {l}: {name}"]["verdict"]
@@ -425,7 +425,7 @@ def plot(results, verdicts, args, path):
     head = lambda k: k.split(":")[0].split(" (amendment")[0]      # "H1b (amendment 2, ...)": "H1b"
     heads = [head(k) for k in verdicts]                  # H5 has two parts per lambda: named in full
     line = lambda ks: "; ".join(f"{k if heads.count(head(k)) > 1 else head(k)}: {verdicts[k]['verdict']}" for k in ks)
-    plots.save_figure(fig, path, "The two clocks (pre-registered, docs/two_clocks.md)\n" +
+    plots.save_figure(fig, path, "The two clocks (pre-registered, docs/registered/two_clocks.md)\n" +
                       line([k for k in verdicts if not k.startswith("H5")]) + "\n" +
                       line([k for k in verdicts if k.startswith("H5")]))
 
@@ -439,7 +439,7 @@ def main(argv=None):
         raise SystemExit(f"error: {e}")
     verdicts = analyse(results, args)
     registered = {} if args.quick else REGISTERED_V2     # v2's verdicts are the paper config's study
-    print("\nThe two clocks (docs/two_clocks.md, pre-registered before any run), recomputed by rules v3"
+    print("\nThe two clocks (docs/registered/two_clocks.md, pre-registered before any run), recomputed by rules v3"
           + ("; as registered, by rules v2, beside" if registered else "") + ":")
     for k, v in verdicts.items():
         print(f"  {k}: " + A.describe(v).replace("**", "") + report.medians_note(v))

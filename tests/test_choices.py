@@ -1,4 +1,4 @@
-"""The sensitivity study (beyond/choices.py, docs/sensitivity.md): its cells are the registered
+"""The sensitivity study (beyond/choices.py, docs/registered/sensitivity.md): its cells are the registered
 ones, its runs are shared with the figures', and each reading is judged by its claim's rules."""
 import itertools
 
@@ -17,7 +17,7 @@ import train
 
 
 def test_the_cells_are_the_registered_ones():
-    """docs/sensitivity.md: C2 50 runs, C6 50 (and the stored baselines), the headline 60 (and
+    """docs/registered/sensitivity.md: C2 50 runs, C6 50 (and the stored baselines), the headline 60 (and
     amendment 3's reference row, the default's 20 stored runs), C1 30, C10's pilot 6 on seed 0
     at 3,000 epochs; seeds 0-4, 10,000 epochs, stop 200."""
     args = E.parse([])
@@ -57,7 +57,7 @@ def test_shared_runs_are_the_same_configs_as_the_figures():
 
 
 def test_amendment_5_runs_the_headline_parts_it_registered_on_the_runs_already_shared():
-    """docs/sensitivity.md, amendment 5: the default's fresh cells at seeds 0-24 (its seeds 0-4
+    """docs/registered/sensitivity.md, amendment 5: the default's fresh cells at seeds 0-24 (its seeds 0-4
     the headline row's runs, its lambda 0 cell the stored fresh baseline) and init x2's rho 0.003
     cells on held-out seeds 5-14 alone, each as its headline row's config at another seed."""
     args = E.parse([])
@@ -120,7 +120,7 @@ def test_amendment_5_puts_its_part_in_place_of_the_seeds_0_4_one():
 
 
 def test_amendment_6_confirms_the_default_on_held_out_seeds_or_leaves_the_answer_not_decided(tmp_path):
-    """docs/sensitivity.md, amendment 6: the default's fresh cells at held-out seeds 25-64 alone
+    """docs/registered/sensitivity.md, amendment 6: the default's fresh cells at held-out seeds 25-64 alone
     (lambda 0 the stored fresh baseline), judged by rule 2; amendment 5's answer is said as
     confirmed if they reproduce its part's verdict, and the answer is not decided if not."""
     args = E.parse([])
@@ -151,7 +151,7 @@ def test_amendment_6_confirms_the_default_on_held_out_seeds_or_leaves_the_answer
 
 
 def test_the_default_judged_by_the_headline_rule_is_not_decided_as_amendment_3_says():
-    """docs/sensitivity.md, amendment 3, quotes the default's own cells under the headline's
+    """docs/registered/sensitivity.md, amendment 3, quotes the default's own cells under the headline's
     registered rule: reproduced at rho 0.003 (2.65x), inconclusive under fresh (1.23x), so not
     decided. Read from the committed store (grokking epochs are integers: the same anywhere)."""
     args = E.parse([])
@@ -161,7 +161,7 @@ def test_the_default_judged_by_the_headline_rule_is_not_decided_as_amendment_3_s
     rho, fresh = parts.values()
     assert (rho["verdict"], fresh["verdict"], answer) == ("reproduced", "inconclusive", "not decided")
     assert "2.65x [1.39x, 5.04x]" in rho["text"] and "1.23x [0.77x, 1.97x]" in fresh["text"]
-    assert "2.65x [1.39x, 5.04x]" in open("docs/sensitivity.md").read()
+    assert "2.65x [1.39x, 5.04x]" in open("docs/registered/sensitivity.md").read()
 
 
 def test_the_c10_mappings_keep_the_decay_clock_and_the_choice_is_the_first_to_memorize():
@@ -247,7 +247,7 @@ def test_a_call_with_one_part_keeps_every_parts_verdicts(tmp_path):
 
 
 def test_a_reading_reproduced_on_seeds_0_4_is_confirmed_on_the_same_cells_at_seeds_5_9():
-    """docs/sensitivity.md: the held-out confirmation runs the same cells on seeds 5-9, judged
+    """docs/registered/sensitivity.md: the held-out confirmation runs the same cells on seeds 5-9, judged
     by the same rule; until it has run, the reading is said with its seeds only."""
     args = E.parse([])
     full, chance = (lambda s: fake(1000 + s, 0.995)), (lambda s: fake(None, 0.008))
@@ -309,7 +309,7 @@ def test_c10_with_no_plateau_is_untestable_here_with_why_and_judged_by_rule_5_wh
 
 
 def test_each_claims_readings_end_in_the_registered_rules_outcome(tmp_path):
-    """docs/sensitivity.md: a negative verdict stands only once every reading is judged and
+    """docs/registered/sensitivity.md: a negative verdict stands only once every reading is judged and
     none reproduces the claim (a reading whose held-out seeds fail counts as none); a reading
     counts as reproducing it only once its held-out seeds confirm it."""
     no, inc = {"verdict": "not reproduced", "parts": {}}, {"verdict": "inconclusive", "parts": {}}

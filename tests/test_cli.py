@@ -103,7 +103,8 @@ def test_readme_names_only_code_that_exists():
     import importlib
     import re
     readme = open(os.path.join(ROOT, "README.md")).read()
-    pages = "".join(open(os.path.join(ROOT, "docs", f)).read() for f in sorted(os.listdir(os.path.join(ROOT, "docs"))))
+    pages = "".join(open(os.path.join(d, f)).read() for d, _, fs in sorted(os.walk(os.path.join(ROOT, "docs")))
+                    for f in sorted(fs) if f.endswith(".md"))
     modules = {f[:-3] for f in os.listdir(ROOT) if f.endswith(".py")} | {"verdicts", "beyond"}
     missing = []
     for ref in sorted(set(re.findall(r"`([a-z_0-9]+(?:\.[A-Za-z_][A-Za-z_0-9]*)+)", readme + pages))):
@@ -147,3 +148,19 @@ def test_train_py_copies_with_only_the_files_it_trains(tmp_path):
                         "print(tuple(m(torch.zeros(3, 4, dtype=torch.long))[0].shape))"],
                        capture_output=True, text=True, cwd=alone)
     assert r.returncode == 0 and r.stdout.strip() == "(3, 7)", r.stderr
+
+
+def test_every_relative_link_in_the_pages_resolves():
+    """README.md, docs/ and docs/registered/: a page moved or renamed leaves no dead link."""
+    import re
+    pages = ["README.md"] + [os.path.relpath(os.path.join(d, f), ROOT) for d, _, fs in os.walk(os.path.join(ROOT, "docs"))
+                             for f in fs if f.endswith(".md")]
+    dead = []
+    for page in pages:
+        text = re.sub(r"```.*?```", "", open(os.path.join(ROOT, page)).read(), flags=re.S)
+        for target in re.findall(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", text):
+            if "://" in target:
+                continue
+            if not os.path.exists(os.path.join(ROOT, os.path.dirname(page), target)):
+                dead.append(f"{page}: {target}")
+    assert not dead, f"dead links: {dead}"

@@ -1,4 +1,4 @@
-"""beyond/critical.py (docs/critical.md): the logistic transition, the two censored models of
+"""beyond/critical.py (docs/registered/critical.md): the logistic transition, the two censored models of
 t_grok, H6c's committed prediction, and H7's accounts and rule."""
 import math
 
@@ -142,7 +142,7 @@ def test_h6c_recomputes_the_weight_decay_predictions_from_the_store():
 
 
 def test_h7_accounts_are_the_registered_ones_and_predict_its_table():
-    """docs/critical.md, H7: both accounts refitted on the stored runs give the parameters the
+    """docs/registered/critical.md, H7: both accounts refitted on the stored runs give the parameters the
     registration committed (L-BFGS on another CPU moves the last digits: 1e-4 relative is far
     below what the predictions print), and those give the registered predictions."""
     import argparse

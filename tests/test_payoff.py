@@ -1,4 +1,4 @@
-"""beyond/payoff.py (docs/payoff.md, H8): the model as fitted for the registration, its cells,
+"""beyond/payoff.py (docs/registered/payoff.md, H8): the model as fitted for the registration, its cells,
 and its rule."""
 import math
 

@@ -37,7 +37,7 @@ def test_undirected_penalty_gradients_match_closed_forms():
 
 
 def test_l1_on_the_attention_logits_and_its_gradient():
-    """C6-L1 (docs/sensitivity.md): mean over rows and heads of sum_i |s_i|, d/ds = sign(s) / n;
+    """C6-L1 (docs/registered/sensitivity.md): mean over rows and heads of sum_i |s_i|, d/ds = sign(s) / n;
     keys a causal query cannot see (-inf) are left out, with zero gradient."""
     s = torch.tensor([[[1.0, -2.0, 0.5]], [[-0.25, 3.0, -float("inf")]]], dtype=torch.float64, requires_grad=True)
     loss = train.prior_loss(s, None, "l1-logits")

@@ -132,14 +132,14 @@ def _blocks(text):
 
 
 def test_the_generated_pages_are_current(monkeypatch):
-    """docs/sensitivity.md's generated blocks are what report.py makes from the committed summaries
+    """docs/registered/sensitivity.md's generated blocks are what report.py makes from the committed summaries
     (the README's claim table: tests/test_readme.py), and docs/running.md has its redraw table."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     monkeypatch.chdir(root)                               # the generators read results/ as a clone has it
-    tried = _blocks(open(os.path.join(root, "docs", "sensitivity.md")).read())
-    assert set(tried) == set(report.TRIED_BLOCKS), "docs/sensitivity.md: one 'what else we tried' block per choice"
+    tried = _blocks(open(os.path.join(root, "docs", "registered", "sensitivity.md")).read())
+    assert set(tried) == set(report.TRIED_BLOCKS), "docs/registered/sensitivity.md: one 'what else we tried' block per choice"
     for name, make in report.TRIED_BLOCKS.items():
-        assert tried[name] == make("results"), f"docs/sensitivity.md block {name!r} is stale: python reproduce.py --report-only"
+        assert tried[name] == make("results"), f"docs/registered/sensitivity.md block {name!r} is stale: python reproduce.py --report-only"
     running = _blocks(open(os.path.join(root, "docs", "running.md")).read())
     assert set(running) == {"redraw"} and running["redraw"].count("| `python ") == len(reproduce.studies.STUDIES)
 
@@ -447,7 +447,7 @@ def test_the_plan_column_names_an_undecided_part_and_says_when_its_seeds_are_run
 
 
 def test_what_else_we_tried_lists_each_reading_with_its_verdict(tmp_path):
-    """docs/sensitivity.md's generated blocks: under a choice, every reading of its part from the
+    """docs/registered/sensitivity.md's generated blocks: under a choice, every reading of its part from the
     sensitivity study's summary, with its verdict, numbers and held-out note; C10's block adds
     the registered mapping choice; with no summary, "not run yet"."""
     make = report.TRIED_BLOCKS["tried_c2"]

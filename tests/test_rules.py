@@ -114,7 +114,7 @@ def test_censored_runs_in_the_room_bound_the_slope():
 
 
 def test_a_named_room_with_no_floor_judges_the_log_log_slope_with_the_censoring_check():
-    """docs/two_clocks.md, H1c: three x named in advance, no floor cell. A steep law fails 1/x,
+    """docs/registered/two_clocks.md, H1c: three x named in advance, no floor cell. A steep law fails 1/x,
     and runs censored at the largest x (a lower bound on a steep slope) cannot save it, while
     on a 1/x law they leave it inconclusive."""
     room = [20, 100 / 3, 50]

@@ -146,7 +146,7 @@ def test_each_clock_panel_draws_its_law():
 
 
 def test_with_attention_frozen_at_the_oracle_the_distractor_regime_cannot_matter():
-    """H2's premise (docs/two_clocks.md): frozen oracle attention gives the distractors weight 0,
+    """H2's premise (docs/registered/two_clocks.md): frozen oracle attention gives the distractors weight 0,
     so redrawing them changes nothing; the runs are bitwise equal (one process, one thread)."""
     kw = dict(p=11, frac=0.5, epochs=40, eval_every=5, d_model=16, d_mlp=32, frozen_attn="oracle",
               quiet=True, threads=1)
@@ -209,7 +209,7 @@ def test_the_simulated_h3_design_is_the_registered_one():
 
 
 def test_h4_reports_its_count_with_the_registered_interval_once_all_five_runs_are_stored():
-    """docs/two_clocks.md: H4 reports the count that grokked within 50k epochs with its 95%
+    """docs/registered/two_clocks.md: H4 reports the count that grokked within 50k epochs with its 95%
     Clopper-Pearson interval and each t_grok. The interval of 0/5 is [0, 1 - 0.025^(1/5)] =
     [0, 0.52]; with runs missing the count is shown and H4 is not decided."""
     args = tc.parse(["--part", "h4"])
@@ -253,7 +253,7 @@ def test_h5_judges_each_part_once_all_its_runs_are_stored():
     ({"oracle": 900, "uniform": 900, "baseline": 900}, "not decided"),      # no arm faster: neither pattern
 ])
 def test_h5_outcome_follows_the_registered_patterns(times, outcome):
-    """docs/two_clocks.md: the information matters if the oracle beats uniform at both lambdas;
+    """docs/registered/two_clocks.md: the information matters if the oracle beats uniform at both lambdas;
     any gradient suffices if uniform beats the baseline at both and the oracle beats uniform at
     neither; otherwise not decided."""
     args = tc.parse(["--part", "h5"])

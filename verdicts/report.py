@@ -87,7 +87,7 @@ def claim_c2(results, R=A.RULES[DECIDING], use=None):
 # Figure 3's grid less its two strongest lambda (the floor's end), and the same rule on C3f's grid
 ROOM_C3 = (0.003, 0.01, 0.03, 0.1, 0.3)
 ROOM_C3F = (0.01, 0.02, 0.03, 0.05, 0.1, 0.2)
-# the sensitivity study's reference row of the headline (docs/sensitivity.md, amendment 3)
+# the sensitivity study's reference row of the headline (docs/registered/sensitivity.md, amendment 3)
 HEADLINE_DEFAULT = "default (the regime map's cells)"
 PLATEAU_LAM = 1.0             # v3: "the prior removes the plateau" judged at lambda = 1 against lambda = 0
 
@@ -169,7 +169,7 @@ def claim_c3_other_regimes(results, R=A.RULES[DECIDING]):
 
 def claim_c3_paper_regime(results, R=A.RULES[DECIDING], use=None):
     """C3 judged where the lambda = 0 baseline shows the paper's story: the regime map's
-    pre-registered selection (docs/regime_map.md), on the held-out seeds 5-9 the selection never saw.
+    pre-registered selection (docs/registered/regime_map.md), on the held-out seeds 5-9 the selection never saw.
     (`use` is not read: the map's selection names the held-out summary.)"""
     d = _load(results, "regime_map.json")
     if d is None:
@@ -727,9 +727,9 @@ def eq7_lines(results):
 
 
 def beyond_the_paper(results):
-    """The two-clocks study (docs/two_clocks.md, pre-registered): its hypotheses, apart from C1-C11."""
+    """The two-clocks study (docs/registered/two_clocks.md, pre-registered): its hypotheses, apart from C1-C11."""
     d = _load(results, studies.summary("two_clocks"))
-    lines = ["## Beyond the paper: the two clocks (pre-registered, docs/two_clocks.md)", "",
+    lines = ["## Beyond the paper: the two clocks (pre-registered, docs/registered/two_clocks.md)", "",
              "Registered under rules v2; each part as registered (v2, frozen when v2 was removed) and "
              "recomputed by rules v3 (H1 and H1b over H1c's room, H2 over C11's).", ""]
     if d is None:
@@ -745,9 +745,9 @@ def beyond_the_paper(results):
 
 
 def choices_block(results):
-    """The sensitivity study (docs/sensitivity.md, pre-registered): per claim, every reading the
+    """The sensitivity study (docs/registered/sensitivity.md, pre-registered): per claim, every reading the
     paper leaves open with its verdict and numbers, by the claim's own rules v3."""
-    lines = ["## Choices: the readings the paper leaves open (pre-registered, docs/sensitivity.md)", ""]
+    lines = ["## Choices: the readings the paper leaves open (pre-registered, docs/registered/sensitivity.md)", ""]
     d = _load(results, studies.summary("choices"))
     if d is None:
         return lines + ["- not run: `python -m beyond.choices --jobs 2` (about 290 runs; "
@@ -770,7 +770,7 @@ CHOICE_CLAIMS = {"c2": "C2", "c6": "C6", "c1": "C1", "c10": "C10"}    # the sens
 
 
 def claim_outcome(rows):
-    """The registered rule (docs/sensitivity.md) over one claim's readings: (kind, words).
+    """The registered rule (docs/registered/sensitivity.md) over one claim's readings: (kind, words).
     kind "reproduced": a reading reproduced it on seeds 0-4 and again on held-out seeds 5-9;
     "stands": every reading is judged and none did (a held-out failure counts as none), so the
     default's verdict stands; "pending": a reading or its held-out seeds still have runs missing."""
@@ -792,7 +792,7 @@ def claim_outcome(rows):
 
 def held_out_note(part, row):
     """The registered rule: a reading that reproduces a failing claim says so only "on seeds
-    0-4" until the same cells on held-out seeds 5-9 reproduce it again (docs/sensitivity.md).
+    0-4" until the same cells on held-out seeds 5-9 reproduce it again (docs/registered/sensitivity.md).
     A headline row says instead what amendment 5's further seeds gave, if it has them."""
     if part == "headline":
         return followup_note(row)
@@ -808,7 +808,7 @@ def held_out_note(part, row):
 
 
 def followup_note(row):
-    """Amendment 5 (docs/sensitivity.md): a headline row's open part at the seeds the power plan
+    """Amendment 5 (docs/registered/sensitivity.md): a headline row's open part at the seeds the power plan
     sized, and the answer with it in place of the seeds-0-4 part."""
     more = row.get("followup")
     if more is None:
@@ -865,8 +865,8 @@ def choice_line(row):
 
 
 def critical_block(results):
-    """The critical-strength study (docs/critical.md, pre-registered): H6a-c with their numbers."""
-    lines = ["## Beyond the paper: a critical prior strength (pre-registered, docs/critical.md)", ""]
+    """The critical-strength study (docs/registered/critical.md, pre-registered): H6a-c with their numbers."""
+    lines = ["## Beyond the paper: a critical prior strength (pre-registered, docs/registered/critical.md)", ""]
     d = _load(results, studies.summary("critical"))
     if d is None:                     # drawn once its runs are stored (a partial redraw: results/partial/)
         return lines + ["- not complete: `python -m beyond.critical --jobs 2` trains what is missing "
@@ -1040,8 +1040,8 @@ def medians_note(v):
 README_BLOCKS = {"verdicts": readme_table}
 
 
-# docs/sensitivity.md: under each choice the code makes, what else the sensitivity study tried
-# (docs/sensitivity.md), generated from its summary so that the numbers stay those of the store
+# docs/registered/sensitivity.md: under each choice the code makes, what else the sensitivity study tried
+# (docs/registered/sensitivity.md), generated from its summary so that the numbers stay those of the store
 
 TRIED_PARTS = {"tried_c2": ("c2",), "tried_c1": ("c1",), "tried_c6": ("c6",), "tried_c10": ("c10 pilot", "c10"),
                "tried_headline": ("headline",)}
@@ -1186,7 +1186,7 @@ def studies_section(results):
 
 
 def update_readme(results, path="README.md", blocks=None):
-    """Rewrite every generated block of the README, or of another page (docs/sensitivity.md), between
+    """Rewrite every generated block of the README, or of another page (docs/registered/sensitivity.md), between
     its markers, from `results`;
     `blocks` adds generated text computed elsewhere ({name: text}). False if none was found."""
     text = open(path).read()

@@ -103,7 +103,7 @@ def property_rows():
     return rows
 
 
-# The two clocks' H3 (exp_two_clocks.composition, docs/two_clocks.md): 13 held-out cells, each
+# The two clocks' H3 (exp_two_clocks.composition, docs/registered/two_clocks.md): 13 held-out cells, each
 # judged on its median over five seeds, within [0.7, 1.3] x its prediction; holds with 11.
 H3_CELLS, H3_NEED, H3_TOLERANCE = 13, 11, (0.7, 1.3)
 

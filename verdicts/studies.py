@@ -181,17 +181,17 @@ STUDIES = {
         f"regime_map_{label}_seeds0-11_e40000.json", f"regime_map_{label}_seeds0-11_e40000_c11.png",
         f"C11 {name} at seeds 0-11, 40k epochs (the power plan)", plan_for="regime_map", plan_parts=f"{name}: ")
        for rho, label, name in (("1", "fresh", "fresh"), ("0.01", "rho0.01", "rho 0.01"))},
-    # beyond the paper (docs/two_clocks.md): its own block of REPORT.md, not a claim row
+    # beyond the paper (docs/registered/two_clocks.md): its own block of REPORT.md, not a claim row
     "two_clocks": Study("beyond", ["-m", "beyond.two_clocks"], "two_clocks.json", "two_clocks.png",
                         "Beyond the paper: the two clocks"),
-    # the readings the paper leaves open (docs/sensitivity.md, pre-registered 2026-11-25): its own
+    # the readings the paper leaves open (docs/registered/sensitivity.md, pre-registered 2026-11-25): its own
     # block of REPORT.md, per claim, never part of a claim's verdict
     "choices": Study("beyond", ["-m", "beyond.choices"], "choices.json", "choices.png",
                      "The paper's open readings: C1, C2, C6, C10 and the headline"),
-    # beyond the paper (docs/critical.md, pre-registered 2026-11-25): a critical prior strength
+    # beyond the paper (docs/registered/critical.md, pre-registered 2026-11-25): a critical prior strength
     "critical": Study("beyond", ["-m", "beyond.critical"], "critical.json", "critical.png",
                       "Beyond the paper: a critical prior strength"),
-    # beyond the paper (docs/payoff.md, registered 2026-11-26): H8, the payoff predicted
+    # beyond the paper (docs/registered/payoff.md, registered 2026-11-26): H8, the payoff predicted
     "payoff": Study("beyond", ["-m", "beyond.payoff"], "payoff.json", "payoff.png",
                     "Beyond the paper: the prior's payoff predicted (H8)"),
 }
