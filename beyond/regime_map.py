@@ -166,7 +166,7 @@ def held_out(cell, selection):
 def c11_parts(stats, R=rules.RULES["v3"]):
     """Eq. 5's bound against the measured plateau t_grok - t_mem per distractor regime with a
     weight-decay sweep (rule 5, per seed: all of a seed's grokked runs). C11's 1/wd law is
-    judged from the cells' times (report.c11_v3, over its named room)."""
+    judged from the cells' times (report.c11_from_cells, over its named room)."""
     parts = {}
     for rho in WD_RHOS:
         cells = {c["wd"]: c for c in stats.values() if c["rho"] == rho and c["lam"] == 0}
@@ -399,7 +399,7 @@ def plot_c11(stats, c11, seeds, budget, model, path):
         cells = sorted((c for c in stats.values() if c["rho"] == rho and c["lam"] == 0), key=lambda c: c["wd"])
         if not cells:
             continue
-        part = c11.get(report.c11_law_v3(rho_label(rho)), {})
+        part = c11.get(report.c11_law(rho_label(rho)), {})
         label = rho_label(rho) + (f": slope {part['estimate']:.2f}" if "estimate" in part else "") \
             + (f" [{part['ci'][0]:.2f}, {part['ci'][1]:.2f}]" if "ci" in part else "") + f", {part.get('verdict', '-')}"
         for c in cells:
@@ -494,7 +494,7 @@ def main(argv=None):
         print("Held-out confirmation (reproduce.py runs it; report.py judges C3b on it):\n"
               + "\n".join("  python " + " ".join(cmd) + " --jobs 2" for cmd in selection["commands"]))
     print("\nClaim C11 (abstract, Eq. 5): the baseline's delay grows like 1/wd and lasts at least Eq. 5's bound.")
-    c11_now = report.c11_v3(stats.values(), args.epochs, c11)        # the verdict REPORT.md gives
+    c11_now = report.c11_from_cells(stats.values(), args.epochs, c11)        # the verdict REPORT.md gives
     for part, v in c11_now.items():
         print(f"  {part}: " + rules.describe(v).replace("**", ""))
     strip = lambda c: {k: v for k, v in c.items() if k != "marks"}

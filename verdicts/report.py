@@ -121,7 +121,7 @@ def _fig3_parts(d, label, R, room=ROOM_C3):
 
 def eq7_before_after(d, R, room=ROOM_C3):
     """Rules v4, rule 9: one Figure 3 summary's law read without Eq. 7's floor (t ~ x^beta over
-    the named room, the rule as first written) and with it (as amended): (before, after)."""
+    the named room) and with it (as amended 2026-11-25): (before, after)."""
     times = {1 / float(l): _by_seed(v["grok"], d["seeds"]) for l, v in d["table"].items() if float(l) > 0}
     strongest = max(float(l) for l in d["table"] if float(l) > 0)
     return tuple(R.scaling(times, d["budget"], [1 / l for l in room], "1/lambda", floor_x=fx)
@@ -347,24 +347,24 @@ def no_plateau_reason(marks):
             f"(t_struct <= t_mem), {len(mem) - early} met it fewer than three logged epochs after")
 
 
-ROOM_C11 = (0.5, 1.0, 2.0)        # v3: x = 1/wd at wd 2, 1, 0.5, the map's grid less its strongest decay
+ROOM_C11 = (0.5, 1.0, 2.0)        # x = 1/wd at wd 2, 1, 0.5, the map's grid less its strongest decay (named with v3)
 C11_REGIMES = ((0.0, "fixed"), (0.001, "rho 0.001"), (0.003, "rho 0.003"), (0.01, "rho 0.01"), (1.0, "fresh"))
 
 
-def c11_law_v3(name):
-    """The name of C11's 1/wd part for one regime under rules v3 (REPORT.md and the map's figure)."""
+def c11_law(name):
+    """The name of C11's 1/wd part for one regime (REPORT.md and the map's figure)."""
     return f"{name}: t_grok ~ 1/wd over the named room"
 
 
-def c11_v3(cells, budget, eq5_parts, R=A.RULES[DECIDING]):
-    """C11 under rules v3 from the regime map's cells: per regime, the 1/wd law over the named
+def c11_from_cells(cells, budget, eq5_parts, R=A.RULES[DECIDING]):
+    """C11 from the regime map's cells: per regime, the 1/wd law over the named
     room (rule 6) and Eq. 5's bound per seed (rule 5, as the map's summary judged it: eq5_parts).
     beyond/regime_map.py prints and draws the same parts."""
     parts = {}
     for rho, name in C11_REGIMES:
         times = {1 / c["wd"]: _cell_times(c) for c in cells if c["rho"] == rho and c["lam"] == 0}
         if times:
-            parts[c11_law_v3(name)] = R.scaling(times, budget, ROOM_C11, "1/wd")
+            parts[c11_law(name)] = R.scaling(times, budget, ROOM_C11, "1/wd")
         eq5 = eq5_parts.get(f"{name}: plateau >= Eq. 5's bound")
         if eq5:
             parts[f"{name}: plateau >= Eq. 5's bound"] = eq5
@@ -376,7 +376,7 @@ def claim_c11(results, R=A.RULES[DECIDING], use=None):
     if d is None:
         return None
     if d.get("c11"):
-        return c11_v3(d["cells"].values(), d["budget"], d["c11"], R)
+        return c11_from_cells(d["cells"].values(), d["budget"], d["c11"], R)
     return {"t_grok ~ 1/wd": {"verdict": A.NOT_DECIDED, "n": 0, "reason": "no weight-decay sweep in the map's summary yet"}}
 
 
@@ -428,10 +428,8 @@ V4_PLANNED = {
     "C11": {"rho 0.003: plateau >= Eq. 5's bound": 6},
     "C7": {"KL faster under dynamic routing": 8},
     "C4": {"Bayesian ticket matches or outperforms the lottery ticket (non-inferiority, margin 1.25x)": 9},
+    "C8": {"larger d reaches B_tau sooner": 10},                # the plan's addendum, after the recomputation
 }
-
-
-V4_PLANNED["C8"] = {"larger d reaches B_tau sooner": 10}        # the plan's addendum, after the recomputation
 # parts the v4 plan prices above 10 core-hours that the first plan did not list
 FRESH_SPEEDUP_COST = "deciding it costs about 17 core-hours (more than 10; docs/plan.md, rules v4's plan)"
 V4_COSTLY = {"C3": {"distractors fresh: the prior removes the plateau (t_grok(0) / t_grok(lambda = 1))": FRESH_SPEEDUP_COST},
