@@ -87,6 +87,8 @@ def numbers():
         out["C1 mass"] = f"**{interval(c1['text'])}**"
         named = {v: [k for k, (w, _) in table.items() if w == v and k[:3] not in ("C3b", "C3f")]
                  for v in ("reproduced", "not reproduced")}
+        c4 = re.search(r"costs about (\d+) core-hours", next(iter(report.V4_COSTLY["C4"].values()))).group(1)
+        out["C4 cost"] = f"deciding it costs about {c4} core-hours"
         out["reproduced"] = ("one is reproduced" if named["reproduced"] == ["C5"] else str(named["reproduced"]))
         old = report.verdicts("results", rules=report.BESIDE)
         out["v3 beside"] = ("rules v3, beside them in REPORT.md, also reproduced C8" if

@@ -427,13 +427,15 @@ V4_PLANNED = {
             "beta2_0.98: the MLP norm contracts on the plateau": 4},
     "C11": {"rho 0.003: plateau >= Eq. 5's bound": 6},
     "C7": {"KL faster under dynamic routing": 8},
-    "C4": {"Bayesian ticket matches or outperforms the lottery ticket (non-inferiority, margin 1.25x)": 9},
     "C8": {"larger d reaches B_tau sooner": 10},                # the plan's addendum, after the recomputation
 }
 # parts the v4 plan prices above 10 core-hours that the first plan did not list
 FRESH_SPEEDUP_COST = "deciding it costs about 17 core-hours (more than 10; docs/plan.md, rules v4's plan)"
 V4_COSTLY = {"C3": {"distractors fresh: the prior removes the plateau (t_grok(0) / t_grok(lambda = 1))": FRESH_SPEEDUP_COST},
-             "C9": {"add: KL faster": FRESH_SPEEDUP_COST}}
+             "C9": {"add: KL faster": FRESH_SPEEDUP_COST},
+             # row 9, withdrawn before any of its runs (docs/plan.md, second addendum)
+             "C4": {"Bayesian ticket matches or outperforms the lottery ticket (non-inferiority, margin 1.25x)":
+                    "deciding it costs about 15 core-hours (more than 10; docs/plan.md, rules v4's plan, second addendum)"}}
 
 
 def v4_plan_note(claim, part):

@@ -126,6 +126,10 @@ STUDIES = {
                      "KL-trained models degrade less when test sequences add distractors."),
     "dims": Study("C8", ["exp_appendix.py", "dims"], "fig9_dims.json", "fig9_dims.png",
                   "Figure 9 (left): width d", "Larger d learns the structure faster."),
+    # rules v4's plan, row 10 (its addendum, before its runs)
+    "dims_v4plan": Study("C8", ["exp_appendix.py", "dims"] + seeds(10), "fig9_dims_seeds0-9.json", "fig9_dims_seeds0-9.png",
+                         "Figure 9 (left) at seeds 0-9 (rules v4's plan)", "Larger d learns the structure faster.",
+                         plan_for="dims"),
     "heads": Study("C8", ["exp_appendix.py", "heads"], "fig9_heads.json", "fig9_heads.png",
                    "Figure 9 (right): four heads",
                    "Multi-head models meet the condition through aggregate mass."),
