@@ -280,18 +280,24 @@ def _bounded_log_ratios(numerator, denominator, budget, names=("baseline", "trea
     return effects, bounds, seeds, "; ".join(notes)
 
 
-def speedup_verdict_v3(baseline, treatment, budget, what="speed-up", smallest=SMALLEST_SPEEDUP):
-    """Rule 2 (v3) for 'treatment groks faster than baseline, by at least `smallest`x'."""
+def _speedup(effect_verdict, baseline, treatment, budget, what, smallest):
+    """Rule 2 for 'treatment groks faster than baseline, by at least `smallest`x', judged by
+    `effect_verdict` (v3's or v4's) on the per-seed log ratios and their bounds."""
     effects, bounds, seeds, note = _bounded_log_ratios(baseline, treatment, budget)
     if not seeds:
         return {"verdict": NOT_DECIDED, "n": 0, "reason": "no seed run in both arms"}
     if not effects:
         return {"verdict": INCONCLUSIVE, "n": 0, "n_run": len(seeds), "n_informative": 0,
                 "reason": f"no run of either arm grokked within {budget:g}: no informative seed"}
-    v = effect_verdict_v3(effects, math.log(smallest), what, fmt=lambda x: f"{np.exp(x):.2f}x", bounds=bounds,
-                          n_run=len(seeds), bound_note=note)
+    v = effect_verdict(effects, math.log(smallest), what, fmt=lambda x: f"{np.exp(x):.2f}x", bounds=bounds,
+                       n_run=len(seeds), bound_note=note)
     v["seeds"] = seeds
     return v
+
+
+def speedup_verdict_v3(baseline, treatment, budget, what="speed-up", smallest=SMALLEST_SPEEDUP):
+    """Rule 2 (v3) for 'treatment groks faster than baseline, by at least `smallest`x'."""
+    return _speedup(effect_verdict_v3, baseline, treatment, budget, what, smallest)
 
 
 def noninferiority_verdict_v3(reference, treatment, budget, margin=NONINFERIORITY, what="time ratio"):
@@ -663,16 +669,7 @@ def effect_verdict_v4(effects, smallest, what="effect", fmt=lambda x: f"{x:+.2f}
 
 def speedup_verdict_v4(baseline, treatment, budget, what="speed-up", smallest=SMALLEST_SPEEDUP):
     """Rule 2 (v4) for 'treatment groks faster than baseline, by at least `smallest`x'."""
-    effects, bounds, seeds, note = _bounded_log_ratios(baseline, treatment, budget)
-    if not seeds:
-        return {"verdict": NOT_DECIDED, "n": 0, "reason": "no seed run in both arms"}
-    if not effects:
-        return {"verdict": INCONCLUSIVE, "n": 0, "n_run": len(seeds), "n_informative": 0,
-                "reason": f"no run of either arm grokked within {budget:g}: no informative seed"}
-    v = effect_verdict_v4(effects, math.log(smallest), what, fmt=lambda x: f"{np.exp(x):.2f}x", bounds=bounds,
-                          n_run=len(seeds), bound_note=note)
-    v["seeds"] = seeds
-    return v
+    return _speedup(effect_verdict_v4, baseline, treatment, budget, what, smallest)
 
 
 def noninferiority_verdict_v4(reference, treatment, budget, margin=NONINFERIORITY, what="time ratio"):
