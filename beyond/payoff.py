@@ -36,12 +36,19 @@ NEEDED = 7               # of the 8 cells
 N_BOOT = 2000
 
 
-def prior_times(folder=store.STORE, lam=LAM):
-    """{wd: [t_grok]} of every stored run with the KL prior at lambda `lam`, the paper's
-    initialisation and vocabulary, any distractor regime and budget (the fitting data)."""
+FIT_RUNS = os.path.join("docs", "registered", "payoff_fit_runs.txt")   # the fit's runs, frozen at registration
+
+
+def prior_times(folder=store.STORE, lam=LAM, keys=None):
+    """{wd: [t_grok]} of the stored runs with the KL prior at lambda `lam`, the paper's model,
+    initialisation and vocabulary, any distractor regime and budget (the fitting data). keys: only
+    these store names (the registered fit reads the runs stored at registration, FIT_RUNS: the
+    scan alone would take in H8's own prior arms and every later lambda 0.3 run)."""
     out = {}
     for name in sorted(os.listdir(folder)):
         if not name.endswith(".json.gz") or f"lam={lam:g}_" not in name:
+            continue
+        if keys is not None and name[:-len(".json.gz")] not in keys:
             continue
         summary, _ = store.read_file(os.path.join(folder, name))
         c = summary["config"]
@@ -53,6 +60,12 @@ def prior_times(folder=store.STORE, lam=LAM):
             continue
         out.setdefault(float(c["wd"]), []).append(summary["grok_epoch"])
     return out
+
+
+def registered_keys(path=FIT_RUNS):
+    """The store names of the registered fit's 120 runs (one per line)."""
+    with open(path) as f:
+        return {line.strip() for line in f if line.strip() and not line.startswith("#")}
 
 
 def fit(times, n_boot=N_BOOT, seed=0):
@@ -132,7 +145,7 @@ def planned_runs(args):
 def main(argv=None):
     args = parse(argv)
     results = sweep.run_sweep(planned_runs(args), args)
-    model = fit(prior_times(args.store or store.STORE))
+    model = fit(prior_times(args.store or store.STORE, keys=registered_keys()))
     cells = {}
     for name, arms in runs(args).items():
         wd = arms["lambda 0"][0][1].wd

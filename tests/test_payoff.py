@@ -1,6 +1,7 @@
 """beyond/payoff.py (docs/registered/payoff.md, H8): the model as fitted for the registration, its cells,
 and its rule."""
 import math
+import os
 
 import pytest
 
@@ -9,7 +10,11 @@ import store
 
 
 def test_the_fit_on_the_stored_runs_is_the_registered_one():
-    times = P.prior_times()
+    """The fit reads the 120 runs frozen at registration, whatever the store gains later (H8's own
+    prior arms would otherwise enter the fit that judges them)."""
+    keys = P.registered_keys()
+    assert len(keys) == 120 and all(os.path.exists(os.path.join(store.STORE, k + ".json.gz")) for k in keys)
+    times = P.prior_times(keys=keys)
     assert {wd: len(ts) for wd, ts in times.items()} == {1.0: 110, 0.5: 5, 2.0: 5}
     model = P.fit(times)
     assert math.exp(model["a"]) == pytest.approx(2938, abs=1) and model["beta"] == pytest.approx(1.009, abs=1e-3)
