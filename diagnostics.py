@@ -10,6 +10,7 @@ formula behind one logged number, each tested in tests/test_train.py.
   interaction_grad     dL/dW for W = W_Q^T W_K (App. D.2)
   lipschitz_bound      L_f of (attention output) -> logits, for Lemma 5.1
   task_gradient_stats  ||dL/ds||, ||dL/dW||, and Lemma 5.1 checked per example and position
+  layer_stats          the deeper model (beyond the paper): the same gradients and B_tau per block
   evaluation           all of the above plus losses and accuracies, for one epoch
 """
 import math
@@ -60,8 +61,14 @@ def task_logit_grad(out):
 def interaction_grad(model, x, g, pos_ids=None, qpos=None):
     """dL/dW_h for W_h = W_Q,h^T W_K,h (H, d, d), given g = dL/ds (B, H, T) (App. D.2)."""
     h, h_q = model.inputs(x, pos_ids, qpos)                                 # (B, T, d), (B, d)
+    return interaction(h, h_q, g, model.d_head)
+
+
+def interaction(h, h_q, g, d_head):
+    """dL/dW_h from g = dL/ds (B, H, T), the keys' inputs h (B, T, d) and the query's h_q (B, d):
+    s_bhi = h_q,b^T W_h h_bi / sqrt(dh), so dL/dW_h = sum_bi g_bhi h_q,b h_bi^T / sqrt(dh)."""
     G = torch.einsum("bht,btd->hbd", g, h)                                  # sum_i g_bhi h_bi
-    return torch.einsum("bc,hbd->hcd", h_q, G) / math.sqrt(model.d_head)
+    return torch.einsum("bc,hbd->hcd", h_q, G) / math.sqrt(d_head)
 
 
 def lipschitz_bound(model):
@@ -104,14 +111,41 @@ def task_gradient_stats(model, x, out, ce_each, pos_ids=None, qpos=None):
             "lemma_violations": int((measured > bound * (1 + max(1e-4, 4 * eps)) + 1e-12).sum())}
 
 
+def layer_stats(model, train, test, out, test_out, tau):
+    """The deeper model (beyond the paper, model.DeepTransformer): per block, the task gradient
+    to its attention at the query (||dL/ds||, and ||dL/dW|| from the block's own attention
+    input LN(h), as task_gradient_stats), and on the test set its D(t), informative mass and
+    B_tau. grad_s_norm / grad_W_norm are the prior's layer's (every block's together with
+    prior_layer "all"). Lemma 5.1 is proved for the one-layer model: it is not logged here."""
+    B, T = train["x"].shape
+    rows = torch.arange(B, device=train["x"].device)
+    at = torch.full((B,), T - 1, device=rows.device) if train["qpos"] is None else train["qpos"]
+    g_s, g_W = [], []
+    with torch.no_grad():
+        for a, full, u in zip(out["attn_layers"], out["attn_full"], out["inputs_layers"]):
+            g_a = full.grad[rows, :, at] if full.shape[2] > 1 else full.grad[:, :, 0]    # the query's row
+            a = a.detach()
+            g = (a * (g_a - (a * g_a).sum(-1, keepdim=True))).to(u.dtype)                # softmax backward
+            g_s.append(g.norm().item())
+            g_W.append(interaction(u.detach(), u.detach()[rows, at], g, model.d_head).norm().item())
+    layers = [structural_stats(a, test["oracle"], tau) for a in test_out["attn_layers"]]
+    pick = {"first": 0, "last": -1}.get(model.prior_layer)
+    both = lambda v: v[pick] if pick is not None else math.sqrt(sum(x * x for x in v))
+    return {"grad_s_norm": both(g_s), "grad_W_norm": both(g_W), "grad_s_norm_layers": g_s,
+            "grad_W_norm_layers": g_W, **{f"{k}_layers": [l[k] for l in layers] for k in layers[0]}}
+
+
 def evaluation(model, train, test, out, test_out, tau):
     """Every logged quantity at one epoch (docs/registered/sensitivity.md, Logging), from the training
     forward-backward `out` (train.forward_backward with measure=True: the loss terms added,
     the attention's gradient kept) and the test forward `test_out`. train and test are the
     batch dicts of train.batches."""
     frozen = train["attn"] is not None           # then the attention has no gradient to measure
-    metrics = {} if frozen else task_gradient_stats(model, train["x"], out, out["ce_each"], train["pos_ids"],
-                                                    train["qpos"])
+    if "attn_layers" in out:                      # the deeper model: per block, no Lemma 5.1
+        metrics = layer_stats(model, train, test, out, test_out, tau)
+    else:
+        metrics = {} if frozen else task_gradient_stats(model, train["x"], out, out["ce_each"], train["pos_ids"],
+                                                        train["qpos"])
     with torch.no_grad():
         te_loss = F.cross_entropy(test_out["logits"].double(), test["y"]).item()
         te_acc = (test_out["logits"].argmax(-1) == test["y"]).double().mean().item()

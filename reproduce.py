@@ -39,7 +39,8 @@ import train
 
 # what sets a run's cost per epoch: the model, the task's size, the batch
 SHAPE = ("task", "p", "frac", "n_distractors", "n_bits", "parity_k", "n_outputs", "perm_n", "pos_slots",
-         "d_model", "n_heads", "d_mlp", "optimizer", "batch_size", "frozen_attn", "eval_every", "n_operands")
+         "d_model", "n_heads", "d_mlp", "optimizer", "batch_size", "frozen_attn", "eval_every", "n_operands",
+         "n_layers", "layernorm")
 
 
 def selected(only):
@@ -76,6 +77,8 @@ def study_args(name, args):
 # The plan and its estimate
 
 def _shape(cfg):
+    if isinstance(cfg, dict):          # a stored config lacks the flags added after it: their defaults
+        cfg = {**store.default_semantic(), **cfg}
     return tuple(str(cfg.get(k) if isinstance(cfg, dict) else getattr(cfg, k)) for k in SHAPE)
 
 

@@ -31,7 +31,7 @@ import torch
 import torch.nn.functional as F
 
 from diagnostics import evaluation, kl_to_target
-from model import Transformer
+from model import DeepTransformer, Transformer
 from optim import OPTIMIZERS, build_optimizer
 from tasks import TASKS, make_task, query_slot_ids
 
@@ -81,6 +81,13 @@ def get_parser():
     a("--d-model", type=int, default=64)
     a("--n-heads", type=int, default=1)
     a("--d-mlp", type=int, default=256)
+    a("--n-layers", type=int, default=1,
+      help="transformer blocks; above 1 (or with --layernorm) the deeper pre-LN model of model.py, "
+           "beyond the paper (docs/registered/deep.md)")
+    a("--layernorm", action="store_true", help="LayerNorm before each attention and MLP and before the unembedding")
+    a("--prior-layer", default="first",
+      help="deeper model: the attention the prior acts on and the diagnostics read: first | last | all "
+           "(every block's, averaged with the heads)")
     a("--init", default="paper",
       help="paper: N(0, 1/fan_in) for every weight, biases 0 (model.py) | pytorch: PyTorch's defaults "
            "(embeddings N(0, 1), Linear U(+-1/sqrt(fan_in))); a reading of §3's 'standard initialization'")
@@ -198,6 +205,18 @@ def validate(cfg):
             raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(cfg, name)}")
     if cfg.d_model % cfg.n_heads:
         raise ValueError(f"--d-model {cfg.d_model} is not divisible by --n-heads {cfg.n_heads}")
+    if cfg.n_layers < 1:
+        raise ValueError(f"--n-layers must be >= 1, got {cfg.n_layers}")
+    if cfg.prior_layer not in DeepTransformer.PRIOR_LAYERS:
+        raise ValueError(f"unknown --prior-layer {cfg.prior_layer!r}; choose from {', '.join(DeepTransformer.PRIOR_LAYERS)}")
+    if cfg.n_layers == 1 and cfg.prior_layer != "first":
+        raise ValueError("--prior-layer is for --n-layers above 1 (one block has one attention)")
+    if deep(cfg):
+        for flag, used in (("--frozen-attn", cfg.frozen_attn), ("--qk-penalty", cfg.qk_penalty),
+                           ("--prior teacher", cfg.prior == "teacher"), ("--init pytorch", cfg.init == "pytorch")):
+            if used:
+                raise ValueError(f"{flag} is for the minimal model, not --n-layers {cfg.n_layers}"
+                                 + (" --layernorm" if cfg.layernorm else ""))
     if cfg.lr <= 0 or cfg.wd < 0:
         raise ValueError("--lr must be > 0 and --wd >= 0")
     if cfg.optimizer not in OPTIMIZERS:
@@ -217,6 +236,11 @@ def validate(cfg):
         raise ValueError(f"--amp must be one of {', '.join(AMP)}, got {cfg.amp!r}")
     if cfg.device not in ("auto", "cpu", "cuda") and not (cfg.device.startswith("cuda:") and cfg.device[5:].isdigit()):
         raise ValueError(f"--device must be auto, cpu, cuda or cuda:N, got {cfg.device!r}")
+
+
+def deep(cfg):
+    """Whether cfg asks for the deeper model (beyond the paper) rather than the paper's minimal one."""
+    return cfg.n_layers > 1 or cfg.layernorm
 
 
 def refresh_rate(cfg):
@@ -405,8 +429,8 @@ def build_run(cfg, device):
     (model.py), or PyTorch's (--init pytorch), times --init-scale."""
     task = task_of(cfg)
     torch.manual_seed(cfg.seed if cfg.init_seed is None else cfg.init_seed)
-    model = Transformer(task.vocab_size, task.n_classes, cfg.pos_slots or task.seq_len,
-                        cfg.d_model, cfg.n_heads, cfg.d_mlp)
+    sizes = (task.vocab_size, task.n_classes, cfg.pos_slots or task.seq_len, cfg.d_model, cfg.n_heads, cfg.d_mlp)
+    model = DeepTransformer(*sizes, cfg.n_layers, cfg.layernorm, cfg.prior_layer) if deep(cfg) else Transformer(*sizes)
     if cfg.init == "pytorch":
         pytorch_init_(model)
     if cfg.init_scale != 1.0:
@@ -467,7 +491,8 @@ def forward_backward(model, opt, forward, batch, cfg, lam, measure=False):
     loss, out["ce_each"], out["penalty"] = training_loss(model, out, batch["y"], batch["target"], cfg, lam)
     out["prior_weight"] = lam
     if measure and batch["attn"] is None:
-        out["attn"].retain_grad()
+        for a in out.get("attn_full", [out["attn"]]):      # the deeper model: every block's
+            a.retain_grad()
     opt.zero_grad(set_to_none=True)
     loss.backward()
     return out

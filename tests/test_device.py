@@ -23,7 +23,8 @@ GRID = [dict(), dict(distractors="fresh"), dict(distractors="refresh", refresh=0
         dict(task="route"), dict(task="arparity", distractors="fixed"), dict(task="parity"),
         dict(frozen_attn="oracle"), dict(batch_size=16), dict(pos_slots=8), dict(norm_match=5.0),
         dict(global_norm_match=20.0), dict(qk_penalty=0.5), dict(optimizer="lion"), dict(optimizer="muon"),
-        dict(optimizer="sgd"), dict(lam=0.3, prior="adversarial"), dict(lam=0.3, prior_anneal=1), dict(lam=0.3, prior="uniform")]
+        dict(optimizer="sgd"), dict(lam=0.3, prior="adversarial"), dict(lam=0.3, prior_anneal=1), dict(lam=0.3, prior="uniform"),
+        dict(n_layers=2, layernorm=True, lam=0.3), dict(n_layers=2, lam=0.3, prior_layer="all", task="arparity", distractors="fixed")]
 
 
 def step_epochs(cfg, device, epochs=2, transformer=None):
