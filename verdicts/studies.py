@@ -198,6 +198,9 @@ STUDIES = {
     # beyond the paper (docs/registered/payoff.md, registered 2026-11-26): H8, the payoff predicted
     "payoff": Study("beyond", ["-m", "beyond.payoff"], "payoff.json", "payoff.png",
                     "Beyond the paper: the prior's payoff predicted (H8)"),
+    # beyond the paper (docs/registered/deep.md, registered 2026-11-26): a two-layer LayerNorm model
+    "deep": Study("beyond", ["-m", "beyond.deep"], "deep.json", "deep.png",
+                  "Beyond the paper: a two-layer LayerNorm transformer"),
 }
 
 
