@@ -32,7 +32,8 @@ PILOT_SEED, PILOT_EPOCHS = 100, 20000
 PILOT = (("a: lambda 0, fresh", "fresh", 0.0), ("b: lambda 0.3, fixed", "fixed", LAM))
 MAX_CORE_HOURS = 12.0
 # Set from the pilot by the registered rule (budget_rule, shrink_step), committed in
-# docs/registered/deep.md before the first grid run; None until then.
+# docs/registered/deep.md before the first grid run; None until then, and None for good if no
+# step fits 12 core-hours (amendment 1: the grid is then not run under this registration).
 BUDGET = None
 SHRINK_STEP = None
 R = rules.RULES["v4"]
@@ -51,11 +52,12 @@ def pilot_runs(args):
 
 def grid_runs(args, budget, step):
     """{(cell, arm): [(label, cfg) per seed]}, arms lambda 0, first, all; shrunk by the registered
-    step (1: the alternative in `fixed` only; 2: none; 3: B 10,000; 4: seeds 0-4)."""
-    budget = 10000 if step >= 3 else budget
-    seeds = SEEDS[:5] if step >= 4 else SEEDS
+    step (amendment 1: 1, the alternative in `fixed` only; 2, none; 3, seeds 0-4; 4, no `fresh`)."""
+    seeds = SEEDS[:5] if step >= 3 else SEEDS
     out = {}
     for cell, regime in CELLS:
+        if step >= 4 and cell == "fresh":
+            continue
         arms = {"lambda 0": (0.0, "first"), "first": (LAM, "first")}
         if step == 0 or (step == 1 and cell == "fixed"):
             arms["all"] = (LAM, "all")
@@ -66,7 +68,7 @@ def grid_runs(args, budget, step):
 
 def planned_runs(args):
     """The grid's runs; the pilot's until the pilot has set the grid's budget."""
-    if args.part == "pilot" or BUDGET is None:
+    if args.part == "pilot" or BUDGET is None or SHRINK_STEP is None:
         return pilot_runs(args)
     return [r for rs in grid_runs(args, BUDGET, SHRINK_STEP).values() for r in rs]
 
@@ -80,30 +82,33 @@ def budget_rule(t_fresh0, t_prior):
 
 
 def grid_cost(budget, step, ms_per_epoch, t_fresh0, t_prior):
-    """Core-hours of the grid after shrink step `step`, each run priced as registered."""
-    budget = 10000 if step >= 3 else budget
-    n = 5 if step >= 4 else len(SEEDS)
+    """Core-hours of the grid after shrink step `step` (amendment 1's order), each run priced as
+    registered: lambda 0 in fixed and rho 0.003 the whole budget, the others 1.5 x the pilot's
+    t_grok + 200 (the budget where the pilot's run never grokked)."""
+    n = 5 if step >= 3 else len(SEEDS)
     short = lambda t: budget if t is None else min(budget, 1.5 * t + 200)
+    cells = 2 if step >= 4 else 3
     n_all = {0: 3, 1: 1}.get(step, 0)                      # cells with the alternative reading
-    epochs = n * (2 * budget + short(t_fresh0) + (3 + n_all) * short(t_prior))
+    epochs = n * (2 * budget + (short(t_fresh0) if cells == 3 else 0) + (cells + n_all) * short(t_prior))
     return epochs * ms_per_epoch / 1000 / 3600
 
 
 def shrink_step(budget, ms_per_epoch, t_fresh0, t_prior, limit=MAX_CORE_HOURS):
-    """The first step (0 = the whole grid) whose cost fits the limit; 4 if none does."""
-    return next((s for s in range(5) if grid_cost(budget, s, ms_per_epoch, t_fresh0, t_prior) <= limit), 4)
+    """The first step (0 = the whole grid) whose cost fits the limit; None if none does: then the
+    grid is not run under this registration (amendment 1)."""
+    return next((s for s in range(5) if grid_cost(budget, s, ms_per_epoch, t_fresh0, t_prior) <= limit), None)
 
 
 def pilot_plan(results):
-    """The pilot's two runs -> their t_grok, the mean ms per epoch, B, the step and its cost."""
+    """The pilot's two runs -> their t_grok, the mean ms per epoch, B, the step (None: no step
+    fits 12 core-hours) and the grid's cost at every step."""
     (_, a), (_, b) = [results[label] for label, _ in sorted(results.items())]
     t_a, t_b = a["grok_epoch"], b["grok_epoch"]
     ms = float(np.mean([a["ms_per_epoch"], b["ms_per_epoch"]]))
     budget = budget_rule(t_a, t_b)
-    step = shrink_step(budget, ms, t_a, t_b)
-    return {"t_grok": {"a": t_a, "b": t_b}, "ms_per_epoch": ms, "budget": budget, "step": step,
-            "core_hours": grid_cost(budget, step, ms, t_a, t_b),
-            "core_hours_whole_grid": grid_cost(budget, 0, ms, t_a, t_b)}
+    return {"t_grok": {"a": t_a, "b": t_b}, "final_test_acc": {"a": a["final_test_acc"], "b": b["final_test_acc"]},
+            "ms_per_epoch": ms, "budget": budget, "step": shrink_step(budget, ms, t_a, t_b),
+            "core_hours_by_step": [grid_cost(budget, s, ms, t_a, t_b) for s in range(5)]}
 
 
 # ---------------------------------------------------------------------------------------
@@ -205,16 +210,16 @@ def main(argv=None):
         if len(results) == len(PILOT):
             plan = pilot_plan({k: v[0] for k, v in results.items()})
             print(f"pilot: t_grok (a) {plan['t_grok']['a']}, (b) {plan['t_grok']['b']}; "
-                  f"{plan['ms_per_epoch']:.0f} ms an epoch -> B = {plan['budget']}, step {plan['step']}, "
-                  f"{plan['core_hours']:.1f} core-hours (the whole grid {plan['core_hours_whole_grid']:.1f})")
+                  f"{plan['ms_per_epoch']:.0f} ms an epoch -> B = {plan['budget']}, step {plan['step']}; core-hours "
+                  f"by step: {', '.join(f'{h:.1f}' for h in plan['core_hours_by_step'])}")
             store.write_json(os.path.join(args.results_dir, "deep_pilot.json"), plan, digits=6)
         return
-    if BUDGET is None:
-        raise SystemExit("error: the grid's budget is set from the pilot by the registered rule "
-                         "(docs/registered/deep.md): run python -m beyond.deep --part pilot first")
+    if BUDGET is None or SHRINK_STEP is None:
+        raise SystemExit("error: no grid to run: its budget and size are set from the pilot by the registered "
+                         "rule (docs/registered/deep.md; python -m beyond.deep --part pilot)")
     grid = grid_runs(args, BUDGET, SHRINK_STEP)
     results = sweep.run_sweep(planned_runs(args), args)
-    budget = 10000 if SHRINK_STEP >= 3 else BUDGET
+    budget = BUDGET
     out = {"budget": budget, "step": SHRINK_STEP, "readings": {}}
     for layer in READINGS:
         sp = speedups(results, grid, budget, layer)
@@ -232,6 +237,9 @@ def main(argv=None):
     plot(results, grid, out, os.path.join(args.results_dir, "deep.png"))
 
 
+SHOWN = (0.25, 40)       # the speed-up axis; an interval's open end is drawn at its edge
+
+
 def plot(results, grid, out, path):
     """Left: the speed-up per regime, both models side by side. Middle and right: one lambda 0
     run of each model (fresh, seed 0): test accuracy and the informative mass per block."""
@@ -241,14 +249,15 @@ def plot(results, grid, out, path):
     for j, (name, sp) in enumerate((("minimal model, seeds 0-4", out["minimal"]),
                                     *((f"two-layer LN, {READINGS[l]}", r["speedups"])
                                       for l, r in out["readings"].items()))):
-        est = [math.exp(sp[c].get("estimate", math.nan)) for c, _ in CELLS]
-        lo = [math.exp(sp[c]["ci"][0]) if "ci" in sp[c] else math.nan for c, _ in CELLS]
-        hi = [min(math.exp(sp[c]["ci"][1]), 1e3) if "ci" in sp[c] else math.nan for c, _ in CELLS]
+        clip = lambda v: min(max(math.exp(v), SHOWN[0]), SHOWN[1])      # an open end drawn at the axis' edge
+        est = [clip(sp[c].get("estimate", math.nan)) for c, _ in CELLS]
+        lo = [clip(sp[c]["ci"][0]) if "ci" in sp[c] else math.nan for c, _ in CELLS]
+        hi = [clip(sp[c]["ci"][1]) if "ci" in sp[c] else math.nan for c, _ in CELLS]
         ax[0].errorbar(x + 0.15 * (j - 1), est, yerr=[np.subtract(est, lo), np.subtract(hi, est)], fmt="o",
                        capsize=3, label=name, color=f"C{j}")
     ax[0].axhline(rules.SMALLEST_SPEEDUP, color="gray", ls="--", lw=0.8, label="smallest that counts (1.25x)")
     ax[0].axhline(1, color="gray", lw=0.6)
-    ax[0].set(xticks=x, xticklabels=[c for c, _ in CELLS], yscale="log", ylabel="speed-up t(0) / t(0.3)",
+    ax[0].set(xticks=x, xticklabels=[c for c, _ in CELLS], yscale="log", ylim=SHOWN, ylabel="speed-up t(0) / t(0.3)",
               title="the prior's payoff per regime")
     ax[0].legend(fontsize=7)
     label = next((lb for lb, _ in grid["fresh", "lambda 0"] if lb.endswith("seed0") and lb in results), None)

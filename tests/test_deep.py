@@ -187,3 +187,50 @@ def test_the_defaults_are_the_minimal_model():
 def test_bad_deep_flags_are_one_line_errors(changes, message):
     with pytest.raises(ValueError, match=message):
         train.validate(train.make_config(**changes))
+
+
+# ---------------------------------------------------------------------------------------
+# The registered study (beyond/deep.py, docs/registered/deep.md): its runs and its rules
+
+def test_the_study_runs_are_the_registered_ones():
+    from beyond import deep as D
+    import store
+    pilot = D.pilot_runs(D.parse(["--part", "pilot"]))
+    assert [(c.seed, c.epochs, c.distractors, c.lam, c.n_layers, c.layernorm) for _, c in pilot] == \
+        [(100, 20000, "fresh", 0.0, 2, True), (100, 20000, "fixed", 0.3, 2, True)]
+    grid = D.grid_runs(D.parse([]), 10000, 0)
+    runs = [c for rs in grid.values() for _, c in rs]
+    assert len(runs) == 3 * 3 * 6 and len({store.run_key(c) for c in runs}) == len(runs)
+    assert {c.seed for c in runs} == set(range(6)) and {c.epochs for c in runs} == {10000}
+    assert {(c.distractors, c.refresh) for c in runs} == {("fixed", 0.0), ("refresh", 0.003), ("fresh", 0.0)}
+    assert all(c.n_layers == 2 and c.layernorm and c.wd == 1.0 and c.stop_after == 200 and c.n_heads == 1 for c in runs)
+    assert {(c.lam, c.prior_layer) for c in runs} == {(0.0, "first"), (0.3, "first"), (0.3, "all")}
+    shrunk = D.grid_runs(D.parse([]), 20000, 4)            # amendment 1, step 4: seeds 0-4, no alternative, no fresh
+    assert {c.epochs for rs in shrunk.values() for _, c in rs} == {20000}
+    assert {c.seed for rs in shrunk.values() for _, c in rs} == set(range(5))
+    assert {cell for cell, _ in shrunk} == {"fixed", "rho 0.003"}
+    assert not any(arm == "all" for _, arm in shrunk) and any(arm == "all" for _, arm in D.grid_runs(D.parse([]), 1, 1))
+
+
+def test_the_budget_and_cost_rules():
+    from beyond import deep as D
+    assert D.budget_rule(4000, 5000) == 10000 and D.budget_rule(4000, 5010) == 20000 and D.budget_rule(None, 10) == 20000
+    # the whole grid at 100 ms an epoch, both pilot runs at 3,000: 6 seeds x (2 x 10k + 4,700 + 6 x 4,700)
+    assert D.grid_cost(10000, 0, 100, 3000, 3000) == pytest.approx(6 * (20000 + 7 * 4700) * 0.1 / 3600)
+    assert D.grid_cost(10000, 2, 100, 3000, 3000) == pytest.approx(6 * (20000 + 4 * 4700) * 0.1 / 3600)
+    assert D.grid_cost(20000, 4, 100, None, None) == pytest.approx(5 * (2 * 20000 + 2 * 20000) * 0.1 / 3600)
+    assert D.shrink_step(10000, 100, 3000, 3000) == 0 and D.shrink_step(10000, 150, 3000, 3000) == 1
+    assert D.shrink_step(20000, 150, None, None) is None          # no step fits: the grid is not run
+
+
+def test_the_predictions_rules():
+    from beyond import deep as D
+    v = lambda verdict, ci=(0.0, 1.0): {"verdict": verdict, "ci": list(ci)}
+    assert D.judge_d1({"fixed": v("reproduced"), "rho 0.003": v("reproduced")}) == "holds"
+    assert D.judge_d1({"fixed": v("reproduced"), "rho 0.003": v("not reproduced")}) == "fails"
+    assert D.judge_d1({"fixed": v("reproduced"), "rho 0.003": v("inconclusive")}) == "inconclusive"
+    assert D.judge_d1({"fixed": v("reproduced")}) == "not decided"
+    cells = lambda fresh: {"fixed": v("", (0.5, 1.5)), "rho 0.003": v("", (0.4, 1.0)), "fresh": v("", fresh)}
+    assert D.judge_d2(cells((-0.2, 0.3))) == "holds"
+    assert D.judge_d2(cells((-0.2, 0.45))) == "inconclusive"
+    assert D.judge_d2(cells((1.1, 1.3))) == "fails"
