@@ -102,7 +102,7 @@ def shrink_step(budget, ms_per_epoch, t_fresh0, t_prior, limit=MAX_CORE_HOURS):
 def pilot_plan(results):
     """The pilot's two runs -> their t_grok, the mean ms per epoch, B, the step (None: no step
     fits 12 core-hours) and the grid's cost at every step."""
-    (_, a), (_, b) = [results[label] for label, _ in sorted(results.items())]
+    a, b = [results[label] for label in sorted(results)]          # pilot a, pilot b: their summaries
     t_a, t_b = a["grok_epoch"], b["grok_epoch"]
     ms = float(np.mean([a["ms_per_epoch"], b["ms_per_epoch"]]))
     budget = budget_rule(t_a, t_b)
