@@ -83,6 +83,19 @@ def numbers():
         h4 = store.read_json(os.path.join("results", "two_clocks.json"))["verdicts"]
         h4 = next(v for p, v in h4.items() if p.startswith("H4"))
         out["H4"] = f"no run without the prior grokked within 50,000 epochs" if "0/5 grokked" in h4["text"] else h4["text"]
+        from beyond import deep
+        pilot = store.read_json(os.path.join("results", "deep_pilot.json"))
+        if pilot["t_grok"] == {"a": None, "b": None}:
+            acc = pilot["final_test_acc"]
+            out["deep pilot"] = (f"neither pilot run grokked within {deep.PILOT_EPOCHS:,} epochs (λ 0 under `fresh`: final "
+                                 f"test accuracy {acc['a']:.2f}; the prior on the first block under `fixed`: "
+                                 f"{acc['b']:.2f}; one seed each)")
+        cells = store.read_json(os.path.join("results", "regime_map.json"))["cells"]
+        out["deep minimal"] = (f"the minimal model's medians are {cells['rho1_wd1_lam0']['median_grok']:,.0f} and "
+                               f"{cells['rho0_wd1_lam0.3']['median_grok']:,.0f} (seeds 0–4)")
+        cost = pilot["core_hours_by_step"]
+        out["deep cost"] = (f"the registered grid costs {min(cost):.0f}–{max(cost):.0f} core-hours, above its "
+                            f"{deep.MAX_CORE_HOURS:.0f}-hour line" if pilot["step"] is None else "a step fits")
         c1 = next(v for p, v in table["C1"][1].items() if "diffuse" in p)
         out["C1 mass"] = f"**{interval(c1['text'])}**"
         named = {v: [k for k, (w, _) in table.items() if w == v and k[:3] not in ("C3b", "C3f")]

@@ -741,7 +741,36 @@ def beyond_the_paper(results):
             lines.append(f"  - {name}: {h3_cell(row)}")
         if part in registered:
             lines.append(f"  - as registered (rules v2): **{registered[part][0]}**, {registered[part][1]}")
-    return lines + [""] + critical_block(results) + choices_block(results)
+    return lines + [""] + critical_block(results) + deep_block(results) + choices_block(results)
+
+
+def deep_block(results):
+    """The two-layer LayerNorm study (docs/registered/deep.md, registered before its runs): the
+    pilot and the rule's budget, then D1-D3 by rules v4 and C1/C5's checks on the lambda 0 runs."""
+    lines = ["## Beyond the paper: a two-layer LayerNorm transformer (registered, docs/registered/deep.md)", ""]
+    pilot = _load(results, "deep_pilot.json")
+    if pilot is None:
+        return lines + ["- the pilot is not run: `python -m beyond.deep --part pilot --jobs 2 --threads 1`", ""]
+    t = pilot["t_grok"]
+    acc = pilot["final_test_acc"]
+    when = lambda run: (f"grokked at epoch {t[run]:,}" if t[run] is not None else
+                        f"did not grok within 20,000 epochs (final test accuracy {acc[run]:.3f})")
+    lines.append(f"- pilot (seed 100, {pilot['ms_per_epoch']:.0f} ms an epoch, two runs on two cores): "
+                 f"lambda 0 under `fresh` {when('a')}; lambda 0.3 (first block) under `fixed` "
+                 f"{when('b')}. The registered rule gives B = {pilot['budget']:,}; the grid costs "
+                 + ", ".join(f"{h:.1f}" for h in pilot["core_hours_by_step"]) + " core-hours at shrink steps 0-4, so "
+                 + (f"it runs at step {pilot['step']}" if pilot["step"] is not None else
+                    "no step fits 12 core-hours and the grid is not run under this registration (amendment 1)"))
+    d = _load(results, studies.summary("deep"))
+    if d is None:
+        return lines + ["- the grid is not run (docs/registered/deep.md says what was decided after the pilot)", ""]
+    for layer, r in d["readings"].items():
+        lines.append(f"- prior on the {layer} block{'s' if layer == 'all' else ''}: D1 **{r['D1']}**, D2 **{r['D2']}**")
+        lines += [f"  - {cell}: {A.describe(v)}" for cell, v in r["speedups"].items()]
+    lines += [f"- minimal model, same cells, seeds 0-4: " + "; ".join(
+        f"{cell} {A.describe(v).replace('**', '')}" for cell, v in d["minimal"].items())]
+    lines += [f"- lambda 0 runs, {part}: {A.describe(v)}" for part, v in d["mechanism"].items()]
+    return lines + [""]
 
 
 def choices_block(results):

@@ -162,6 +162,12 @@ STUDIES = {
                                  "Figure 10: autoregressive parity at seeds 0-22 (the power plan)",
                                  "In autoregressive sparse parity the starvation diagnostic holds and KL accelerates.",
                                  plan_for="autoregressive"),
+    # rules v4's plan, row 1 (docs/plan.md, committed before its runs)
+    "autoregressive_v4plan": Study("C9", ["exp_appendix.py", "autoregressive"] + seeds(92),
+                                   "fig10_autoregressive_seeds0-91.json", "fig10_autoregressive_seeds0-91.png",
+                                   "Figure 10: autoregressive parity at seeds 0-91 (rules v4's plan)",
+                                   "In autoregressive sparse parity the starvation diagnostic holds and KL accelerates.",
+                                   plan_for="autoregressive"),
     "frozen": Study("C10", ["exp_appendix.py", "frozen"], "appendix_frozen.json", "appendix_frozen.png",
                     "App. F.4: attention frozen at the oracle"),
     "frozen_plan": Study("C10", ["exp_appendix.py", "frozen", "--arms", "baseline", "frozen"] + seeds(90), "appendix_frozen_seeds0-89.json",
@@ -185,6 +191,12 @@ STUDIES = {
         f"regime_map_{label}_seeds0-11_e40000.json", f"regime_map_{label}_seeds0-11_e40000_c11.png",
         f"C11 {name} at seeds 0-11, 40k epochs (the power plan)", plan_for="regime_map", plan_parts=f"{name}: ")
        for rho, label, name in (("1", "fresh", "fresh"), ("0.01", "rho0.01", "rho 0.01"))},
+    # rules v4's plan, row 2: the held-out runs that confirm or refute C11's marking at rho 0.001
+    # (report.MARKED_AFTER_DATA reads its summary); beside C11, never part of its verdict
+    "regime_map_v4plan_rho0.001": Study(
+        "C11", ["-m", "beyond.regime_map", "--part", "baseline", "--rhos", "0.001", "--seeds"] + [str(s) for s in range(5, 15)],
+        "regime_map_rho0.001_seeds5-14_e10000.json", "regime_map_rho0.001_seeds5-14_e10000_c11.png",
+        "C11 at rho 0.001, held-out seeds 5-14 (rules v4's plan, row 2: C11's marking)", variant_of="regime_map"),
     # beyond the paper (docs/registered/two_clocks.md): its own block of REPORT.md, not a claim row
     "two_clocks": Study("beyond", ["-m", "beyond.two_clocks"], "two_clocks.json", "two_clocks.png",
                         "Beyond the paper: the two clocks"),
