@@ -243,7 +243,7 @@ class DeepTransformer(nn.Module):
     of the paper made closer to the transformers people train (§3.2 argues the minimal one
     "preserves the essential optimization landscape"). The same initialisation as Transformer
     (N(0, 1/fan_in), biases 0; LayerNorm gains 1, shifts 0). With n_layers=1 and no LayerNorm
-    it computes what Transformer computes (tests/test_model.py).
+    it computes what Transformer computes (tests/test_deep.py).
 
     The structural prior needs one attention row per example; a deeper model has one per layer.
     `prior_layer` says which the run exposes as out["attn"] / out["scores"] (the prior's and
