@@ -206,17 +206,13 @@ def main(argv=None):
         raise SystemExit("error: beyond.deep has no --quick preset; its pilot is the short look "
                          "(python -m beyond.deep --part pilot)")
     if args.part == "pilot":
-        results = sweep.run_sweep(pilot_runs(args), args)
-        if len(results) == len(PILOT):
-            plan = pilot_plan({k: v[0] for k, v in results.items()})
-            print(f"pilot: t_grok (a) {plan['t_grok']['a']}, (b) {plan['t_grok']['b']}; "
-                  f"{plan['ms_per_epoch']:.0f} ms an epoch -> B = {plan['budget']}, step {plan['step']}; core-hours "
-                  f"by step: {', '.join(f'{h:.1f}' for h in plan['core_hours_by_step'])}")
-            store.write_json(os.path.join(args.results_dir, "deep_pilot.json"), plan, digits=6)
-        return
+        return pilot(args)
     if BUDGET is None or SHRINK_STEP is None:
-        raise SystemExit("error: no grid to run: its budget and size are set from the pilot by the registered "
-                         "rule (docs/registered/deep.md; python -m beyond.deep --part pilot)")
+        if not args.plot_only:
+            raise SystemExit("error: no grid to run: its budget and size are set from the pilot by the registered "
+                             "rule (docs/registered/deep.md; python -m beyond.deep --part pilot)")
+        print("no grid: by the registered rule it is not run (docs/registered/deep.md); the pilot, redrawn:")
+        return pilot(args)
     grid = grid_runs(args, BUDGET, SHRINK_STEP)
     results = sweep.run_sweep(planned_runs(args), args)
     budget = BUDGET
@@ -237,7 +233,49 @@ def main(argv=None):
     plot(results, grid, out, os.path.join(args.results_dir, "deep.png"))
 
 
+def plot_phases(ax, title, h):
+    """One run's phases: train and test accuracy, the informative mass of each block, and the
+    task gradient to the first block's W_Q^T W_K (right axis, log)."""
+    ax.set(title=title, xlabel="epoch", xscale="log", ylim=(0, 1.02))
+    ax.plot(h["epoch"], h["test_acc"], color="k", label="test accuracy")
+    ax.plot(h["epoch"], h["train_acc"], color="gray", ls=":", label="train accuracy")
+    masses = np.asarray(h["info_mass_layers"]).T if "info_mass_layers" in h else [h["info_mass"]]
+    for i, m in enumerate(masses):
+        ax.plot(h["epoch"], m, color=f"C{i + 1}", label=f"informative mass, block {i + 1}")
+    ax.axhline(analysis.FOUND_MASS, color="gray", lw=0.6, ls="--")
+    g = ax.twinx()
+    g.plot(h["epoch"], h["grad_W_norm"], color="C3", alpha=0.4, lw=0.8)
+    g.set(yscale="log", ylabel="task gradient to W_Q^T W_K, block 1 (red)")
+    ax.legend(fontsize=7, loc="center left")
+
+
+def plot_pilot(runs, path):
+    """The minimal model's lambda 0 `fresh` run (seed 0) beside the pilot's two runs."""
+    plt = plots.pyplot()
+    minimal = store.read_file(os.path.join(store.STORE, "add_p113_fresh_seed0_e10000_stop200.json.gz"))[1]
+    runs = [("minimal model, lambda 0, fresh, seed 0", minimal)] + list(runs)
+    fig, ax = plt.subplots(1, len(runs), figsize=(6 * len(runs), 4.6))
+    for a, (title, h) in zip(ax, runs):
+        plot_phases(a, title, h)
+    plots.save_figure(fig, path, "Beyond the paper: the two-layer LayerNorm pilot (docs/registered/deep.md)")
+
+
 SHOWN = (0.25, 40)       # the speed-up axis; an interval's open end is drawn at its edge
+
+
+def pilot(args):
+    """Train (or read) the pilot's two runs; write the budget and cost the registered rule gives
+    (deep_pilot.json) and their phases beside the minimal model's (deep_pilot.png)."""
+    results = sweep.run_sweep(pilot_runs(args), args)
+    if len(results) < len(PILOT):
+        return
+    plan = pilot_plan({k: v[0] for k, v in results.items()})
+    print(f"pilot: t_grok (a) {plan['t_grok']['a']}, (b) {plan['t_grok']['b']}; "
+          f"{plan['ms_per_epoch']:.0f} ms an epoch -> B = {plan['budget']}, step {plan['step']}; core-hours "
+          f"by step: {', '.join(f'{h:.1f}' for h in plan['core_hours_by_step'])}")
+    store.write_json(os.path.join(args.results_dir, "deep_pilot.json"), plan, digits=6)
+    plot_pilot([(f"two-layer LN, pilot {label[6:]}", results[label][1]) for label, _ in pilot_runs(args)],
+               os.path.join(args.results_dir, "deep_pilot.png"))
 
 
 def plot(results, grid, out, path):
@@ -260,19 +298,12 @@ def plot(results, grid, out, path):
     ax[0].set(xticks=x, xticklabels=[c for c, _ in CELLS], yscale="log", ylim=SHOWN, ylabel="speed-up t(0) / t(0.3)",
               title="the prior's payoff per regime")
     ax[0].legend(fontsize=7)
-    label = next((lb for lb, _ in grid["fresh", "lambda 0"] if lb.endswith("seed0") and lb in results), None)
+    label = next((lb for lb, _ in grid.get(("fresh", "lambda 0"), []) if lb.endswith("seed0") and lb in results), None)
     minimal = store.read_file(os.path.join(store.STORE, "add_p113_fresh_seed0_e10000_stop200.json.gz"))[1]
     for a, (title, h) in zip(ax[1:], (("minimal model, fresh, lambda 0, seed 0", minimal),
                                       ("two-layer LN, fresh, lambda 0, seed 0", results[label][1] if label else None))):
-        a.set(title=title, xlabel="epoch", xscale="log")
-        if h is None:
-            continue
-        a.plot(h["epoch"], h["test_acc"], color="k", label="test accuracy")
-        a.plot(h["epoch"], h["train_acc"], color="gray", ls=":", label="train accuracy")
-        masses = np.asarray(h["info_mass_layers"]).T if "info_mass_layers" in h else [h["info_mass"]]
-        for i, m in enumerate(masses):
-            a.plot(h["epoch"], m, color=f"C{i + 1}", label=f"informative mass, block {i + 1}")
-        a.legend(fontsize=7)
+        if h is not None:
+            plot_phases(a, title, h)
     plots.save_figure(fig, path, "Beyond the paper: a two-layer LayerNorm transformer (docs/registered/deep.md)")
 
 

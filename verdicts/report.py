@@ -760,7 +760,8 @@ def deep_block(results):
                  f"{when('b')}. The registered rule gives B = {pilot['budget']:,}; the grid costs "
                  + ", ".join(f"{h:.1f}" for h in pilot["core_hours_by_step"]) + " core-hours at shrink steps 0-4, so "
                  + (f"it runs at step {pilot['step']}" if pilot["step"] is not None else
-                    "no step fits 12 core-hours and the grid is not run under this registration (amendment 1)"))
+                    "no step fits 12 core-hours and the grid is not run under this registration (amendment 1)")
+                 + ". The phases of both pilot runs beside the minimal model's: [deep_pilot.png](deep_pilot.png)")
     d = _load(results, studies.summary("deep"))
     if d is None:
         return lines + ["- the grid is not run (docs/registered/deep.md says what was decided after the pilot)", ""]
