@@ -3,6 +3,7 @@ definition against a line-by-line pre-LN transformer, its fast path against its 
 (forward and gradients), the minimal model as its one-layer case, the prior's layer, and the
 loop's per-layer diagnostics."""
 import math
+import os
 
 import pytest
 import torch
@@ -234,3 +235,16 @@ def test_the_predictions_rules():
     assert D.judge_d2(cells((-0.2, 0.3))) == "holds"
     assert D.judge_d2(cells((-0.2, 0.45))) == "inconclusive"
     assert D.judge_d2(cells((1.1, 1.3))) == "fails"
+
+
+def test_the_committed_pilot_plan_is_the_rule_applied_to_the_stored_pilot():
+    """results/deep_pilot.json is what the registered rules make of the two stored pilot runs."""
+    from beyond import deep as D
+    import store
+    runs = D.pilot_runs(D.parse(["--part", "pilot"]))
+    summaries = {label: store.read(store.STORE, cfg)[0] for label, cfg in runs}
+    plan = D.pilot_plan(summaries)
+    committed = store.read_json(os.path.join(store.STORE, "..", "deep_pilot.json"))
+    assert plan["budget"] == committed["budget"] and plan["step"] == committed["step"]
+    assert plan["core_hours_by_step"] == pytest.approx(committed["core_hours_by_step"], rel=1e-5)
+    assert D.BUDGET is None and D.SHRINK_STEP is None          # no grid under this registration
