@@ -6,6 +6,10 @@ docs/registered/deep.md (2026-11-26) before any of its runs, the pilot's include
     python -m beyond.deep --part grid --jobs 2           # the registered grid (after the pilot)
     python -m beyond.deep --plot-only                    # judge and draw from the store
 
+By the registered rule the pilot (neither run grokked within 20,000 epochs) leaves no grid that
+fits 12 core-hours: the grid is not run under this registration, and --plot-only redraws the
+pilot (results/deep_pilot.json, deep_pilot.png).
+
 The prediction (D1): with the prior on the first block, the speed-up of lambda 0.3 over lambda 0
 is reproduced by rules v4 in `fixed` and in rho 0.003, as it was in the minimal model; D2: it is
 smaller under `fresh`; D3: the same with the prior on every block (reported, not deciding); and
