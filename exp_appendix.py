@@ -139,6 +139,9 @@ def run_bound(args):
 # ---------------------------------------------------------------------------------------
 # Shared by the studies below
 
+PAPER_EPOCHS = 10000        # the studies' budget (add_scale_args' default): no tag in a summary's name
+
+
 def study_parser(sub, name, help, quick):
     p = sub.add_parser(name, help=help, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--regime", default="fresh", type=sweep.regime_arg)
@@ -148,11 +151,14 @@ def study_parser(sub, name, help, quick):
 
 
 def out_path(args, base, ext):
-    """results/<base>[_<regime>][_lam<lam>][_seeds..].<ext>: a study run in another regime, at
-    another lambda or on other seeds never overwrites the default one's figure and summary."""
+    """results/<base>[_<regime>][_lam<lam>][_seeds..][_e<epochs>][_ext<epochs>].<ext>: a study run
+    in another regime, at another lambda, on other seeds, at another budget or with its
+    censored runs extended never overwrites the default one's figure and summary."""
     lam = getattr(args, "lam", 1.0)
     tag = ("" if args.regime == "fresh" else f"_{args.regime}") + \
-          ("" if not isinstance(lam, float) or lam == 1.0 else f"_lam{lam:g}") + sweep.seeds_tag(args.seeds)
+          ("" if not isinstance(lam, float) or lam == 1.0 else f"_lam{lam:g}") + sweep.seeds_tag(args.seeds) + \
+          ("" if getattr(args, "quick", False) or args.epochs == PAPER_EPOCHS else f"_e{args.epochs}") + \
+          (f"_ext{args.extend}" if getattr(args, "extend", None) else "")
     return os.path.join(args.results_dir, f"{base}{tag}.{ext}")
 
 
@@ -167,8 +173,24 @@ def grok_table(results, args, arms, name=None, key="grok_epoch"):
     name = name or (lambda a, s: run_name(a, s, args))
     grok = {a: [results[name(a, s)][0][key] if name(a, s) in results else "missing" for s in args.seeds]
             for a in arms}
-    med = {a: analysis.censored_median([g for g in gs if g != "missing"], args.epochs)[0] for a, gs in grok.items()}
+    budget = getattr(args, "extend", None) or args.epochs     # --extend: every censored run was extended
+    med = {a: analysis.censored_median([g for g in gs if g != "missing"], budget)[0] for a, gs in grok.items()}
     return grok, med
+
+
+def budget_table(budgets, args, arms, name=None):
+    """{"budgets": {arm: [the epochs each seed's run was censored at]}} when --extend extended
+    a run (the verdicts read a censored run as a bound at its own budget), else {}."""
+    name = name or (lambda a, s: run_name(a, s, args))
+    if not getattr(args, "extend", None):
+        return {}
+    return {"budgets": {a: [budgets.get(name(a, s), args.epochs) for s in args.seeds] for a in arms}}
+
+
+def extended_text(budgets, args):
+    """The title's note of the runs --extend trained longer."""
+    n = sum(b > args.epochs for b in budgets.values())
+    return f"\n{n} run(s) that never grokked within {args.epochs} extended to {args.extend} epochs" if n else ""
 
 
 def print_grok_table(grok, med, args):
@@ -176,13 +198,16 @@ def print_grok_table(grok, med, args):
     fmt = lambda g: "never" if g is None else str(g)
     print(f"{'arm':10s} " + " ".join(f"{'seed ' + str(s):>10s}" for s in args.seeds) + f" {'median':>10s}")
     for a, gs in grok.items():
-        m = analysis.fmt_median([g for g in gs if g != "missing"], args.epochs)
+        m = analysis.fmt_median([g for g in gs if g != "missing"], getattr(args, "extend", None) or args.epochs)
         print(f"{a:10s} " + " ".join(f"{fmt(g):>10s}" for g in gs) + f" {m:>10s}")
 
 
-def plot_arms(results, grok, args, arms, path, title, norm=False, name=None):
-    """Test accuracy (and optionally the MLP norm) per arm, and the grokking epochs per seed."""
+def plot_arms(results, grok, args, arms, path, title, norm=False, name=None, budgets=None):
+    """Test accuracy (and optionally the MLP norm) per arm, and the grokking epochs per seed.
+    budgets: {run name: the epochs it was censored at}, where runs were extended (--extend)."""
     name = name or (lambda a, s: run_name(a, s, args))
+    budget = lambda a, s: (budgets or {}).get(name(a, s), args.epochs)
+    top = max([args.epochs] + list((budgets or {}).values()))
     plt = plots.pyplot()
     panels = 3 if norm else 2
     fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 4.5))
@@ -193,19 +218,20 @@ def plot_arms(results, grok, args, arms, path, title, norm=False, name=None):
         color, ls = f"C{kinds.index(arm.split('@')[0]) % 10}", "--" if "@" in arm else "-"
         hists = [results[name(arm, s)][1] for s in args.seeds if name(arm, s) in results]
         if hists:
-            grid, acc = plots.curves(hists, "test_acc", args.epochs)
+            grid, acc = plots.curves(hists, "test_acc", top)
             plots.band(axes[0], grid, acc, arm, color, ls=ls)
             if norm:
-                grid, mlp = plots.curves(hists, "mlp_norm", args.epochs)
+                grid, mlp = plots.curves(hists, "mlp_norm", top)
                 plots.band(axes[2], grid, mlp, arm, color, log=True, ls=ls)
-        ys = [g for g in grok[arm] if g != "missing"]
+        ys = [(g, budget(arm, s)) for g, s in zip(grok[arm], args.seeds) if g != "missing"]
         xs = i + np.linspace(-0.15, 0.15, max(1, len(ys)))
-        for x, g in zip(xs, ys):
-            axes[1].scatter(x, args.epochs if g is None else g, color=color,
+        for x, (g, b) in zip(xs, ys):
+            axes[1].scatter(x, b if g is None else g, color=color,
                             marker="^" if g is None else "o", facecolors="none" if g is None else color)
     axes[0].set(xlabel="epoch", ylabel="test accuracy", title="test accuracy (median, min-max over seeds)")
     axes[0].legend(fontsize=8)
-    axes[1].axhline(args.epochs, color="gray", ls=":", lw=1)
+    for b in sorted({args.epochs, top}):
+        axes[1].axhline(b, color="gray", ls=":", lw=1)
     axes[1].set_xticks(range(len(arms)), arms, rotation=30)
     axes[1].set(ylabel="grokking epoch (triangle: never, at the budget)", title="grokking epoch per seed")
     if norm:
@@ -326,6 +352,7 @@ def frozen_parser(sub):
     p.add_argument("--lam", type=float, default=1.0, help="lambda of the KL arm (shared with priors)")
     p.add_argument("--arms", nargs="+", default=list(FROZEN_ARMS), choices=FROZEN_ARMS,
                    help="arms to run (C10 compares frozen with baseline; kl is drawn beside them)")
+    sweep.add_extend_arg(p)
     return p
 
 
@@ -338,7 +365,7 @@ def frozen_runs(args):
 
 
 def run_frozen(args):
-    results = sweep.run_sweep(frozen_runs(args), args)
+    results, budgets = sweep.run_extended(frozen_runs(args), args)
     arms = [a for a in FROZEN_ARMS if a in args.arms]
     grok, med = grok_table(results, args, arms)
     print("\nClaim C10 (paper, App. F.4): with attention frozen at the oracle the MLP alone "
@@ -346,11 +373,13 @@ def run_frozen(args):
     print_grok_table(grok, med, args)
     store.write_json(out_path(args, "appendix_frozen", "json"),
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
+                      **budget_table(budgets, args, arms),
                       "p": args.p, "regime": args.regime, "seeds": args.seeds})
     against = " and ".join(f"KL (lambda {args.lam:g})" if arm == "kl" else arm for arm in arms if arm != "frozen")
     plot_arms(results, grok, args, arms, out_path(args, "appendix_frozen", "png"),
               f"Frozen oracle attention vs {against}, p = {args.p}, "
-              f"distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}")
+              f"distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}" + extended_text(budgets, args),
+              budgets=budgets)
 
 
 # ---------------------------------------------------------------------------------------
@@ -517,6 +546,7 @@ def autoregressive_parser(sub):
 def routing_parser(sub):
     p = study_parser(sub, "routing", "Fig. 8 left: dynamic routing, per-sequence oracle vs baseline", TASKS_QUICK)
     p.add_argument("--lam", type=float, default=1.0, help="lambda of the per-sequence-oracle KL arm")
+    sweep.add_extend_arg(p)
     return p
 
 
@@ -528,17 +558,18 @@ def routing_runs(args):
 def run_routing(args):
     arms = ("baseline", "kl")
     name = lambda a, s: run_name(f"route-{a}", s, args)
-    results = sweep.run_sweep(routing_runs(args), args)
+    results, budgets = sweep.run_extended(routing_runs(args), args)
     grok, med = grok_table(results, args, arms, name)
     print("\nClaim C7 (paper, App. F.3): when the informative positions vary per sequence, a "
           "per-sequence oracle restores the KL bypass. Grokking epochs:")
     print_grok_table(grok, med, args)
     store.write_json(out_path(args, "fig8_routing", "json"),
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
+                      **budget_table(budgets, args, arms, name),
                       "regime": args.regime, "seeds": args.seeds})
     plot_arms(results, grok, args, arms, out_path(args, "fig8_routing", "png"),
-              f"Figure 8 (left): dynamic routing, p = {args.p}, distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}",
-              name=name)
+              f"Figure 8 (left): dynamic routing, p = {args.p}, distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}"
+              + extended_text(budgets, args), name=name, budgets=budgets)
 
 
 LENGTHS = [6, 8, 10, 12, 16, 24]
@@ -741,8 +772,10 @@ def parse(argv=None):
 
 
 def planned_runs(args):
-    """Every (label, config) this call needs (reproduce.py --dry-run counts them)."""
-    return STUDIES[args.study][2](args)
+    """Every (label, config) this call needs (reproduce.py --dry-run counts them), with the
+    extensions of its stored runs that never grokked, under --extend."""
+    runs = STUDIES[args.study][2](args)
+    return runs + sweep.extension_runs(runs, args)
 
 
 def main(argv=None):

@@ -315,6 +315,58 @@ def run_sweep(runs, args, log=say, weights=()):
     return {label: results[label] for label in labels if label in results}
 
 
+def add_extend_arg(parser):
+    """--extend B, for the studies whose comparison decides a claim by grokking times."""
+    parser.add_argument("--extend", type=int, default=None, metavar="EPOCHS",
+                        help="train every run that never grokked within --epochs again to EPOCHS (rules v4's "
+                             "censoring by design: 5x the budget), and read that run in its place")
+
+
+def extension_runs(runs, args):
+    """Rules v4's censoring by design (docs/stats.md, version 4): for every run of `runs` that the
+    store holds and that never grokked within its budget, the same config at --extend epochs,
+    labelled `<label>@e<extend>`. It is the same run for its first --epochs epochs (training
+    never looks at its budget, store.derived), continued. A run not stored yet is not known to
+    be censored, so the dry run prices its extension only once it is stored."""
+    extend = getattr(args, "extend", None)
+    if not extend:
+        return []
+    if extend <= args.epochs:
+        raise ValueError(f"--extend {extend} must be more than --epochs {args.epochs}")
+    out = []
+    for label, cfg in runs:
+        got = store.read(store_dir(args), cfg)
+        if got is not None and got[0]["grok_epoch"] is None:
+            longer = argparse.Namespace(**vars(cfg))
+            longer.epochs = extend
+            out.append((f"{label}@e{extend}", longer))
+    return out
+
+
+def run_extended(runs, args, log=say):
+    """run_sweep(runs), then each run that never grokked within its budget extended to --extend
+    epochs (extension_runs) and read in its place. Returns ({label: (summary, history)},
+    {label: budget}), the budget each label's result was censored at: --extend for an
+    extended run, --epochs for the rest."""
+    results = run_sweep(runs, args, log)
+    budgets = {label: args.epochs for label in results}
+    longer = extension_runs(runs, args)
+    if longer and args.plot_only:                 # a redraw reads the extensions stored so far
+        have = [(label, cfg) for label, cfg in longer if is_stored(args, cfg)]
+        if len(have) < len(longer):
+            log(f"note: {len(longer) - len(have)} of {len(longer)} extended runs are not stored yet")
+            write_partial(args, log)
+        longer = have
+    if longer:
+        log(f"extending {len(longer)} run(s) that never grokked within {args.epochs} to {args.extend} epochs")
+        got = run_sweep(longer, args, log)
+        for label, _ in longer:
+            base = label[:label.rindex("@")]
+            if label in got:
+                results[base], budgets[base] = got[label], args.extend
+    return results, budgets
+
+
 def write_partial(args, log=say):
     """A redraw from part of a study's runs never replaces the figure and summary of all of
     them: they go to <results-dir>/partial/ (unless the study draws partial grids by design)."""

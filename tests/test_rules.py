@@ -424,3 +424,22 @@ def test_v4_beta_is_fitted_continuously_past_v3s_grid():
     steep = 2900 + 3000 * (x / gm) ** 8
     assert A.eq7_slope(x, steep, 2900) == pytest.approx(6.0) and A.eq7_slope_v4(x, steep, 2900) == pytest.approx(8, abs=1e-3)
     assert A.eq7_slope_v4(x, 30 * x, 0) == pytest.approx(1)
+
+
+def test_a_censored_run_is_a_bound_at_its_own_budget():
+    """Rules v4's censoring by design: a run extended past the study's budget and still censored
+    is a bound at the budget it was trained to; one budget for every run is the same as that
+    budget given per run."""
+    base = {0: None, 1: 3000.0, 2: 4000.0}
+    treat = {0: 2000.0, 1: None, 2: 2000.0}
+    effects, bounds, _, note = A._bounded_log_ratios(base, treat, 10000)
+    per_run = ({s: 10000 for s in base}, {s: 10000 for s in treat})
+    assert A._bounded_log_ratios(base, treat, per_run) == (effects, bounds, [0, 1, 2], note)
+    longer = ({0: 50000, 1: 10000, 2: 10000}, {0: 10000, 1: 50000, 2: 10000})
+    effects, bounds, _, note = A._bounded_log_ratios(base, treat, longer)
+    assert effects == pytest.approx([math.log(25), math.log(3000 / 50000), math.log(2)])
+    assert bounds == [1, -1, 0]
+    assert "baseline never grokked within 50000" in note and "treatment never grokked within 50000" in note
+    # with no informative seed the reason names the budgets
+    none = A.speedup_verdict_v4({0: None}, {0: None}, ({0: 50000}, {0: 10000}))
+    assert "10000/50000" in none["reason"]

@@ -377,3 +377,22 @@ def test_the_store_outlives_flags_and_a_run_folder_compares_plainly():
     assert store.config_differences(old, store.make_config(lam=0.1, init_scale=2.0)) == ["init_scale"]
     assert train.config_differences(old, cfg) == ["init_scale"]
     assert train.config_differences(json.loads(json.dumps(train.semantic_config(cfg))), cfg) == []
+
+
+def test_extend_trains_only_the_censored_runs_on_and_reads_them_in_their_place(tmp_path):
+    """--extend (rules v4's censoring by design): a run that never grokked within the budget is
+    trained again to the longer budget and read in its place, censored there; a run that grokked
+    is left alone; the dry run prices only the extensions of stored censored runs."""
+    tiny = dict(p=7, frac=0.5, d_model=8, d_mlp=16, eval_every=5, epochs=10, stop_after=20)
+    runs = [("never", train.make_config(grok_acc=1.01, **tiny)), ("groks", train.make_config(grok_acc=0.0, **tiny))]
+    args = sweep_args(tmp_path, epochs=10, extend=20)
+    assert sweep.extension_runs(runs, args) == []                     # nothing stored: nothing known censored
+    results, budgets = sweep.run_extended(runs, args, log=lambda s: None)
+    assert budgets == {"never": 20, "groks": 10}
+    assert results["never"][0]["epochs_run"] == 20 and results["never"][0]["grok_epoch"] is None
+    assert results["groks"][0]["epochs_run"] <= 10 and results["groks"][0]["grok_epoch"] is not None
+    longer = sweep.extension_runs(runs, args)
+    assert [(label, cfg.epochs) for label, cfg in longer] == [("never@e20", 20)]
+    assert runs[0][1].epochs == 10                                     # the study's own config untouched
+    with pytest.raises(ValueError, match="more than --epochs"):
+        sweep.extension_runs(runs, sweep_args(tmp_path, epochs=10, extend=10))

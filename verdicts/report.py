@@ -55,9 +55,12 @@ def _cell_times(cell):
 
 
 def _speedup(d, baseline, arm, R, what="speed-up"):
-    """Rule 2 for 'arm groks faster than baseline' from a study summary {grok: {arm: [per seed]}}."""
+    """Rule 2 for 'arm groks faster than baseline' from a study summary {grok: {arm: [per seed]}};
+    where the study extended its censored runs (--extend), each run is censored at its own budget."""
+    budget = d["budget"] if "budgets" not in d else \
+        (_by_seed(d["budgets"][baseline], d["seeds"]), _by_seed(d["budgets"][arm], d["seeds"]))
     return R.speedup(_by_seed(d["grok"][baseline], d["seeds"]), _by_seed(d["grok"][arm], d["seeds"]),
-                     d["budget"], what)
+                     budget, what)
 
 
 def claim_c1(results, R=A.RULES[DECIDING], use=None):

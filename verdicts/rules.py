@@ -255,7 +255,12 @@ def _bounded_log_ratios(numerator, denominator, budget, names=("baseline", "trea
     """Per seed log(numerator / denominator), censored at the budget, with its kind: 0 measured,
     +1 a lower bound (only the numerator never grokked), -1 an upper bound (only the
     denominator); seeds censored in both arms left out. names: the two arms, for the note.
+    budget: one number for every run, or a pair ({seed: budget} of the numerator's runs, of the
+    denominator's) where runs were extended past the study's budget (rules v4's censoring by
+    design: a censored run is a bound at the budget it was trained to).
     Returns (effects, bounds, seeds, note)."""
+    per_run = isinstance(budget, tuple)
+    at = lambda arm, s: float(budget[arm][s]) if per_run else float(budget)
     seeds = sorted(set(numerator) & set(denominator), key=str)
     effects, bounds, lows, highs, both = [], [], [], [], 0
     for s in seeds:
@@ -263,21 +268,29 @@ def _bounded_log_ratios(numerator, denominator, budget, names=("baseline", "trea
         if a is None and b is None:
             both += 1
             continue
-        r = float(np.log(censor(a, budget) / censor(b, budget)))
+        r = float(np.log(censor(a, at(0, s)) / censor(b, at(1, s))))
         effects.append(r)
         bounds.append(+1 if a is None else -1 if b is None else 0)
-        (lows if a is None else highs if b is None else []).append(r)
-    x = lambda v: ", ".join(f"{np.exp(r):.2f}x" for r in v)
+        (lows if a is None else highs if b is None else []).append((r, at(0 if a is None else 1, s)))
+    x = lambda v: ", ".join(f"{np.exp(r):.2f}x" for r, _ in v)
+    within = lambda v: "/".join(f"{b:g}" for b in sorted({b for _, b in v}))
     notes = []
     if lows:
-        notes.append(f"{len(lows)} ratios are lower bounds ({names[0]} never grokked within {budget:g}): "
+        notes.append(f"{len(lows)} ratios are lower bounds ({names[0]} never grokked within {within(lows)}): "
                      f">= {x(lows)}")
     if highs:
-        notes.append(f"{len(highs)} ratios are upper bounds ({names[1]} never grokked within {budget:g}): "
+        notes.append(f"{len(highs)} ratios are upper bounds ({names[1]} never grokked within {within(highs)}): "
                      f"<= {x(highs)}")
     if both:
         notes.append(f"{both} censored in both arms, left out (no information on the ratio)")
     return effects, bounds, seeds, "; ".join(notes)
+
+
+def _budget_text(budget):
+    """A budget for a reason: the number, or the budgets of a comparison's extended runs."""
+    if not isinstance(budget, tuple):
+        return f"{budget:g}"
+    return "/".join(f"{b:g}" for b in sorted({float(b) for arm in budget for b in arm.values()}))
 
 
 def _speedup(effect_verdict, baseline, treatment, budget, what, smallest):
@@ -288,7 +301,7 @@ def _speedup(effect_verdict, baseline, treatment, budget, what, smallest):
         return {"verdict": NOT_DECIDED, "n": 0, "reason": "no seed run in both arms"}
     if not effects:
         return {"verdict": INCONCLUSIVE, "n": 0, "n_run": len(seeds), "n_informative": 0,
-                "reason": f"no run of either arm grokked within {budget:g}: no informative seed"}
+                "reason": f"no run of either arm grokked within {_budget_text(budget)}: no informative seed"}
     v = effect_verdict(effects, math.log(smallest), what, fmt=lambda x: f"{np.exp(x):.2f}x", bounds=bounds,
                        n_run=len(seeds), bound_note=note)
     v["seeds"] = seeds

@@ -88,6 +88,17 @@ STUDIES = {
                         "fig3_kl_fixed_seeds0-9_lam0_0.01_0.02_0.03_0.05_0.1_0.2_0.3_1.json",
                         "fig3_kl_fixed_seeds0-9_lam0_0.01_0.02_0.03_0.05_0.1_0.2_0.3_1.png",
                         "Figure 3 in fixed distractors, seeds 0-9, 20k epochs"),
+    # rules v4's plan, row 7 (docs/plan.md, before its runs): the Eq. 7 amendment's held-out seeds,
+    # which alone decide C3f's law under rules v4 (report.EQ7_HELD_OUT)
+    "fig3_fixed_v4plan": Study("C3f", ["exp_fig3_kl.py", "--regime", "fixed", "--epochs", "20000", "--lam"]
+                               + [str(l) for l in (0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 1)]
+                               + ["--seeds"] + [str(s) for s in range(10, 20)],
+                               "fig3_kl_fixed_seeds10-19_lam0.01_0.02_0.03_0.05_0.1_0.2_1.json",
+                               "fig3_kl_fixed_seeds10-19_lam0.01_0.02_0.03_0.05_0.1_0.2_1.png",
+                               "Figure 3 in fixed distractors, held-out seeds 10-19 (rules v4's plan)",
+                               "C3's law, t_grok - floor ~ 1/lambda (Eq. 7, as amended 2026-11-25), judged under "
+                               "fixed distractors on seeds run after the amendment.",
+                               plan_for="fig3_fixed", plan_parts="1/lambda"),
     "heldout_fig3": Study("C3b", ["exp_fig3_kl.py"] + RHO + ["--seeds", "5", "6", "7", "8", "9"],
                           "fig3_kl_refresh0.003_seeds5-9.json", "fig3_kl_refresh0.003_seeds5-9.png",
                           "Figure 3 at rho 0.003, held-out seeds 5-9"),
@@ -118,6 +129,11 @@ STUDIES = {
     "routing_plan": Study("C7", ["exp_appendix.py", "routing"] + seeds(30), "fig8_routing_seeds0-29.json",
                           "fig8_routing_seeds0-29.png", "Figure 8 (left) at seeds 0-29 (the power plan)",
                           "A per-sequence oracle restores the bypass under dynamic routing.", plan_for="routing"),
+    # rules v4's plan, row 8: the same, for C7's comparison
+    "routing_v4plan": Study("C7", ["exp_appendix.py", "routing"] + seeds(30) + ["--extend", "50000"],
+                            "fig8_routing_seeds0-29_ext50000.json", "fig8_routing_seeds0-29_ext50000.png",
+                            "Figure 8 (left) at seeds 0-29, censored runs extended to 50k (rules v4's plan)",
+                            "A per-sequence oracle restores the bypass under dynamic routing.", plan_for="routing"),
     "routing_rho": Study("C7", ["exp_appendix.py", "routing"] + RHO, "fig8_routing_refresh0.003.json",
                          "fig8_routing_refresh0.003.png",
                          "Figure 8 (left) at rho 0.003", variant_of="routing"),
@@ -149,6 +165,11 @@ STUDIES = {
                              "Figure 10 S_5 at seeds 0-11 (the power plan)",
                              "On S_5 the starvation diagnostic holds.",
                              plan_for="tasks", plan_parts="perm: the bound"),
+    # rules v4's plan, row 5: S_5's KL arm against its baseline at a 30,000-epoch budget
+    "tasks_perm_v4plan": Study("C9", ["exp_appendix.py", "tasks", "--tasks", "perm", "--epochs", "30000"] + seeds(10),
+                               "fig10_tasks_seeds0-9_e30000.json", "fig10_tasks_seeds0-9_e30000.png",
+                               "Figure 10 S_5 at seeds 0-9, 30k epochs (rules v4's plan)",
+                               "On S_5 KL accelerates grokking.", plan_for="tasks", plan_parts="perm: KL faster"),
     "tasks_rho": Study("C9", ["exp_appendix.py", "tasks", "--tasks", "add"] + RHO, "fig10_tasks_refresh0.003.json",
                        "fig10_tasks_refresh0.003.png",
                        "Figure 10 addition at rho 0.003", variant_of="tasks"),
@@ -173,6 +194,13 @@ STUDIES = {
     "frozen_plan": Study("C10", ["exp_appendix.py", "frozen", "--arms", "baseline", "frozen"] + seeds(90), "appendix_frozen_seeds0-89.json",
                          "appendix_frozen_seeds0-89.png", "App. F.4 at seeds 0-89 (the power plan)",
                          "Frozen oracle attention: the MLP generalizes quickly.", plan_for="frozen"),
+    # rules v4's plan, row 3 (docs/plan.md, before its runs): every censored run of the comparison
+    # above trained on to 5x its budget, and read in its place
+    "frozen_v4plan": Study("C10", ["exp_appendix.py", "frozen", "--arms", "baseline", "frozen"] + seeds(90)
+                           + ["--extend", "50000"], "appendix_frozen_seeds0-89_ext50000.json",
+                           "appendix_frozen_seeds0-89_ext50000.png",
+                           "App. F.4 at seeds 0-89, censored runs extended to 50k (rules v4's plan)",
+                           "Frozen oracle attention: the MLP generalizes quickly.", plan_for="frozen"),
     "optimizers": Study("C10", ["exp_appendix.py", "optimizers"], "fig11_optimizers.json", "fig11_optimizers.png",
                         "Figure 11: optimizers",
                         "Optimizer changes alter rates but keep the norm-contractive decay."),
@@ -182,6 +210,12 @@ STUDIES = {
                              "Figure 11: AdamW and its betas at seeds 0-11 (the power plan)",
                              "Optimizer changes alter rates but keep the norm-contractive decay.",
                              plan_for="optimizers"),
+    # rules v4's plan, row 4: beta2 = 0.98 at 120 seeds
+    "optimizers_v4plan": Study("C10", ["exp_appendix.py", "optimizers", "--settings", "beta2_0.98"] + seeds(120),
+                               "fig11_optimizers_seeds0-119.json", "fig11_optimizers_seeds0-119.png",
+                               "Figure 11: beta2 = 0.98 at seeds 0-119 (rules v4's plan)",
+                               "Optimizer changes alter rates but keep the norm-contractive decay.",
+                               plan_for="optimizers", plan_parts="beta2_0.98"),
     "regime_map": Study("C11", ["-m", "beyond.regime_map"], "regime_map.json", "regime_map.png",
                         "Regime map: rho x wd x lambda (C11)"),
     # the power plan's C11: one refresh rate at 12 seeds and a 40,000-epoch budget, so that the named
@@ -191,6 +225,12 @@ STUDIES = {
         f"regime_map_{label}_seeds0-11_e40000.json", f"regime_map_{label}_seeds0-11_e40000_c11.png",
         f"C11 {name} at seeds 0-11, 40k epochs (the power plan)", plan_for="regime_map", plan_parts=f"{name}: ")
        for rho, label, name in (("1", "fresh", "fresh"), ("0.01", "rho0.01", "rho 0.01"))},
+    # rules v4's plan, row 6: Eq. 5's plateau at rho 0.003 (the v3 plan's design: 9 seeds, 40k epochs)
+    "regime_map_v4plan_rho0.003": Study(
+        "C11", ["-m", "beyond.regime_map", "--part", "baseline", "wd", "--rhos", "0.003", "--epochs", "40000"] + seeds(9),
+        "regime_map_rho0.003_seeds0-8_e40000.json", "regime_map_rho0.003_seeds0-8_e40000_c11.png",
+        "C11 rho 0.003 at seeds 0-8, 40k epochs (rules v4's plan)", plan_for="regime_map",
+        plan_parts="rho 0.003: plateau"),
     # rules v4's plan, row 2: the held-out runs that confirm or refute C11's marking at rho 0.001
     # (report.MARKED_AFTER_DATA reads its summary); beside C11, never part of its verdict
     "regime_map_v4plan_rho0.001": Study(
