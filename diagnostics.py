@@ -52,10 +52,14 @@ def param_norm(params):
     return math.sqrt(sum(float(p.detach().double().pow(2).sum()) for p in params))
 
 
-def task_logit_grad(out):
-    """dL_task/ds from the gradient that reached the attention weights (softmax backward)."""
-    a, g_a = out["attn"].detach(), out["attn"].grad
+def softmax_backward(a, g_a):
+    """dL/ds from dL/da for a = softmax(s): dL/ds_i = a_i (dL/da_i - sum_j a_j dL/da_j)."""
     return a * (g_a - (a * g_a).sum(-1, keepdim=True))
+
+
+def task_logit_grad(out):
+    """dL_task/ds from the gradient that reached the attention weights."""
+    return softmax_backward(out["attn"].detach(), out["attn"].grad)
 
 
 def interaction_grad(model, x, g, pos_ids=None, qpos=None):
@@ -124,8 +128,7 @@ def layer_stats(model, train, test, out, test_out, tau):
     with torch.no_grad():
         for a, full, u in zip(out["attn_layers"], out["attn_full"], out["inputs_layers"]):
             g_a = full.grad[rows, :, at] if full.shape[2] > 1 else full.grad[:, :, 0]    # the query's row
-            a = a.detach()
-            g = (a * (g_a - (a * g_a).sum(-1, keepdim=True))).to(u.dtype)                # softmax backward
+            g = softmax_backward(a.detach(), g_a).to(u.dtype)
             g_s.append(g.norm().item())
             g_W.append(interaction(u.detach(), u.detach()[rows, at], g, model.d_head).norm().item())
     layers = [structural_stats(a, test["oracle"], tau) for a in test_out["attn_layers"]]

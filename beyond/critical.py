@@ -346,7 +346,7 @@ def judge_h7(grok, accounts=H7_ACCOUNTS, budget=H7_BUDGET, nats=HELD_OUT_NATS):
                      + f" (a's range {c['range'][0]:,.0f}-{c['range'][1]:,.0f})" for l, c in cells.items())
     return {"verdict": verdict, "n": len(lams), "delta": delta, "cells": cells,
             "text": "log-likelihood (a) minus (b): " + (f"{delta:+.1f} nats" if abs(delta) < 1e5 else
-                    "+inf ((b) forbids a lambda <= 0.01 run that grokks)") + f" (decides at {nats:g}); {said}"}
+                    "+inf ((b) forbids a lambda <= 0.01 run that groks)") + f" (decides at {nats:g}); {said}"}
 
 
 def h7_part(results, args):
