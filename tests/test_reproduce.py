@@ -8,6 +8,7 @@ import pytest
 
 from verdicts import report
 from verdicts import rules
+from verdicts import studies
 import reproduce
 
 SEEDS = [0, 1, 2, 3, 4]
@@ -574,3 +575,20 @@ def test_v4_judges_eq7_only_on_the_seeds_run_after_its_amendment(tmp_path):
     assert law["verdict"] == "not reproduced" and law["estimate"] == pytest.approx(4, abs=0.1)
     before, after = report.eq7_before_after(seen, v4, report.ROOM_C3F)
     assert "floor" not in before and after["floor"] == pytest.approx(2900, abs=1)
+
+
+def test_every_row_of_rules_v4s_plan_is_a_study_of_its_claim_that_decides_its_part():
+    """report.V4_PLANNED names each planned part's row, V4_PLAN_STUDIES the row's study: the study
+    must judge that claim and, once run, replace that part (with_plan_seeds), or the note would
+    say "planned" for ever, or "run" for a part the study never decides."""
+    for claim, parts in report.V4_PLANNED.items():
+        for part, row in parts.items():
+            s = studies.STUDIES[report.V4_PLAN_STUDIES[row]]
+            assert s.claim == claim and s.plan_for is not None, (claim, part)
+            assert s.plan_parts is None or s.plan_parts in part, (claim, part)
+    assert report.v4_plan_note("C9", "perm: KL faster") == "runs planned (docs/plan.md, rules v4's plan, row 5)"
+    assert report.v4_plan_note("C9", "perm: KL faster", "tasks_perm_v4plan").startswith("at the seeds of")
+    assert report.v4_plan_note("C9", "perm: KL faster", "tasks_perm_plan").startswith("runs planned")
+    ran = "arparity: the bound holds, and starves the attention gradient after memorization"
+    assert os.path.exists(os.path.join("results", studies.summary("autoregressive_v4plan")))
+    assert "not here" in report.v4_plan_note("C9", ran, "autoregressive_plan", "results")

@@ -441,9 +441,25 @@ V4_COSTLY = {"C3": {"distractors fresh: the prior removes the plateau (t_grok(0)
                     "deciding it costs about 15 core-hours (more than 10; docs/plan.md, rules v4's plan, second addendum)"}}
 
 
-def v4_plan_note(claim, part):
+# the registry's study of each row (docs/plan.md, "Registry, 2026-11-26"): once a part's verdict is
+# read from it (with_plan_seeds), its row is run
+V4_PLAN_STUDIES = {1: "autoregressive_v4plan", 3: "frozen_v4plan", 4: "optimizers_v4plan", 5: "tasks_perm_v4plan",
+                   6: "regime_map_v4plan_rho0.003", 8: "routing_v4plan", 10: "dims_v4plan"}
+
+
+def v4_plan_note(claim, part, plan=None, results=None):
+    """What rules v4's plan says of a part: its row, planned or run (plan: the study this verdict
+    was read from; results: where the row's study's summary is looked for); or its cost, where
+    the plan prices it above 10 core-hours."""
     row = V4_PLANNED.get(claim, {}).get(part)
-    return V4_COSTLY.get(claim, {}).get(part) if row is None else f"runs planned (docs/plan.md, rules v4's plan, row {row})"
+    if row is None:
+        return V4_COSTLY.get(claim, {}).get(part)
+    study = V4_PLAN_STUDIES.get(row)
+    if plan is not None and plan == study:
+        return f"at the seeds of rules v4's plan, row {row} (docs/plan.md)"
+    if results is not None and os.path.exists(os.path.join(results, studies.summary(study))):
+        return f"decided at the seeds of rules v4's plan, row {row} ({study}), not here"
+    return f"runs planned (docs/plan.md, rules v4's plan, row {row})"
 
 
 def premise_confirmed(results, claim, part):
@@ -456,11 +472,12 @@ def premise_confirmed(results, claim, part):
     return bool(cell.get("grok")) and all(t is None for t in cell["grok"].values())
 
 
-def mark_untestable(claim, parts, R, with_plan=True, results="results"):
+def mark_untestable(claim, parts, R, with_plan=True, results="results", study=None):
     """The parts of UNTESTABLE_PARTS (and, with_plan, the power plan's) say so, with what was
     measured. Rules v4 (rule 7): only a premise is untestable; a costly part of the plan is
     inconclusive with its cost and design, and a premise marked after its data counts once
-    the runs that confirm it are stored."""
+    the runs that confirm it are stored. study: the registry study the parts were read from
+    (its own section of REPORT.md), where they carry no "plan"."""
     if not parts:
         return parts
     premise = UNTESTABLE_PARTS.get(claim, {})
@@ -484,11 +501,11 @@ def mark_untestable(claim, parts, R, with_plan=True, results="results"):
                  **({"reason": f"{reason}; measured: {measured}"} if measured else {})}
         elif part in costly:
             reason, design = costly[part]
-            note = v4_plan_note(claim, part) or f"{reason}; would decide: {design}"
+            note = v4_plan_note(claim, part, v.get("plan") or study, results) or f"{reason}; would decide: {design}"
             v = {**v, "verdict": v["verdict"] if v["verdict"] in (A.REPRODUCED, A.NOT_REPRODUCED) else A.INCONCLUSIVE,
                  "note": note, "reason": "; ".join(filter(None, [v.get("reason"), note]))}
         elif R.version == "v4" and v4_plan_note(claim, part) and v["verdict"] != A.UNTESTABLE:
-            note = v4_plan_note(claim, part)
+            note = v4_plan_note(claim, part, v.get("plan") or study, results)
             v = {**v, "note": note, "reason": "; ".join(filter(None, [v.get("reason"), note]))}
         out[part] = v
     return out
@@ -548,7 +565,7 @@ def study_parts(results, name, R=A.RULES[DECIDING]):
     parts = CLAIMS[s.claim](results, R, use={s.variant_of or s.plan_for or name: name})
     if parts is not None and s.plan_parts:
         parts = {p: v for p, v in parts.items() if s.plan_parts in p}
-    return mark_untestable(s.claim, parts, R, results=results)
+    return mark_untestable(s.claim, parts, R, results=results, study=name)
 
 
 def with_plan_seeds(results, claim, parts, R):
