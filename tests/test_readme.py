@@ -78,8 +78,17 @@ def numbers():
         xs = [float(v) for v in re.search(r"over 1/lambda in \[([^\]]+)\]", c3f["text"]).group(1).split(",")]
         out["C3f room"] = f"over λ = {1 / max(xs):.2g}–{1 / min(xs):.2g},"      # the 1/lambda the slope was fitted over
         crit = store.read_json(os.path.join("results", "critical.json"))
-        t = crit["heldout"]["0.017"]["grok"].values()
-        out["critical held-out"] = f"five held-out runs at λ = 0.017 all grokked ({min(t):,}–{max(t):,} epochs)"
+        h7 = crit["H7"]
+        t = [v for lam in ("0.013", "0.01") for v in h7["grok"][lam].values()]
+        out["H7 runs"] = (f"all ten runs at λ = 0.013 and 0.01 grokked ({min(t):,}–{max(t):,} epochs of a "
+                          f"{h7['budget']:,} budget)" if len(t) == 10 and None not in t else "not all grokked")
+        med = lambda lam: f"{h7['cells'][lam]['median']:,.0f}"
+        pred = lambda lam: f"{h7['predictions']['a'][lam]['median']:,.0f}"
+        out["H7 medians"] = f"(medians {med('0.013')} and {med('0.01')} against {pred('0.013')} and {pred('0.01')})"
+        out["H7 verdict"] = "neither registered account holds" if h7["verdict"] == "neither" else h7["verdict"]
+        control = h7["grok"]["0"].values()
+        out["H7 control"] = (f"nor within {h7['budget']:,} at seeds 90–94" if len(control) == 5 and
+                             all(v is None for v in control) else "the control grokked")
         h4 = store.read_json(os.path.join("results", "two_clocks.json"))["verdicts"]
         h4 = next(v for p, v in h4.items() if p.startswith("H4"))
         out["H4"] = f"no run without the prior grokked within 50,000 epochs" if "0/5 grokked" in h4["text"] else h4["text"]
