@@ -590,5 +590,6 @@ def test_every_row_of_rules_v4s_plan_is_a_study_of_its_claim_that_decides_its_pa
     assert report.v4_plan_note("C9", "perm: KL faster", "tasks_perm_v4plan").startswith("at the seeds of")
     assert report.v4_plan_note("C9", "perm: KL faster", "tasks_perm_plan").startswith("runs planned")
     ran = "arparity: the bound holds, and starves the attention gradient after memorization"
-    assert os.path.exists(os.path.join("results", studies.summary("autoregressive_v4plan")))
-    assert "not here" in report.v4_plan_note("C9", ran, "autoregressive_plan", "results")
+    results = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results")
+    assert os.path.exists(os.path.join(results, studies.summary("autoregressive_v4plan")))
+    assert "not here" in report.v4_plan_note("C9", ran, "autoregressive_plan", results)
