@@ -178,13 +178,17 @@ def grok_table(results, args, arms, name=None, key="grok_epoch"):
     return grok, med
 
 
-def budget_table(budgets, args, arms, name=None):
-    """{"budgets": {arm: [the epochs each seed's run was censored at]}} when --extend extended
-    a run (the verdicts read a censored run as a bound at its own budget), else {}."""
+def budget_table(budgets, args, arms, name=None, elsewhere=None):
+    """Under --extend: {"budgets": {arm: [the epochs each seed's run was censored at]}} (the
+    verdicts read a censored run as a bound at its own budget), and "retrain_grokked_within":
+    {arm: {seed: epoch}} for the retrains that grokked within the budget their run never grokked
+    in (sweep.run_extended: another draw, reported, not read). Else {}."""
     name = name or (lambda a, s: run_name(a, s, args))
     if not getattr(args, "extend", None):
         return {}
-    return {"budgets": {a: [budgets.get(name(a, s), args.epochs) for s in args.seeds] for a in arms}}
+    other = {a: {str(s): elsewhere[name(a, s)] for s in args.seeds if name(a, s) in (elsewhere or {})} for a in arms}
+    return {"budgets": {a: [budgets.get(name(a, s), args.epochs) for s in args.seeds] for a in arms},
+            "retrain_grokked_within": {a: v for a, v in other.items() if v}}
 
 
 def extended_text(budgets, args):
@@ -365,7 +369,7 @@ def frozen_runs(args):
 
 
 def run_frozen(args):
-    results, budgets = sweep.run_extended(frozen_runs(args), args)
+    results, budgets, elsewhere = sweep.run_extended(frozen_runs(args), args)
     arms = [a for a in FROZEN_ARMS if a in args.arms]
     grok, med = grok_table(results, args, arms)
     print("\nClaim C10 (paper, App. F.4): with attention frozen at the oracle the MLP alone "
@@ -373,7 +377,7 @@ def run_frozen(args):
     print_grok_table(grok, med, args)
     store.write_json(out_path(args, "appendix_frozen", "json"),
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
-                      **budget_table(budgets, args, arms),
+                      **budget_table(budgets, args, arms, elsewhere=elsewhere),
                       "p": args.p, "regime": args.regime, "seeds": args.seeds})
     against = " and ".join(f"KL (lambda {args.lam:g})" if arm == "kl" else arm for arm in arms if arm != "frozen")
     plot_arms(results, grok, args, arms, out_path(args, "appendix_frozen", "png"),
@@ -558,14 +562,14 @@ def routing_runs(args):
 def run_routing(args):
     arms = ("baseline", "kl")
     name = lambda a, s: run_name(f"route-{a}", s, args)
-    results, budgets = sweep.run_extended(routing_runs(args), args)
+    results, budgets, elsewhere = sweep.run_extended(routing_runs(args), args)
     grok, med = grok_table(results, args, arms, name)
     print("\nClaim C7 (paper, App. F.3): when the informative positions vary per sequence, a "
           "per-sequence oracle restores the KL bypass. Grokking epochs:")
     print_grok_table(grok, med, args)
     store.write_json(out_path(args, "fig8_routing", "json"),
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
-                      **budget_table(budgets, args, arms, name),
+                      **budget_table(budgets, args, arms, name, elsewhere),
                       "regime": args.regime, "seeds": args.seeds})
     plot_arms(results, grok, args, arms, out_path(args, "fig8_routing", "png"),
               f"Figure 8 (left): dynamic routing, p = {args.p}, distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}"

@@ -346,8 +346,15 @@ def extension_runs(runs, args):
 def run_extended(runs, args, log=say):
     """run_sweep(runs), then each run that never grokked within its budget extended to --extend
     epochs (extension_runs) and read in its place. Returns ({label: (summary, history)},
-    {label: budget}), the budget each label's result was censored at: --extend for an
-    extended run, --epochs for the rest."""
+    {label: budget}, {label: grok epoch}): the budget each label's result was censored at
+    (--extend for an extended run, --epochs for the rest), and the retrains that are not their
+    run's continuation. A retrain is bitwise its run only on the machine and thread count that
+    trained it; elsewhere the two part within a few hundred epochs (the runs are chaotic), and a
+    retrain may grok within the budget its run never grokked in. Such a retrain is another draw,
+    not the censored run's continuation: the censored run stays, a bound at its own budget (rules
+    v4, rule 8 as amended 2026-11-26), and the retrain's epoch is returned for the report. A
+    retrain that also never grokked within the budget is read in place: a draw given what the
+    censored run showed."""
     results = run_sweep(runs, args, log)
     budgets = {label: args.epochs for label in results}
     longer = extension_runs(runs, args)
@@ -357,14 +364,22 @@ def run_extended(runs, args, log=say):
             log(f"note: {len(longer) - len(have)} of {len(longer)} extended runs are not stored yet")
             write_partial(args, log)
         longer = have
+    elsewhere = {}
     if longer:
         log(f"extending {len(longer)} run(s) that never grokked within {args.epochs} to {args.extend} epochs")
         got = run_sweep(longer, args, log)
         for label, _ in longer:
             base = label[:label.rindex("@")]
-            if label in got:
+            if label not in got:
+                continue
+            grok = got[label][0]["grok_epoch"]
+            if grok is not None and grok <= args.epochs:
+                elsewhere[base] = grok
+                log(f"  {label}: grokked at {grok}, within the {args.epochs} its run never grokked in: "
+                    "another draw, not its continuation; the run stays, censored at its budget")
+            else:
                 results[base], budgets[base] = got[label], args.extend
-    return results, budgets
+    return results, budgets, elsewhere
 
 
 def write_partial(args, log=say):

@@ -593,3 +593,17 @@ def test_every_row_of_rules_v4s_plan_is_a_study_of_its_claim_that_decides_its_pa
     results = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results")
     assert os.path.exists(os.path.join(results, studies.summary("autoregressive_v4plan")))
     assert "not here" in report.v4_plan_note("C9", ran, "autoregressive_plan", results)
+
+
+def test_a_retrain_that_is_another_draw_is_reported_beside_the_verdict_and_not_read():
+    """rules v4, rule 8 as amended: the summary's retrains that grokked within their run's budget
+    change no number of the verdict; they are named, with the verdict they would give read in place."""
+    seeds = list(range(12))
+    d = {"seeds": seeds, "budget": 10000, "grok": {"baseline": [4000 + 100 * s for s in seeds], "frozen": [2500] * 12},
+         "budgets": {"baseline": [10000] * 12, "frozen": [10000] * 12}}
+    d["grok"]["baseline"][3] = None
+    plain = report._speedup(d, "baseline", "frozen", rules.RULES["v4"])
+    drawn = report._speedup({**d, "retrain_grokked_within": {"baseline": {"3": 3000}}}, "baseline", "frozen", rules.RULES["v4"])
+    assert (drawn["estimate"], drawn["ci"], drawn["verdict"]) == (plain["estimate"], plain["ci"], plain["verdict"])
+    assert "baseline seed 3 at 3000" in drawn["reason"] and "read in place" in drawn["reason"]
+    assert drawn["read_in_place"]["estimate"] < plain["estimate"]

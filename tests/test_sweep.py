@@ -387,8 +387,8 @@ def test_extend_trains_only_the_censored_runs_on_and_reads_them_in_their_place(t
     runs = [("never", train.make_config(grok_acc=1.01, **tiny)), ("groks", train.make_config(grok_acc=0.0, **tiny))]
     args = sweep_args(tmp_path, epochs=10, extend=20)
     assert sweep.extension_runs(runs, args) == []                     # nothing stored: nothing known censored
-    results, budgets = sweep.run_extended(runs, args, log=lambda s: None)
-    assert budgets == {"never": 20, "groks": 10}
+    results, budgets, elsewhere = sweep.run_extended(runs, args, log=lambda s: None)
+    assert budgets == {"never": 20, "groks": 10} and elsewhere == {}
     assert results["never"][0]["epochs_run"] == 20 and results["never"][0]["grok_epoch"] is None
     assert results["groks"][0]["epochs_run"] <= 10 and results["groks"][0]["grok_epoch"] is not None
     longer = sweep.extension_runs(runs, args)
@@ -396,3 +396,18 @@ def test_extend_trains_only_the_censored_runs_on_and_reads_them_in_their_place(t
     assert runs[0][1].epochs == 10                                     # the study's own config untouched
     with pytest.raises(ValueError, match="more than --epochs"):
         sweep.extension_runs(runs, sweep_args(tmp_path, epochs=10, extend=10))
+
+
+def test_a_retrain_that_groks_within_the_budget_its_run_never_grokked_in_is_not_read(tmp_path):
+    """A retrain on another machine is another draw of a chaotic run: one that groks within the
+    budget the stored run never grokked in is not its continuation. The stored run stays,
+    censored at its budget, and the retrain's epoch is returned (rules v4, rule 8 as amended)."""
+    tiny = dict(p=7, frac=0.5, d_model=8, d_mlp=16, eval_every=5, epochs=10, stop_after=20)
+    cfg = train.make_config(grok_acc=0.0, **tiny)                   # groks at once
+    args = sweep_args(tmp_path, epochs=10, extend=20)
+    summary, history = sweep.run_sweep([("run", cfg)], args, log=lambda s: None)["run"]
+    folder = sweep.store_dir(args)
+    store.write(folder, dict(summary, grok_epoch=None), history, cfg)   # as if another machine never grokked
+    results, budgets, elsewhere = sweep.run_extended([("run", cfg)], args, log=lambda s: None)
+    assert results["run"][0]["grok_epoch"] is None and budgets == {"run": 10}
+    assert elsewhere == {"run": summary["grok_epoch"]}

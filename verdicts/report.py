@@ -59,8 +59,19 @@ def _speedup(d, baseline, arm, R, what="speed-up"):
     where the study extended its censored runs (--extend), each run is censored at its own budget."""
     budget = d["budget"] if "budgets" not in d else \
         (_by_seed(d["budgets"][baseline], d["seeds"]), _by_seed(d["budgets"][arm], d["seeds"]))
-    return R.speedup(_by_seed(d["grok"][baseline], d["seeds"]), _by_seed(d["grok"][arm], d["seeds"]),
-                     budget, what)
+    v = R.speedup(_by_seed(d["grok"][baseline], d["seeds"]), _by_seed(d["grok"][arm], d["seeds"]), budget, what)
+    drawn = {a: {int(s): t for s, t in d.get("retrain_grokked_within", {}).get(a, {}).items()} for a in (baseline, arm)}
+    other = [f"{a} seed {s} at {t}" for a in drawn for s, t in drawn[a].items()]
+    if other:             # sweep.run_extended: retrains that are another draw, reported and not read
+        read = {a: {**_by_seed(d["grok"][a], d["seeds"]), **drawn[a]} for a in drawn}
+        w = R.speedup(read[baseline], read[arm], budget, what)
+        x = lambda e: "inf" if e == math.inf else "0" if e == -math.inf else f"{math.exp(e):.2f}x"
+        note = (f"retrained on to 5x the budget, {len(other)} censored run(s) grokked within the budget their run never "
+                f"grokked in ({', '.join(other)}): another draw, not the run's continuation, so the run stays a bound "
+                f"(rules v4, rule 8 as amended 2026-11-26); with them read in place: {w['verdict']}, "
+                f"{x(w['estimate'])} [{x(w['ci'][0])}, {x(w['ci'][1])}]")
+        v = {**v, "reason": "; ".join(filter(None, [v.get("reason"), note])), "read_in_place": w}
+    return v
 
 
 def claim_c1(results, R=A.RULES[DECIDING], use=None):
