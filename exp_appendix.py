@@ -208,7 +208,9 @@ def print_grok_table(grok, med, args):
 
 def plot_arms(results, grok, args, arms, path, title, norm=False, name=None, budgets=None):
     """Test accuracy (and optionally the MLP norm) per arm, and the grokking epochs per seed.
-    budgets: {run name: the epochs it was censored at}, where runs were extended (--extend)."""
+    budgets: {run name: the epochs it was censored at}, where runs were extended (--extend): the
+    curves stay within the study's budget (a run censored there has no values past it), the
+    grokking epochs show the extended runs'."""
     name = name or (lambda a, s: run_name(a, s, args))
     budget = lambda a, s: (budgets or {}).get(name(a, s), args.epochs)
     top = max([args.epochs] + list((budgets or {}).values()))
@@ -222,10 +224,10 @@ def plot_arms(results, grok, args, arms, path, title, norm=False, name=None, bud
         color, ls = f"C{kinds.index(arm.split('@')[0]) % 10}", "--" if "@" in arm else "-"
         hists = [results[name(arm, s)][1] for s in args.seeds if name(arm, s) in results]
         if hists:
-            grid, acc = plots.curves(hists, "test_acc", top)
+            grid, acc = plots.curves(hists, "test_acc", args.epochs)
             plots.band(axes[0], grid, acc, arm, color, ls=ls)
             if norm:
-                grid, mlp = plots.curves(hists, "mlp_norm", top)
+                grid, mlp = plots.curves(hists, "mlp_norm", args.epochs)
                 plots.band(axes[2], grid, mlp, arm, color, log=True, ls=ls)
         ys = [(g, budget(arm, s)) for g, s in zip(grok[arm], args.seeds) if g != "missing"]
         xs = i + np.linspace(-0.15, 0.15, max(1, len(ys)))
