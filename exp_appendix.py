@@ -139,9 +139,6 @@ def run_bound(args):
 # ---------------------------------------------------------------------------------------
 # Shared by the studies below
 
-PAPER_EPOCHS = 10000        # the studies' budget (add_scale_args' default): no tag in a summary's name
-
-
 def study_parser(sub, name, help, quick):
     p = sub.add_parser(name, help=help, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--regime", default="fresh", type=sweep.regime_arg)
@@ -151,13 +148,12 @@ def study_parser(sub, name, help, quick):
 
 
 def out_path(args, base, ext):
-    """results/<base>[_<regime>][_lam<lam>][_seeds..][_e<epochs>][_ext<epochs>].<ext>: a study run
-    in another regime, at another lambda, on other seeds, at another budget or with its
-    censored runs extended never overwrites the default one's figure and summary."""
+    """results/<base>[_<regime>][_lam<lam>][_seeds..][_ext<epochs>].<ext>: a study run in another
+    regime, at another lambda, on other seeds or with its censored runs extended never
+    overwrites the default one's figure and summary."""
     lam = getattr(args, "lam", 1.0)
     tag = ("" if args.regime == "fresh" else f"_{args.regime}") + \
           ("" if not isinstance(lam, float) or lam == 1.0 else f"_lam{lam:g}") + sweep.seeds_tag(args.seeds) + \
-          ("" if getattr(args, "quick", False) or args.epochs == PAPER_EPOCHS else f"_e{args.epochs}") + \
           (f"_ext{args.extend}" if getattr(args, "extend", None) else "")
     return os.path.join(args.results_dir, f"{base}{tag}.{ext}")
 

@@ -167,7 +167,7 @@ STUDIES = {
                              plan_for="tasks", plan_parts="perm: the bound"),
     # rules v4's plan, row 5: S_5's KL arm against its baseline at a 30,000-epoch budget
     "tasks_perm_v4plan": Study("C9", ["exp_appendix.py", "tasks", "--tasks", "perm", "--epochs", "30000"] + seeds(10),
-                               "fig10_tasks_seeds0-9_e30000.json", "fig10_tasks_seeds0-9_e30000.png",
+                               "fig10_tasks_seeds0-9.json", "fig10_tasks_seeds0-9.png",
                                "Figure 10 S_5 at seeds 0-9, 30k epochs (rules v4's plan)",
                                "On S_5 KL accelerates grokking.", plan_for="tasks", plan_parts="perm: KL faster"),
     "tasks_rho": Study("C9", ["exp_appendix.py", "tasks", "--tasks", "add"] + RHO, "fig10_tasks_refresh0.003.json",
