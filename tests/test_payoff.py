@@ -42,3 +42,41 @@ def test_the_rule():
     assert P.judge(cells)["verdict"] == "holds"
     cells[1]["holds"] = False
     assert P.judge(cells)["verdict"] == "fails"
+
+
+def test_censored_baselines_give_lower_bounds_that_the_rule_does_not_read():
+    """A run without the prior that never grokked counts at the budget in a lower bound on the
+    speed-ups (it would grok later, if ever); the cell's verdict reads the prior arm alone."""
+    base = [6000, None, 8000, None, 9000]
+    low = math.exp((math.log(6000) + math.log(8000) + math.log(9000) + 2 * math.log(10000)) / 5)
+    assert P.geometric_mean(base) is None and P.geometric_mean_at_least(base) == pytest.approx(low)
+    assert P.geometric_mean_at_least([6000, 8000]) == pytest.approx(math.sqrt(6000 * 8000))
+    r = P.judge_cell([3000] * 5, base, 2938)
+    assert r["holds"] and r["base_censored"] == 2 and r["speedup_measured"] is None
+    assert r["speedup_measured_at_least"] == pytest.approx(low / 3000)
+    assert r["speedup_predicted_at_least"] == pytest.approx(low / 2938)
+    assert P.judge_cell([3000] * 5, base, 2938, budget=50000)["speedup_measured_at_least"] > low / 3000
+
+
+def test_the_summary_and_its_report_block(tmp_path):
+    """summarize judges complete cells only and decides H8 once all eight are; REPORT.md's block
+    prints the verdict with n and each cell's line, lower bounds marked."""
+    model = {"a": math.log(2938), "beta": 1.0, "sigma": 0.4, "n": {"1": 110},
+             "boot": [(math.log(2938), 1.0)] * 10}
+    grok = {name: {"lambda 0": [9000] * 5, "lambda 0.3": [3000] * 5} for name, _, _ in P.CELLS}
+    grok["rho 0.002"] = {"lambda 0": [9000, None, 8000, None, 7000], "lambda 0.3": [3000] * 5}
+    grok["rho 0.003, wd 1.5"]["lambda 0.3"] = [2000] * 5                           # T(1.5) = 1,959: within
+    grok["fresh, wd 1.5"] = {"lambda 0": [3000] * 5, "lambda 0.3": [2600] * 4}       # one run not stored yet
+    partial = P.summarize(grok, model)
+    assert partial["verdict"] == "not decided" and len(partial["cells"]) == 7 and partial["stored_runs"] == 79
+    grok["fresh, wd 1.5"]["lambda 0.3"].append(9999)       # geometric mean 3,304 against T(1.5) = 1,959: outside
+    out = P.summarize(grok, model)
+    assert (out["verdict"], out["held"], out["planned_runs"]) == ("holds", 7, 80)
+    assert "outside" in out["cells"]["fresh, wd 1.5"]["text"]
+    assert ">= " in out["cells"]["rho 0.002"]["text"] and "2 of 5 runs without the prior" in out["cells"]["rho 0.002"]["text"]
+    from verdicts import report
+    assert "not complete" in " ".join(report.payoff_block(str(tmp_path)))
+    store.write_json(str(tmp_path / "payoff.json"), out, digits=6)
+    block = "\n".join(report.payoff_block(str(tmp_path)))
+    assert "H8: **holds**, 7 of 8 cells within 1.5x" in block and "n = 80 runs" in block
+    assert "rho 0.002: " + out["cells"]["rho 0.002"]["text"] in block

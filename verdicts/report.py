@@ -772,7 +772,29 @@ def beyond_the_paper(results):
             lines.append(f"  - {name}: {h3_cell(row)}")
         if part in registered:
             lines.append(f"  - as registered (rules v2): **{registered[part][0]}**, {registered[part][1]}")
-    return lines + [""] + critical_block(results) + deep_block(results) + choices_block(results)
+    return lines + [""] + critical_block(results) + payoff_block(results) + deep_block(results) + choices_block(results)
+
+
+def payoff_block(results):
+    """H8 (docs/registered/payoff.md, registered before its runs): the prior arm's time per held-out
+    cell against the model's T(wd), the registered 7-of-8 rule, and the speed-ups beside it."""
+    lines = ["## Beyond the paper: the prior's payoff predicted before it is run (H8, registered, "
+             "docs/registered/payoff.md)", ""]
+    d = _load(results, studies.summary("payoff"))
+    if d is None:
+        return lines + ["- not complete: `python -m beyond.payoff --jobs 2 --threads 1` trains what is missing "
+                        "(`python reproduce.py --dry-run --only payoff` counts it); a partial redraw goes to "
+                        "results/partial/", ""]
+    m = d["model"]
+    lines.append(f"- the model, fitted once on the {sum(m['n'].values())} stored lambda 0.3 runs frozen at "
+                 f"registration: T(wd) = {math.exp(m['a']):,.0f} wd^-{m['beta']:.3f}, sigma {m['sigma']:.3f}")
+    if "held" not in d:
+        return lines + [f"- H8: not decided, {d['stored_runs']} of {d['planned_runs']} runs stored", ""]
+    lines.append(f"- H8: **{d['verdict']}**, {d['held']} of {d['of']} cells within {d['tolerance']:g}x of T(wd) "
+                 f"({d['needed']} needed); n = {d['stored_runs']} runs (two arms, {d['planned_runs'] // (2 * d['of'])} "
+                 f"seeds, {d['budget']:,} epochs per run). [payoff.png](payoff.png)")
+    lines += [f"  - {name}: {r['text']}" for name, r in d["cells"].items()]
+    return lines + [""]
 
 
 def deep_block(results):
