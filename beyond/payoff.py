@@ -100,7 +100,7 @@ def geometric_mean(times):
 
 def geometric_mean_at_least(times, budget=BUDGET):
     """A lower bound on the geometric mean: each run that never grokked counted at the budget (it
-    grokks later, if ever). Equal to geometric_mean when every run grokked."""
+    groks later, if ever). Equal to geometric_mean when every run grokked."""
     return float(math.exp(np.mean(np.log([budget if t is None else t for t in times]))))
 
 
