@@ -7,7 +7,8 @@ per-position transformer, with FLOP counts and the machine's measured matmul pea
 
 The conventional model is written the way most grokking repositories write it: nn.Linear
 q/k/v over every position, a causal mask, the MLP and unembedding at every position, the
-logits read at the last position. Both train with the same AdamW step and float64 loss.
+logits read at the last position (with --n-layers 2 --layernorm: nanoGPT's pre-LN blocks and a
+final LayerNorm, as model.DeepTransformer). Both train with the same AdamW step and float64 loss.
 """
 import argparse
 import math
@@ -21,27 +22,43 @@ import torch.nn.functional as F
 import train
 
 
-class ConventionalTransformer(nn.Module):
-    def __init__(self, vocab_size, n_classes, seq_len, d_model, n_heads, d_mlp):
+class ConventionalBlock(nn.Module):
+    """h + attention(LN h), then h + MLP(LN h); without LayerNorm the minimal model's layer."""
+
+    def __init__(self, d_model, n_heads, d_mlp, layernorm):
         super().__init__()
         self.h, self.d = n_heads, d_model
-        self.embed = nn.Embedding(vocab_size, d_model)
-        self.pos = nn.Embedding(seq_len, d_model)
         self.qkv = nn.Linear(d_model, 3 * d_model, bias=False)
         self.o = nn.Linear(d_model, d_model, bias=False)
         self.mlp = nn.Sequential(nn.Linear(d_model, d_mlp), nn.ReLU(), nn.Linear(d_mlp, d_model))
+        self.ln_attn = nn.LayerNorm(d_model) if layernorm else nn.Identity()
+        self.ln_mlp = nn.LayerNorm(d_model) if layernorm else nn.Identity()
+
+    def forward(self, h, mask):
+        B, T, _ = h.shape
+        q, k, v = self.qkv(self.ln_attn(h)).view(B, T, 3, self.h, -1).permute(2, 0, 3, 1, 4)
+        att = (q @ k.transpose(-1, -2)) / math.sqrt(q.shape[-1])
+        att = torch.softmax(att.masked_fill(~mask, float("-inf")), -1)
+        h = h + self.o((att @ v).transpose(1, 2).reshape(B, T, self.d))
+        return h + self.mlp(self.ln_mlp(h))
+
+
+class ConventionalTransformer(nn.Module):
+    def __init__(self, vocab_size, n_classes, seq_len, d_model, n_heads, d_mlp, n_layers=1, layernorm=False):
+        super().__init__()
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.pos = nn.Embedding(seq_len, d_model)
+        self.blocks = nn.ModuleList(ConventionalBlock(d_model, n_heads, d_mlp, layernorm) for _ in range(n_layers))
+        self.ln_final = nn.LayerNorm(d_model) if layernorm else nn.Identity()
         self.unembed = nn.Linear(d_model, n_classes, bias=False)
         self.register_buffer("mask", torch.tril(torch.ones(seq_len, seq_len, dtype=torch.bool)))
 
     def forward(self, x):
         B, T = x.shape
         h = self.embed(x) + self.pos(torch.arange(T, device=x.device))
-        q, k, v = self.qkv(h).view(B, T, 3, self.h, -1).permute(2, 0, 3, 1, 4)
-        att = (q @ k.transpose(-1, -2)) / math.sqrt(q.shape[-1])
-        att = torch.softmax(att.masked_fill(~self.mask[:T, :T], float("-inf")), -1)
-        h = h + self.o((att @ v).transpose(1, 2).reshape(B, T, self.d))
-        h = h + self.mlp(h)
-        return self.unembed(h)[:, -1]
+        for block in self.blocks:
+            h = block(h, self.mask[:T, :T])
+        return self.unembed(self.ln_final(h))[:, -1]
 
 
 def flops_per_epoch(kind, B, B_test, T, V, C, d, d_mlp, eval_every):
@@ -78,7 +95,7 @@ def matmul_peak(n=1024, reps=20, dtype=torch.float32, device=torch.device("cpu")
 def time_conventional(task, cfg, epochs, device=torch.device("cpu")):
     torch.manual_seed(0)
     m = ConventionalTransformer(task.vocab_size, task.n_classes, task.seq_len, cfg.d_model, cfg.n_heads,
-                                cfg.d_mlp).to(device)
+                                cfg.d_mlp, cfg.n_layers, cfg.layernorm).to(device)
     opt = torch.optim.AdamW(m.parameters(), lr=1e-3, weight_decay=1.0)
     x, y, xt = task.train_x.to(device), task.train_y.to(device), task.test_x.to(device)
     times = []
@@ -118,9 +135,13 @@ def bench(name, cfg, epochs, peak, repeats):
     conv = statistics.median(time_conventional(task, cfg, epochs, train.pick_device(cfg.device)))
     shape = dict(B=len(task.train_x), B_test=len(task.test_x), T=task.seq_len, V=task.vocab_size,
                  C=task.n_classes, d=cfg.d_model, d_mlp=cfg.d_mlp, eval_every=cfg.eval_every)
-    f_ours, f_conv = flops_per_epoch("query-only", **shape), flops_per_epoch("conventional", **shape)
     print(f"\n{name}: B={shape['B']} train, T={shape['T']}, d={cfg.d_model}, heads={cfg.n_heads}, "
           f"MLP={cfg.d_mlp}, eval every {cfg.eval_every}")
+    if train.deep(cfg):      # no FLOP model of the deep fast path: times and the speed-up
+        print(f"  {cfg.n_layers} blocks{', LayerNorm' if cfg.layernorm else ''}: train.py {1000 * ours:.2f} ms/epoch, "
+              f"conventional {1000 * conv:.2f} ms/epoch, speed-up {conv / ours:.1f}x")
+        return {"ours_ms": 1000 * ours, "conventional_ms": 1000 * conv}
+    f_ours, f_conv = flops_per_epoch("query-only", **shape), flops_per_epoch("conventional", **shape)
     print(f"  {'':22s} {'ms/epoch':>9s} {'GFLOP/epoch':>12s} {'GFLOP/s':>8s} {'% of peak':>9s}")
     for label, sec, fl in (("query-only (train.py)", ours, f_ours), ("conventional", conv, f_conv)):
         print(f"  {label:22s} {1000 * sec:9.2f} {fl / 1e9:12.3f} {fl / sec / 1e9:8.1f} {100 * fl / sec / peak:8.1f}%")
@@ -179,6 +200,9 @@ def main(argv=None):
     bench("Nanda et al. config (no distractors)",
           train.make_config(p=p_, d_model=128, n_heads=4, d_mlp=512, n_distractors=0, threads=args.threads,
                             device=str(device)), epochs, peak, repeats)
+    bench("two pre-LN blocks with LayerNorm (docs/registered/deep.md)",
+          train.make_config(p=p_, n_layers=2, layernorm=True, threads=args.threads, device=str(device)),
+          epochs, peak, repeats)
     bench_variants(train.make_config(p=p_, threads=args.threads, device=str(device)), epochs // 3 if not args.quick else 5,
                    compile_too=args.compile)
 

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 import train
 
@@ -91,8 +92,21 @@ def test_bench_quick_prints_both_implementations(capsys):
     import bench
     bench.main(["--quick", "--threads", "1"])
     out = capsys.readouterr().out
-    for label in ("query-only (train.py)", "conventional", "speed-up", "--amp bf16"):
+    for label in ("query-only (train.py)", "conventional", "speed-up", "--amp bf16", "2 blocks, LayerNorm: train.py"):
         assert label in out
+
+
+def test_bench_times_the_same_model_both_ways():
+    """The conventional model bench.py times has the parameters of the one train.py trains (the
+    minimal model, and two pre-LN blocks with LayerNorm): the same model, written two ways."""
+    import bench
+    for kw in ({}, {"n_layers": 2, "layernorm": True}, {"d_model": 128, "n_heads": 4, "d_mlp": 512}):
+        cfg = train.make_config(p=23, **kw)
+        task, ours = train.build_run(cfg, torch.device("cpu"))
+        conv = bench.ConventionalTransformer(task.vocab_size, task.n_classes, task.seq_len, cfg.d_model, cfg.n_heads,
+                                             cfg.d_mlp, cfg.n_layers, cfg.layernorm)
+        count = lambda m: sum(p.numel() for p in m.parameters())
+        assert count(conv) == count(ours), kw
 
 
 def test_readme_names_only_code_that_exists():
