@@ -8,7 +8,6 @@ import re
 
 import pytest
 
-import analysis
 import store
 from beyond import choices
 from verdicts import report
@@ -56,23 +55,14 @@ def numbers():
         table = report.verdicts("results")
         c3 = next(v for p, v in table["C3"][1].items() if "removes the plateau" in p)
         out["fresh at lambda 1 (C3)"] = f"1 on seeds 0–{c3['n'] - 1} (claim C3) gives {x(c3)}, {c3['verdict']}"
-        # what the payoff tracks: the lambda 0 runs' median t_grok at rho 0.003, and the speed-up
-        args = choices.parse([])
-        c = choices.cells(args)
-        def median(part, row):
-            by = c[part][row]["refresh0.003 lambda 0"]
-            return analysis.censored_median([store.read(store.STORE, cfg)[0]["grok_epoch"] for cfg in by.values()],
-                                            args.epochs)[0]
-        rho = "speed-up at rho 0.003 (lambda 0.3)"
-        out["default at rho 0.003"] = (f"take a median {median('headline', choices.HEADLINE_DEFAULT):,.0f} epochs, and the "
-                                       f"prior's speed-up is {math.exp(default['parts'][rho]['estimate']):.2f}×")
-        x2 = head["init scale x2"]
-        out["init x2"] = (f"a median {median('headline', 'init scale x2'):,.0f} on seeds 0–4 and "
-                          f"{median('followup', 'init scale x2'):,.0f} on held-out seeds 5–14, where the speed-up is "
-                          f"{x(x2['followup']['parts'][rho])}")
-        vocab = head["separate vocabulary"]["parts"][rho]
-        out["separate vocabulary"] = (f"gives a median {median('headline', 'separate vocabulary'):,.0f} and "
-                                      f"{x(vocab)} on seeds 0–4")
+        pay = store.read_json(os.path.join("results", "payoff.json"))      # H8, registered before its runs
+        m = pay["model"]
+        out["H8 model"] = f"T(wd) = {math.exp(m['a']):,.0f}·wd^−{m['beta']:.2f}"
+        ratio = [r["prior_gm"] / r["predicted_time"] for r in pay["cells"].values() if r["prior_gm"] is not None]
+        out["H8 cells"] = f"In {pay['held']} of the {pay['of']} cells no run had visited"
+        out["H8 ratio"] = (f"fell within {pay['tolerance']:g}× of T(wd) (its ratio to T(wd): {min(ratio):.2f}–{max(ratio):.2f})"
+                           if len(ratio) == pay["of"] else "some prior arm never grokked")
+        out["H8 verdict"] = f"H8 **{pay['verdict']}** by its {pay['needed']}-of-{pay['of']} rule"
         c3f = next(v for p, v in table["C3f"][1].items() if "Eq. 7" in p)
         out["C3f beta"] = f"**β = {interval(c3f['text'])}** (claim C3f, {c3f['n']} seeds)"
         xs = [float(v) for v in re.search(r"over 1/lambda in \[([^\]]+)\]", c3f["text"]).group(1).split(",")]
@@ -134,7 +124,7 @@ def test_every_number_the_findings_state_is_the_one_the_results_give(numbers):
 
 # settings, sizes and names, not measurements: what the findings may state besides the above
 SETTINGS = {"0", "0.3", "0.003", "10,000", "10", "0.25", "0.017", "0.01", "0.013", "200,000", "50,000", "1", "9", "40",
-            "0–17", "0–4", "5–14", "1.28", "2.65", "2.6", "3.1"}
+            "0–17", "0–4", "5–14", "1.28", "2.6", "3.1", "0.002", "0.005", "0.7", "1.5"}
 
 
 def test_the_findings_state_no_other_number(numbers):
