@@ -509,6 +509,24 @@ def test_a_table_cell_is_cut_at_a_word_and_never_holds_a_pipe():
     assert report.short_cell(text, len(text)) == text
 
 
+def test_the_readme_table_names_a_part_without_its_asides_and_its_status_in_a_clause():
+    """The README's table reads a part's name without its parentheses and seed list, and its status
+    up to the first ': ', keeping the plan row that decides it (REPORT.md keeps every word)."""
+    name = ("cell rho0.003_wd1_lam0 (the closest cell: none shows the paper's regime), seeds [5, 6, 7]: "
+            "the prior removes the plateau (t_grok(0) / t_grok(lambda = 1))")
+    assert report.part_label(name) == "cell rho0.003_wd1_lam0: the prior removes the plateau"
+    assert report.part_label("a (b (c) d) e") == "a e"                   # nested asides go whole
+    assert report.part_status("deciding it costs 41 core-hours (more than 10): over 200 seeds at a "
+                              "per-seed scatter of 0.32; would decide: python x.py") == \
+        "deciding it costs 41 core-hours (more than 10)"
+    assert report.part_status("deciding it costs about 17 core-hours (more than 10; docs/plan.md, "
+                              "rules v4's plan)") == "deciding it costs about 17 core-hours (more than 10)"
+    assert report.part_status("runs planned (docs/plan.md, rules v4's plan, row 8)") == "runs planned (plan, row 8)"
+    assert report.part_status("the amendment postdates these runs: held-out seeds 10-19 decide it "
+                              "(docs/plan.md, rules v4's plan, row 7)") == \
+        "the amendment postdates these runs; runs planned (plan, row 7)"
+
+
 def test_a_shard_reaches_every_study_it_trains_and_a_bad_one_is_one_line(tmp_path, monkeypatch, capsys):
     """`--shard i/n` and `--threads` are passed to each study's command when it trains (never to a
     redraw, which reads every share and trains nothing), and a malformed shard stops with

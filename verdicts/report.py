@@ -10,6 +10,7 @@ import collections
 import json
 import math
 import os
+import re
 
 import numpy as np
 
@@ -1057,13 +1058,28 @@ def short_cell(text, width=110):
     return words.rstrip(" ,;:([") + "…"
 
 
-def part_summary(verdict, parts, width=100):
-    """The deciding part in one short cell: its name, then its estimate and interval, or for a
-    claim not decided the reason (no data, no room between floor and cap)."""
-    name, v = deciding_part(verdict, parts)
-    what = (v.get("reason") if verdict in (A.NOT_DECIDED, A.UNTESTABLE, A.PARTLY) and v.get("reason")
-            else v.get("text") or v.get("reason", ""))
-    return short_cell(f"{short_cell(name, 48)}: {what}", width)
+def part_label(name):
+    """A part's name for the README's table: without its parenthetical asides and seed lists
+    (REPORT.md keeps them), e.g. "cell rho0.003_wd1_lam0 (the closest cell: ...), seeds [5, 6]: the
+    prior removes the plateau (t_grok(0) / t_grok(lambda = 1))" -> "cell rho0.003_wd1_lam0: the prior
+    removes the plateau"."""
+    while re.search(r"\([^()]*\)", name):
+        name = re.sub(r"\s*\([^()]*\)", "", name)
+    name = re.sub(r",\s*seeds \[[^\]]*\]", "", name)
+    return re.sub(r"\s+", " ", name).strip()
+
+
+def part_status(note):
+    """A part's status for the README's table: its first clause (up to the first ': '), with the
+    pointer into docs/plan.md shortened, e.g. "deciding it costs 41 core-hours (more than 10): over
+    200 seeds ..." -> "deciding it costs 41 core-hours (more than 10)"."""
+    note, _, rest = note.partition(": ")
+    row = re.search(r"rules v4's plan, (row \d+)", rest)
+    if row and "plan" not in note:                # the runs that decide it are named past the cut
+        note += f"; runs planned (plan, {row.group(1)})"
+    note = re.sub(r"\(docs/plan\.md, rules v4's plan, (row \d+)\)", r"(plan, \1)", note)
+    note = re.sub(r";\s*docs/plan\.md[^)]*\)", ")", note)
+    return note.replace(" (docs/plan.md)", "").strip()
 
 
 def holding_parts(verdict, parts):
@@ -1083,15 +1099,17 @@ def holding_parts(verdict, parts):
 
 
 def _part_number(v):
-    """A part's one number: its estimate with its interval (the text up to its first comma after
-    the interval), or the reason it has none."""
+    """A part's one number: its estimate with its interval (the text up to the interval's end),
+    or the reason it has none; then its status in a clause (`part_status`)."""
     text = v.get("text") or v.get("reason", "")
     if v["verdict"] in (A.UNTESTABLE, A.NOT_DECIDED) and v.get("reason"):
         text = v["reason"]
     if "[" in text:
         text = text[:text.index("]") + 1]
         text += ")" * (text.count("(") - text.count(")"))
-    return text + (f"; {v['note']}" if v.get("note") and v["note"] not in text else "")
+    elif ": " in text and v.get("reason") == text:
+        text = part_status(text)
+    return text + (f"; {part_status(v['note'])}" if v.get("note") and v["note"] not in text else "")
 
 
 def readme_table(results):
@@ -1106,7 +1124,7 @@ def readme_table(results):
             continue
         held = holding_parts(verdict, parts)
         shown = held if verdict != A.REPRODUCED else [min(held, key=lambda pv: pv[1].get("n", 0))]
-        cells = [short_cell(f"{short_cell(p, 60)}: {_part_number(v)}", 160) for p, v in shown]
+        cells = [short_cell(f"{part_label(p)}: {_part_number(v)}", 200) for p, v in shown]
         if verdict == A.REPRODUCED and len(held) > 1:
             cells.append(f"and {len(held) - 1} more part{'s' * (len(held) > 2)}, all reproduced")
         n = ", ".join(str(v.get("n", 0)) for _, v in shown)
