@@ -525,6 +525,11 @@ def test_the_readme_table_names_a_part_without_its_asides_and_its_status_in_a_cl
     assert report.part_status("the amendment postdates these runs: held-out seeds 10-19 decide it "
                               "(docs/plan.md, rules v4's plan, row 7)") == \
         "the amendment postdates these runs; runs planned (plan, row 7)"
+    assert report.part_status("at the seeds of rules v4's plan, row 8 (docs/plan.md)") == \
+        "after its planned runs (plan, row 8)"
+    reason = "no run of either arm grokked: no informative seed; runs planned (docs/plan.md, rules v4's plan, row 5)"
+    part = {"verdict": "inconclusive", "n": 0, "reason": reason, "note": "runs planned (docs/plan.md, rules v4's plan, row 5)"}
+    assert report._part_number(part) == "no run of either arm grokked; runs planned (plan, row 5)"   # said once
 
 
 def test_a_shard_reaches_every_study_it_trains_and_a_bad_one_is_one_line(tmp_path, monkeypatch, capsys):

@@ -1078,6 +1078,7 @@ def part_status(note):
     if row and "plan" not in note:                # the runs that decide it are named past the cut
         note += f"; runs planned (plan, {row.group(1)})"
     note = re.sub(r"\(docs/plan\.md, rules v4's plan, (row \d+)\)", r"(plan, \1)", note)
+    note = re.sub(r"at the seeds of rules v4's plan, (row \d+)", r"after its planned runs (plan, \1)", note)
     note = re.sub(r";\s*docs/plan\.md[^)]*\)", ")", note)
     return note.replace(" (docs/plan.md)", "").strip()
 
@@ -1109,7 +1110,8 @@ def _part_number(v):
         text += ")" * (text.count("(") - text.count(")"))
     elif ": " in text and v.get("reason") == text:
         text = part_status(text)
-    return text + (f"; {part_status(v['note'])}" if v.get("note") and v["note"] not in text else "")
+    note = part_status(v["note"]) if v.get("note") else ""
+    return text + (f"; {note}" if note and note not in text else "")
 
 
 def readme_table(results):
