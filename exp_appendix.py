@@ -187,10 +187,14 @@ def budget_table(budgets, args, arms, name=None, elsewhere=None):
             "retrain_grokked_within": {a: v for a, v in other.items() if v}}
 
 
-def extended_text(budgets, args):
-    """The title's note of the runs --extend trained longer."""
-    n = sum(b > args.epochs for b in budgets.values())
-    return f"\n{n} run(s) that never grokked within {args.epochs} extended to {args.extend} epochs" if n else ""
+def extended_text(budgets, args, elsewhere=None):
+    """The title's note of the runs --extend trained longer: those read in place, and those whose
+    retrain grokked within the budget (another draw: the run stays, a triangle at the budget)."""
+    n, other = sum(b > args.epochs for b in budgets.values()), len(elsewhere or {})
+    if not n + other:
+        return ""
+    text = f"\n{n + other} run(s) that never grokked within {args.epochs} retrained to {args.extend} epochs"
+    return text + (f": {n} read, {other} grokked within {args.epochs} (another draw, not read)" if other else "")
 
 
 def print_grok_table(grok, med, args):
@@ -380,7 +384,7 @@ def run_frozen(args):
     against = " and ".join(f"KL (lambda {args.lam:g})" if arm == "kl" else arm for arm in arms if arm != "frozen")
     plot_arms(results, grok, args, arms, out_path(args, "appendix_frozen", "png"),
               f"Frozen oracle attention vs {against}, p = {args.p}, "
-              f"distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}" + extended_text(budgets, args),
+              f"distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}" + extended_text(budgets, args, elsewhere),
               budgets=budgets)
 
 
@@ -571,7 +575,7 @@ def run_routing(args):
                       "regime": args.regime, "seeds": args.seeds})
     plot_arms(results, grok, args, arms, out_path(args, "fig8_routing", "png"),
               f"Figure 8 (left): dynamic routing, p = {args.p}, distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}"
-              + extended_text(budgets, args), name=name, budgets=budgets)
+              + extended_text(budgets, args, elsewhere), name=name, budgets=budgets)
 
 
 LENGTHS = [6, 8, 10, 12, 16, 24]
