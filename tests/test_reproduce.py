@@ -530,6 +530,17 @@ def test_the_readme_table_names_a_part_without_its_asides_and_its_status_in_a_cl
     reason = "no run of either arm grokked: no informative seed; runs planned (docs/plan.md, rules v4's plan, row 5)"
     part = {"verdict": "inconclusive", "n": 0, "reason": reason, "note": "runs planned (docs/plan.md, rules v4's plan, row 5)"}
     assert report._part_number(part) == "no run of either arm grokked; runs planned (plan, row 5)"   # said once
+    judged = {"verdict": "inconclusive", "n": 30, "text": "speed-up 1.66x [1.21x, 2.00x] (Hodges-Lehmann, Wilcoxon "
+              "interval), smallest that counts 1.25x, sign test 23/28, p = 0.000456"}
+    assert report._part_number(judged) == "speed-up 1.66x [1.21x, 2.00x] (counts from 1.25x)"   # why it is undecided
+    banded = {"verdict": "not reproduced", "n": 5, "text": "final test acc 0.563 [0.034, 1.092], band [0, 0.0265487)"}
+    assert report._part_number(banded) == "final test acc 0.563 [0.034, 1.092] (the paper's band [0, 0.0265))"
+    law = {"verdict": "inconclusive", "n": 5, "text": "beta 0.20 [-1.48, 1.88] in t = F + C x^beta (Eq. 7; ...); "
+           "1/x within 1 +- 0.5; rise over the room 1.34x"}
+    assert report._part_number(law) == "beta 0.20 [-1.48, 1.88] (the law: beta within 1 +- 0.5)"
+    unmeasured = {"verdict": "inconclusive", "n": 5, "text": "room named [0.5, 1.0, 2.0]; 1/wd = [0.5] dropped: median "
+                  "censored at 10000 (no time measured)"}
+    assert report._part_number(unmeasured) == "1/wd = [0.5] dropped: median censored at 10000"
 
 
 def test_a_shard_reaches_every_study_it_trains_and_a_bad_one_is_one_line(tmp_path, monkeypatch, capsys):

@@ -1099,15 +1099,32 @@ def holding_parts(verdict, parts):
     return [(p, v) for p, v in parts.items() if keep(v)] or [deciding_part(verdict, parts)]
 
 
+def _part_threshold(text):
+    """What the interval is judged against, from a part's text: the smallest effect that counts,
+    the paper's band, the law's tolerance or the non-inferiority margin ("" if none is named)."""
+    for pattern, say in ((r"smallest that counts ([^,;]+)", "counts from {}"),
+                         (r"band (\[[^)]*\))", "the paper's band {}"),
+                         (r"1/x within (1 \+- [0-9.]+)", "the law: beta within {}"),
+                         (r"(non-inferior if the upper end < [0-9.]+x)", "{}")):
+        found = re.search(pattern, text)
+        if found:
+            short = re.sub(r"\d+\.\d{4,}", lambda m: f"{float(m.group()):.3g}", found.group(1))
+            return " (" + say.format(short) + ")"
+    return ""
+
+
 def _part_number(v):
-    """A part's one number: its estimate with its interval (the text up to the interval's end),
-    or the reason it has none; then its status in a clause (`part_status`)."""
+    """A part's one number: its estimate with its interval (the text up to the interval's end) and
+    what the interval is judged against, or the reason it has none; then its status in a clause
+    (`part_status`)."""
     text = v.get("text") or v.get("reason", "")
     if v["verdict"] in (A.UNTESTABLE, A.NOT_DECIDED) and v.get("reason"):
         text = v["reason"]
-    if "[" in text:
-        text = text[:text.index("]") + 1]
-        text += ")" * (text.count("(") - text.count(")"))
+    if text.startswith("room named") and "; " in text:     # a law with no time measured: what was dropped
+        text = text.split("; ", 1)[1].split(" (")[0]
+    elif "[" in text:
+        text, whole = text[:text.index("]") + 1], text
+        text += ")" * (text.count("(") - text.count(")")) + _part_threshold(whole)
     elif ": " in text and v.get("reason") == text:
         text = part_status(text)
     note = part_status(v["note"]) if v.get("note") else ""
@@ -1118,7 +1135,7 @@ def readme_table(results):
     """The README's claim table: per claim the paper's statement in a phrase, the verdict, the
     part(s) that decide or hold it with their number, and n; from the same verdicts as REPORT.md
     (where every part has its reason)."""
-    rows = ["| claim | the paper says | verdict | what decides or holds it: estimate [95% interval] | n |",
+    rows = ["| claim | the paper says | verdict | what decides or holds it: estimate [95% interval] (what counts) | n |",
             "|---|---|---|---|---|"]
     for claim, (verdict, parts) in verdicts(results).items():
         if not parts:
@@ -1126,7 +1143,7 @@ def readme_table(results):
             continue
         held = holding_parts(verdict, parts)
         shown = held if verdict != A.REPRODUCED else [min(held, key=lambda pv: pv[1].get("n", 0))]
-        cells = [short_cell(f"{part_label(p)}: {_part_number(v)}", 200) for p, v in shown]
+        cells = [short_cell(f"{part_label(p)}: {_part_number(v)}", 260) for p, v in shown]
         if verdict == A.REPRODUCED and len(held) > 1:
             cells.append(f"and {len(held) - 1} more part{'s' * (len(held) > 2)}, all reproduced")
         n = ", ".join(str(v.get("n", 0)) for _, v in shown)
