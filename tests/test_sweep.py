@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+import exp_appendix
 import exp_fig3_kl
 import store
 import sweep
@@ -411,7 +412,6 @@ def test_a_retrain_that_groks_within_the_budget_its_run_never_grokked_in_is_not_
     results, budgets, elsewhere = sweep.run_extended([("run", cfg)], args, log=lambda s: None)
     assert results["run"][0]["grok_epoch"] is None and budgets == {"run": 10}
     assert elsewhere == {"run": summary["grok_epoch"]}
-    import exp_appendix
     title = exp_appendix.extended_text({"run": 10, "other": 20}, argparse.Namespace(epochs=10, extend=20), elsewhere)
     assert title == "\n2 run(s) that never grokked within 10 retrained to 20 epochs: 1 read, 1 grokked within 10 " \
                     "(another draw, not read)"                        # the figure counts both kinds
