@@ -1,12 +1,13 @@
 """Run every study of the registry (studies.py), then write results/REPORT.md: each claim of
 the paper with the measured numbers beside the paper's statement and a verdict, generated
-from the studies' summaries by the rules in analysis.py.
+from the studies' summaries by the rules in verdicts/.
 
     python reproduce.py --dry-run             # the plan: runs stored, runs missing, core-hours
     python reproduce.py --jobs 2              # paper scale: every study, resuming from the store
     python reproduce.py --plot-only           # redraw every figure, its printout (.txt) and REPORT.md
     python reproduce.py --quick --jobs 2      # every study at its --quick preset
-    python reproduce.py --report-only         # rewrite REPORT.md from the summaries in results/
+    python reproduce.py --report-only         # rewrite REPORT.md, the README's table and the printouts'
+                                              # verdict lines from the summaries in results/
     python reproduce.py --only C3 fig4        # some claims or studies
     python reproduce.py --only C7 C10 --shard 0/2 --threads 1 &
     python reproduce.py --only C7 C10 --shard 1/2 --threads 1
@@ -58,6 +59,28 @@ def selected(only):
 def printout_path(name, results):
     """Where --plot-only keeps what a study printed: beside its summary, as .txt."""
     return os.path.join(results, studies.summary(name)[:-len(".json")] + ".txt")
+
+
+VERDICT_TAIL = "\nVerdict by the repository's rules"
+
+
+def refresh_printouts(results):
+    """Each kept printout's verdict lines rewritten from the rules as they stand (what --plot-only
+    would append), so that a study's .txt never names a part's status from before other runs
+    landed; the study's own lines are left as printed. Returns the paths rewritten."""
+    changed = []
+    for name, s in studies.STUDIES.items():
+        path = printout_path(name, results)
+        if s.command[0] == "-m" or not os.path.exists(path):     # a beyond study prints its own verdicts
+            continue
+        with open(path) as f:
+            text = f.read()
+        head = text.split(VERDICT_TAIL, 1)[0]
+        new = head + report.study_parts_text(results, name)
+        if new != text:
+            train.atomic_write(path, lambda f: f.write(new))
+            changed.append(path)
+    return changed
 
 
 def study_command(name, args):
@@ -277,7 +300,7 @@ def main(argv=None):
     p.add_argument("--jobs", type=int, default=1, help="runs trained in parallel by each study")
     p.add_argument("--only", nargs="+", default=None, help="claims or studies to run, e.g. C1 fig4")
     p.add_argument("--plot-only", action="store_true", help="train nothing; redraw from the store")
-    p.add_argument("--report-only", action="store_true", help="only rewrite REPORT.md")
+    p.add_argument("--report-only", action="store_true", help="only rewrite REPORT.md, the generated blocks and the printouts' verdict lines")
     p.add_argument("--dry-run", action="store_true", help="print the plan and the estimate, run nothing")
     p.add_argument("--results-dir", default="results")
     p.add_argument("--store", default=None, help="run store (default: <results-dir>/store)")
@@ -315,6 +338,8 @@ def main(argv=None):
     with open(path, "w") as f:
         f.write(report.make_report(results))
     print(f"wrote {path}")
+    for page in refresh_printouts(results):
+        print(f"rewrote the verdict lines of {page}")
     if not args.quick and os.path.abspath(results) == os.path.abspath("results"):
         for page, blocks in (("README.md", None), (os.path.join("docs", "running.md"), {"redraw": redraw_table(args)}),
                              (os.path.join("docs", "registered", "sensitivity.md"), None)):

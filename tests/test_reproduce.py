@@ -509,6 +509,19 @@ def test_a_table_cell_is_cut_at_a_word_and_never_holds_a_pipe():
     assert report.short_cell(text, len(text)) == text
 
 
+def test_every_kept_printout_ends_with_the_verdict_lines_the_rules_give_now():
+    """A study's .txt (what --plot-only kept) ends with its claim's parts by today's rules and
+    store: `reproduce.refresh_printouts` (run by --report-only) rewrites them as runs land, so a
+    printout never names as planned a plan row that has run."""
+    results = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results")
+    kept = {n: reproduce.printout_path(n, results) for n, s in studies.STUDIES.items() if s.command[0] != "-m"}
+    kept = {n: p for n, p in kept.items() if os.path.exists(p)}
+    assert len(kept) > 20
+    for name, path in kept.items():
+        text = open(path).read()
+        assert text.split(reproduce.VERDICT_TAIL, 1)[0] + report.study_parts_text(results, name) == text, path
+
+
 def test_the_readme_table_names_a_part_without_its_asides_and_its_status_in_a_clause():
     """The README's table reads a part's name without its parentheses and seed list, and its status
     up to the first ': ', keeping the plan row that decides it (REPORT.md keeps every word)."""
