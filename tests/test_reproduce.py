@@ -318,6 +318,9 @@ def test_a_plan_study_decides_only_the_parts_it_was_run_for(tmp_path):
     assert line["C3"] == report.verdicts(str(tmp_path), plan_seeds=False)["C3"][0]
     moved = text.split("## Verdicts that moved\n")[1].split("\n## ")[0]
     assert f"{plateau} (fig3_plan): inconclusive -> reproduced" in moved
+    claim_line = next(l for l in moved.splitlines() if l.startswith("- C3:"))      # the claim first, its parts below
+    assert claim_line == f"- C3: stays **{line['C3']}**; its parts moved:" and line["C3"] == "inconclusive"   # the law
+    assert f"  - {plateau} (fig3_plan)" in moved
 
 
 def test_each_study_section_shows_its_own_figures_parts(tmp_path, capsys):

@@ -692,24 +692,26 @@ def make_report(results):
 
 def moved_lines(table, old, five):
     """Every claim and part whose verdict moved: from rules v3 to v4 (the same seeds), and from
-    five seeds to the power plans' (both under v4)."""
+    five seeds to the power plans' (both under v4). One bullet per claim (its own move, or that
+    it did not move), its parts' moves below it."""
     lines = []
     for claim, (verdict, parts) in table.items():
-        steps = []
+        own, steps = [], []
         if old[claim][0] != verdict:
-            steps.append(f"rules v3 -> v4: {old[claim][0]} -> **{verdict}**")
+            own.append(f"rules v3 -> v4: {old[claim][0]} -> **{verdict}**")
         for part, v in parts.items():
             was = (old[claim][1] or {}).get(part)
             if was and was["verdict"] != v["verdict"]:
                 steps.append(f"{part}: v3 {was['verdict']} -> v4 {v['verdict']}")
         if five[claim][0] != verdict:
-            steps.append(f"five seeds -> the plan's (v4): {five[claim][0]} -> **{verdict}**")
+            own.append(f"five seeds -> the plan's (v4): {five[claim][0]} -> **{verdict}**")
         for part, v in parts.items():
             was = five[claim][1].get(part) if five[claim][1] else None
             if v.get("plan") and was and was["verdict"] != v["verdict"]:
                 steps.append(f"{part} ({v['plan']}): {was['verdict']} -> {v['verdict']}")
-        if steps:
-            lines.append(f"- {claim}: " + "; ".join(steps))
+        if own or steps:
+            lines.append(f"- {claim}: " + ("; ".join(own) if own else f"stays **{verdict}**; its parts moved:"))
+            lines += [f"  - {step}" for step in steps]
     return lines or ["- none"]
 
 
