@@ -111,11 +111,12 @@ DESIGNS = [
 ] + [
     Design("C11", f"{name}: t_grok ~ 1/wd over the named room", "scaling", None, 1.0,
            tuple(f"add_p113_{regime}_{wd}seed{{seed}}_e40000_stop200" for wd in ("wd=0.5_", "", "wd=2_")), 0,
-           f"python -m beyond.regime_map --part wd --epochs 40000 --seeds 0 ... N-1 (rho {name})",
+           f"python -m beyond.regime_map --part wd --rhos {rho} --epochs 40000 --seeds 0 ... N-1",
            "a 40,000-epoch budget, so that the named room's medians are measured; runs that grokked within "
            "10,000 epochs are derived from the stored ones", budget=40000)
-    for regime, name in (("fixed", "fixed"), ("refresh0.001", "rho 0.001"), ("refresh0.003", "rho 0.003"),
-                         ("refresh0.01", "rho 0.01"), ("fresh", "fresh"))
+    for regime, name, rho in (("fixed", "fixed", 0), ("refresh0.001", "rho 0.001", 0.001),
+                              ("refresh0.003", "rho 0.003", 0.003), ("refresh0.01", "rho 0.01", 0.01),
+                              ("fresh", "fresh", 1))
 ] + [
     Design("C11", f"{name}: plateau >= Eq. 5's bound", "property", None, 0.95,
            tuple(f"add_p113_{regime}_{wd}seed{{seed}}_e40000_stop200" for wd in ("wd=0.5_", "", "wd=2_")), 5,
