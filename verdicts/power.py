@@ -111,7 +111,7 @@ DESIGNS = [
 ] + [
     Design("C11", f"{name}: t_grok ~ 1/wd over the named room", "scaling", None, 1.0,
            tuple(f"add_p113_{regime}_{wd}seed{{seed}}_e40000_stop200" for wd in ("wd=0.5_", "", "wd=2_")), 0,
-           f"python -m beyond.regime_map --part wd --rhos {rho} --epochs 40000 --seeds 0 ... N-1",
+           f"python -m beyond.regime_map --part baseline wd --rhos {rho} --epochs 40000 --seeds 0 ... N-1",
            "a 40,000-epoch budget, so that the named room's medians are measured; runs that grokked within "
            "10,000 epochs are derived from the stored ones", budget=40000)
     for regime, name, rho in (("fixed", "fixed", 0), ("refresh0.001", "rho 0.001", 0.001),
