@@ -349,8 +349,9 @@ def run_extended(runs, args, log=say):
     {label: budget}, {label: grok epoch}): the budget each label's result was censored at
     (--extend for an extended run, --epochs for the rest), and the retrains that are not their
     run's continuation. A retrain is bitwise its run only on the machine and thread count that
-    trained it; elsewhere the two part within a few hundred epochs (the runs are chaotic), and a
-    retrain may grok within the budget its run never grokked in. Such a retrain is another draw,
+    trained it; elsewhere their numbers differ within tens of epochs and their test accuracy
+    parts after thousands (the runs are chaotic; docs/stats.md, rule 8), and a retrain may grok
+    within the budget its run never grokked in. Such a retrain is another draw,
     not the censored run's continuation: the censored run stays, a bound at its own budget (rules
     v4, rule 8 as amended 2026-11-26), and the retrain's epoch is returned for the report. A
     retrain that also never grokked within the budget is read in place: a draw given what the
