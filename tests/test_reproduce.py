@@ -541,6 +541,8 @@ def test_the_readme_table_names_a_part_without_its_asides_and_its_status_in_a_cl
     assert report.part_status("the amendment postdates these runs: held-out seeds 10-19 decide it "
                               "(docs/plan.md, rules v4's plan, row 7)") == \
         "the amendment postdates these runs; runs planned (plan, row 7)"
+    assert report.part_status("the 40k design (docs/plan.md: 12 seeds, 34 core-hours)") == "the 40k design"
+    assert report.part_status("a cost (more than 10: a note)") == "a cost (more than 10)"
     assert report.part_status("at the seeds of rules v4's plan, row 8 (docs/plan.md)") == \
         "after its planned runs (plan, row 8)"
     reason = "no run of either arm grokked: no informative seed; runs planned (docs/plan.md, rules v4's plan, row 5)"

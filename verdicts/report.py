@@ -1076,6 +1076,7 @@ def part_status(note):
     pointer into docs/plan.md shortened, e.g. "deciding it costs 41 core-hours (more than 10): over
     200 seeds ..." -> "deciding it costs 41 core-hours (more than 10)"."""
     note, _, rest = note.partition(": ")
+    note += ")" * (note.count("(") - note.count(")"))      # a cut inside an aside closes it
     row = re.search(r"rules v4's plan, (row \d+)", rest)
     if row and "plan" not in note:                # the runs that decide it are named past the cut
         note += f"; runs planned (plan, {row.group(1)})"
