@@ -561,6 +561,28 @@ def test_the_readme_table_names_a_part_without_its_asides_and_its_status_in_a_cl
     assert report._part_number(unmeasured) == "1/wd = [0.5] dropped: median censored at 10000"
 
 
+def test_a_claim_reproduced_where_testable_lists_what_is_reproduced_and_why_the_rest_is_not(monkeypatch):
+    """The README's row of a claim reproduced where testable names every reproduced part with its
+    number, then the untestable parts grouped by the claim they share and the reason; a share of
+    seeds is shown against the majority that counts (rule 5)."""
+    parts = {"frozen faster": {"verdict": "reproduced", "n": 90, "text": "speed-up 1.46x [1.34x, 1.61x] (mean), "
+                               "smallest that counts 1.25x"},
+             "adamw: the norm contracts": {"verdict": "reproduced", "n": 12, "text": "seeds contracting 12/12 (95% "
+                                           "interval [0.74, 1.00])"},
+             "sgd: the norm contracts": {"verdict": "untestable here", "n": 0, "reason": "no plateau to measure: no "
+                                         "sgd seed memorizes"},
+             "muon: the norm contracts": {"verdict": "untestable here", "n": 0, "reason": "no plateau to measure: "
+                                          "every muon seed meets B_tau first"},
+             "lion (lr / 3): the norm contracts": {"verdict": "untestable here", "n": 0, "reason": "no memorization: x"}}
+    monkeypatch.setattr(report, "verdicts", lambda results: {"C10": ("reproduced where testable", parts)})
+    monkeypatch.setitem(report.PAPER_SHORT, "C10", "optimizers")
+    row = report.readme_table("results").splitlines()[-1]
+    assert row == ("| C10 | optimizers | **reproduced where testable** | frozen faster: speed-up 1.46x [1.34x, 1.61x] "
+                   "(counts from 1.25x)<br>adamw: the norm contracts: seeds contracting 12/12 (95% interval [0.74, "
+                   "1.00]) (a majority counts: above 1/2)<br>sgd, muon: the norm contracts: untestable here, no plateau "
+                   "to measure<br>lion: the norm contracts: untestable here, no memorization | 90, 12, 0, 0 |")
+
+
 def test_a_shard_reaches_every_study_it_trains_and_a_bad_one_is_one_line(tmp_path, monkeypatch, capsys):
     """`--shard i/n` and `--threads` are passed to each study's command when it trains (never to a
     redraw, which reads every share and trains nothing), and a malformed shard stops with

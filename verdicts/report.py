@@ -1089,8 +1089,9 @@ def part_status(note):
 def holding_parts(verdict, parts):
     """The parts that decide a claim's verdict, or hold it where it is undecided (rule 5): every
     part not reproduced where the claim is not; every part neither reproduced nor untestable where
-    it is inconclusive; the untested parts where it is reproduced where testable; all of them
-    where it is reproduced. [(name, verdict dict)]."""
+    it is inconclusive; the untested parts where it is reproduced where testable (the README's
+    table lists the reproduced parts above them); all of them where it is reproduced.
+    [(name, verdict dict)]."""
     if verdict == A.NOT_REPRODUCED:
         keep = lambda v: v["verdict"] == A.NOT_REPRODUCED
     elif verdict == A.PARTLY:
@@ -1104,14 +1105,16 @@ def holding_parts(verdict, parts):
 
 def _part_threshold(text):
     """What the interval is judged against, from a part's text: the smallest effect that counts,
-    the paper's band, the law's tolerance or the non-inferiority margin ("" if none is named)."""
+    the paper's band, the law's tolerance, the non-inferiority margin or, for a share of seeds, the
+    majority (rule 5) ("" if none is named)."""
     for pattern, say in ((r"smallest that counts ([^,;]+)", "counts from {}"),
                          (r"band (\[[^)]*\))", "the paper's band {}"),
                          (r"1/x within (1 \+- [0-9.]+)", "the law: beta within {}"),
-                         (r"(non-inferior if the upper end < [0-9.]+x)", "{}")):
+                         (r"(non-inferior if the upper end < [0-9.]+x)", "{}"),
+                         (r"(?<!\d)\d+/\d+ \(95% interval \[", "a majority counts: above 1/2")):
         found = re.search(pattern, text)
         if found:
-            short = re.sub(r"\d+\.\d{4,}", lambda m: f"{float(m.group()):.3g}", found.group(1))
+            short = re.sub(r"\d+\.\d{4,}", lambda m: f"{float(m.group()):.3g}", found.group(found.lastindex or 0))
             return " (" + say.format(short) + ")"
     return ""
 
@@ -1134,6 +1137,20 @@ def _part_number(v):
     return text + (f"; {note}" if note and note not in text else "")
 
 
+def untestable_cells(parts):
+    """The parts untestable here, one line per claim and reason, each part named by what comes
+    before the claim it shares: "sgd, lion: the MLP norm contracts on the plateau: untestable here,
+    no plateau to measure"."""
+    groups = {}
+    for p, v in parts.items():
+        if v["verdict"] == A.UNTESTABLE:
+            who, _, what = part_label(p).partition(": ")
+            who, what = (who, what) if what else ("", who)
+            groups.setdefault((what, part_status(v.get("reason") or "no data")), []).append(who)
+    return [short_cell(f"{', '.join(filter(None, who))}: " * any(who) + f"{what}: untestable here, {why}", 260)
+            for (what, why), who in groups.items()]
+
+
 def readme_table(results):
     """The README's claim table: per claim the paper's statement in a phrase, the verdict, the
     part(s) that decide or hold it with their number, and n; from the same verdicts as REPORT.md
@@ -1145,11 +1162,16 @@ def readme_table(results):
             rows.append(f"| {claim} | {PAPER_SHORT[claim]} | {verdict} | no summary yet | 0 |")
             continue
         held = holding_parts(verdict, parts)
+        if verdict == A.PARTLY:          # what is reproduced, then what could not be tried and why
+            held = [(p, v) for p, v in parts.items() if v["verdict"] == A.REPRODUCED]
         shown = held if verdict != A.REPRODUCED else [min(held, key=lambda pv: pv[1].get("n", 0))]
         cells = [short_cell(f"{part_label(p)}: {_part_number(v)}", 260) for p, v in shown]
         if verdict == A.REPRODUCED and len(held) > 1:
             cells.append(f"and {len(held) - 1} more part{'s' * (len(held) > 2)}, all reproduced")
         n = ", ".join(str(v.get("n", 0)) for _, v in shown)
+        if verdict == A.PARTLY:
+            cells += untestable_cells(parts)
+            n += ", 0" * len(cells[len(shown):])
         rows.append(f"| {claim} | {PAPER_SHORT[claim]} | **{verdict}** | {'<br>'.join(cells)} | {n} |")
     return "\n".join(rows)
 
