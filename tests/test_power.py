@@ -51,3 +51,26 @@ def test_scaling_decided_on_a_clean_law_and_a_flat_curve():
     room = (1.0, 2.0, 4.0)
     assert power.scaling_decided(10, room, 0.05, 1.0, 1e9, 1000.0, reps=20) == 1.0
     assert power.scaling_decided(10, room, 0.05, 0.0, 1e9, 1000.0, reps=20) == 1.0
+
+
+def test_a_run_kept_for_its_weights_is_held_only_by_itself(tmp_path):
+    """arm_hours: an early-stopped run that grokked holds its arm, and prices a new seed at its
+    epochs; a run with no early stop (Figure 4's dense run, kept for its final weights) is held
+    only by its own key and a new one runs the whole budget. The first plan counted the dense
+    runs as held by the early-stopped baselines, and priced C4 at 9 core-hours."""
+    import gzip
+    import json
+
+    def put(name, grok, epochs_run):
+        with gzip.open(tmp_path / f"{name}.json.gz", "wt") as f:
+            json.dump({"summary": {"grok_epoch": grok, "epochs_run": epochs_run, "ms_per_epoch": 36.0}}, f)
+        power._names.cache_clear()                   # the store's listing is cached
+    put("x_seed0_e1000_stop200", 300, 500)           # grokked at 300, stopped at 500
+    hour = 1000 * 36.0 / 3.6e6                        # one whole-budget run
+    assert power.arm_hours("x_seed{seed}_e1000_stop200", 1, store=str(tmp_path)) == 0
+    assert power.arm_hours("x_seed{seed}_e1000_stop200", 2, store=str(tmp_path)) == pytest.approx(hour / 2)
+    assert power.arm_hours("x_seed{seed}_e1000", 1, store=str(tmp_path)) == pytest.approx(hour)
+    put("x_seed1_e1000", 300, 1000)                   # seed 1's own full run
+    assert power.arm_hours("x_seed{seed}_e1000", 2, store=str(tmp_path)) == pytest.approx(hour)
+    put("y_init_seed=1000_seed0_e1000_stop200", 300, 500)   # {init}: the Bayesian ticket's seed + 1000
+    assert power.arm_hours("y_init_seed={init}_seed{seed}_e1000_stop200", 1, store=str(tmp_path)) == 0

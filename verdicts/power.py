@@ -64,7 +64,7 @@ DESIGNS = [
            "noninferiority", math.log(1.25), 0.0,
            ("add_p113_fresh_seed{seed}_e10000",
             "add_p113_fresh_init_from=add_p113_fresh_seed{seed}_e10000.init_mask=add_p113_fresh_seed{seed}_e10000.mask_lottery_keep0.4_seed{seed}_e10000_stop200",
-            "add_p113_fresh_init_from=add_p113_fresh_seed{seed}_e10000.init_lam=0.1_mask=add_p113_fresh_seed{seed}_e10000.mask_lottery_keep0.4_seed{seed}_e10000_stop200"),
+            "add_p113_fresh_init_seed={init}_lam=0.1_seed{seed}_e10000_stop200"),
            10, "python exp_fig4_tickets.py --seeds 0 ... N-1"),
     Design("C6", "teacher faster than weight decay alone", "speedup", math.log(1.25), math.log(2),
            (FRESH0, "add_p113_fresh_lam=1_prior=teacher_teacher=add_p113_fresh_seed{seed}_e10000_stop200.final_seed{seed}_e10000_stop200"),
@@ -197,9 +197,15 @@ def _names(store):
     return tuple(sorted(os.listdir(store)))
 
 
+def _key(pattern, seed):
+    """An arm's store key at one seed; {init} is the Bayesian ticket's fresh initialisation, seed +
+    1000 (exp_fig4_tickets.ticket_runs)."""
+    return pattern.format(seed=seed, init=seed + 1000)
+
+
 def _stored(stem, seed, store=STORE):
     """Every stored summary of one arm's seed, under any budget or early stop."""
-    prefix = f"{stem.format(seed=seed)}_seed{seed}_e"
+    prefix = f"{_key(stem, seed)}_seed{seed}_e"
     out = []
     for name in _names(store):
         if name.startswith(prefix) and name.endswith(".json.gz"):
@@ -214,10 +220,12 @@ def arm_hours(pattern, n_seeds, store=STORE):
     is free; one stored that never grokked within a smaller budget is retrained whole (no
     checkpoint survives a session); a new seed costs what the stored seeds cost on average
     (their epochs if they grokked within this budget, else the budget). Speed: the stored runs'
-    median ms/epoch (the paper's configuration's 39 ms if none is stored)."""
-    key = pattern.format(seed="{seed}")
-    stem, rest = key.rsplit("_seed{seed}_", 1)
+    median ms/epoch (the paper's configuration's 39 ms if none is stored). An arm with no early
+    stop (Figure 4's dense runs) is kept for its final weights, which only its own key stores: no
+    other run holds it, and a new seed runs the whole budget."""
+    stem, rest = pattern.rsplit("_seed{seed}_", 1)
     budget = int(rest.split("_")[0][1:])
+    whole = "_stop" not in rest
     seen, ms, costs = {}, [], []
     for seed in range(max(n_seeds, 10)):
         runs = _stored(stem, seed, store)
@@ -229,12 +237,15 @@ def arm_hours(pattern, n_seeds, store=STORE):
     for runs in seen.values():
         g = [r["grok_epoch"] for r in runs if r["grok_epoch"] is not None]
         per_new.append(min(g) + 200 if g and min(g) + 200 <= budget else budget)
-    per_new = float(np.mean(per_new)) if per_new else budget
+    per_new = float(np.mean(per_new)) if per_new and not whole else budget
     hours = 0.0
     for seed in range(n_seeds):
         runs = seen.get(seed, [])
-        holds = any(r["grok_epoch"] is not None and r["grok_epoch"] + 200 <= min(budget, r["epochs_run"])
-                    or r["epochs_run"] >= budget for r in runs)
+        if whole:
+            holds = os.path.exists(os.path.join(store, _key(pattern, seed) + ".json.gz"))
+        else:
+            holds = any(r["grok_epoch"] is not None and r["grok_epoch"] + 200 <= min(budget, r["epochs_run"])
+                        or r["epochs_run"] >= budget for r in runs)
         if holds:
             continue
         hours += (budget if runs else per_new) * speed / 3.6e6
