@@ -2,6 +2,7 @@
 
     python exp_fig4_tickets.py               # 5 arms x seeds 0-4 at paper scale
     python exp_fig4_tickets.py --quick              # the small model, seed 0, ~110 s
+    python exp_fig4_tickets.py --arms dense lottery bayes --seeds 0 ... 79   # only what C4 compares
 
 Arms, per seed s (same data split for all):
   dense    the baseline: lambda = 0, trained the full budget (no early stop); its initial
@@ -65,6 +66,8 @@ def get_parser():
     p.add_argument("--retrain-wd", type=float, default=1.0,
                    help="weight decay when retraining tickets (docs/registered/sensitivity.md: why 1.0, not Minegishi's 0)")
     p.add_argument("--regime", default="fresh", type=sweep.regime_arg)
+    p.add_argument("--arms", nargs="+", choices=ARMS, default=list(ARMS),
+                   help="the arms to train and draw (a pruned ticket brings its dense run)")
     sweep.add_scale_args(p, QUICK)
     sweep.add_sweep_args(p)
     return p
@@ -75,6 +78,10 @@ def parse(argv=None):
     args = sweep.apply_quick(get_parser().parse_args(argv), QUICK)
     if not 0 < args.keep_frac <= 1:
         raise SystemExit(f"error: --keep-frac must lie in (0, 1], got {args.keep_frac}")
+    # a pruned ticket starts from its dense run's weights: that run comes with it (from the store
+    # if it is there), as exp_appendix.py priors brings the baseline its teacher needs
+    need_dense = any(a in args.arms for a in ("lottery", "random", "both"))
+    args.arms = [a for a in ARMS if a in args.arms or (a == "dense" and need_dense)]   # the figure's order
     return args
 
 
@@ -93,19 +100,23 @@ def mask_path(s, kind, args):
 
 
 def ticket_runs(s, args):
-    """The four arms of seed s that are not the dense run: (label, config)."""
+    """The arms of seed s other than the dense run, those --arms asks for: (label, config)."""
     init = store.weights_path(sweep.store_dir(args), dense_config(s, args), "init")
     ticket = lambda kind, **kw: sweep.study_config(args, s, init_from=init, mask=mask_path(s, kind, args),
                                                   wd=args.retrain_wd, **kw)
-    return [(run_label("lottery", s, args), ticket("lottery")), (run_label("both", s, args), ticket("lottery", lam=args.lam)),
-            (run_label("random", s, args), ticket("random")),
-            (run_label("bayes", s, args), sweep.study_config(args, s, init_seed=s + 1000, lam=args.lam))]
+    arms = {"lottery": ticket("lottery"), "both": ticket("lottery", lam=args.lam), "random": ticket("random"),
+            "bayes": sweep.study_config(args, s, init_seed=s + 1000, lam=args.lam)}
+    return [(run_label(arm, s, args), cfg) for arm, cfg in arms.items() if arm in args.arms]
+
+
+def dense_runs(args):
+    """The dense run of every seed, if --arms asks for it: (label, config)."""
+    return [(run_label("dense", s, args), dense_config(s, args)) for s in args.seeds if "dense" in args.arms]
 
 
 def planned_runs(args):
     """Every (label, config) this call needs (reproduce.py --dry-run counts them)."""
-    return [(run_label("dense", s, args), dense_config(s, args)) for s in args.seeds] + \
-        [r for s in args.seeds for r in ticket_runs(s, args)]
+    return dense_runs(args) + [r for s in args.seeds for r in ticket_runs(s, args)]
 
 
 def main(argv=None):
@@ -114,9 +125,9 @@ def main(argv=None):
     try:
         # 1. the dense runs; the store keeps their initial and final weights, so a clone trains
         # the ticket arms without retraining them
-        dense = [(run_label("dense", s, args), dense_config(s, args)) for s in args.seeds]
+        dense = dense_runs(args)
         results = sweep.run_sweep(dense, args, weights=[label for label, _ in dense])
-        # 2. masks from each dense run's final weights, then the four other arms
+        # 2. masks from each dense run's final weights, then the other arms asked for
         runs, folder = [], sweep.store_dir(args)
         for s in args.seeds:
             final = store.weights_path(folder, dense_config(s, args), "final")
@@ -139,13 +150,14 @@ def main(argv=None):
 
     name = lambda arm, s: run_label(arm, s, args)
     grok = {arm: {s: (results[name(arm, s)][0]["grok_epoch"] if name(arm, s) in results else "missing")
-                  for s in args.seeds} for arm in ARMS}
+                  for s in args.seeds} for arm in args.arms}
     print(f"\nClaim C4 (paper): the Bayesian ticket (fresh init + KL, lambda = {args.lam:g}) matches or "
           f"beats the lottery ticket (keep {args.keep_frac:g}, rewound, retrain wd {args.retrain_wd:g}).")
-    print(f"{'seed':>4s} " + " ".join(f"{a:>9s}" for a in ARMS))
+    print(f"{'seed':>4s} " + " ".join(f"{a:>9s}" for a in args.arms))
     for s in args.seeds:
-        print(f"{s:4d} " + " ".join(f"{str(grok[a][s] if grok[a][s] is not None else 'never'):>9s}" for a in ARMS))
-    stem = "fig4_tickets" + sweep.seeds_tag(args.seeds)
+        print(f"{s:4d} " + " ".join(f"{str(grok[a][s] if grok[a][s] is not None else 'never'):>9s}" for a in args.arms))
+    # some arms only: a figure of its own, never drawn over the five arms' figure at these seeds
+    stem = "fig4_tickets" + sweep.seeds_tag(args.seeds) + ("" if args.arms == list(ARMS) else "_" + "-".join(args.arms))
     store.write_json(os.path.join(args.results_dir, stem + ".json"),
                      {"grok": {a: {str(s): g for s, g in v.items()} for a, v in grok.items()},
                       "keep_frac": args.keep_frac, "lam": args.lam, "retrain_wd": args.retrain_wd,
@@ -156,7 +168,8 @@ def main(argv=None):
 def plot(results, grok, name, args, path):
     plt = plots.pyplot()
     fig, (a0, a1) = plt.subplots(1, 2, figsize=(12, 4.5))
-    for i, arm in enumerate(ARMS):
+    for arm in args.arms:
+        i = ARMS.index(arm)                                   # an arm keeps its colour whichever are drawn
         hists = [results[name(arm, s)][1] for s in args.seeds if name(arm, s) in results]
         if hists:
             grid, acc = plots.curves(hists, "test_acc", args.epochs)
@@ -169,7 +182,7 @@ def plot(results, grok, name, args, path):
     a0.set(xlabel="epoch", ylabel="test accuracy", title="test accuracy (median, min-max over seeds)")
     a0.legend(fontsize=8)
     a1.axhline(args.epochs, color="gray", ls=":", lw=1)
-    a1.set_xticks(range(len(ARMS)), ARMS)
+    a1.set_xticks([ARMS.index(a) for a in args.arms], args.arms)
     a1.set(ylabel="grokking epoch (triangle: never, at the budget)", title="grokking epoch per seed")
     plots.save_figure(fig, path,
                       f"Figure 4: p = {args.p}, distractors {args.regime}, keep {args.keep_frac:g}, "

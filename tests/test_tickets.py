@@ -70,3 +70,18 @@ def test_fig4_script_tiny(tmp_path, capsys):
     # every arm trained: the ticket arms found the dense run's weights in its run folder
     assert all(g != "missing" for arm in s["grok"].values() for g in arm.values())
     assert os.path.exists(tmp_path / "res" / "fig4_tickets.png")
+
+
+def test_fig4_trains_only_the_arms_asked_for_and_draws_them_apart(tmp_path, capsys):
+    """--arms dense lottery bayes (what C4 compares) trains those three and writes a summary and
+    figure of their own, never over the five arms' files; a pruned ticket brings the dense run
+    whose weights it starts from."""
+    fig4.main(["--p", "7", "--epochs", "20", "--seeds", "0", "--stop-after", "5", "--arms", "bayes", "lottery",
+               "--runs-dir", str(tmp_path / "runs"), "--results-dir", str(tmp_path / "res")])
+    s = json.loads((tmp_path / "res" / "fig4_tickets_dense-lottery-bayes.json").read_text())
+    assert list(s["grok"]) == ["dense", "lottery", "bayes"]
+    assert all(g != "missing" for arm in s["grok"].values() for g in arm.values())
+    assert sorted(os.listdir(tmp_path / "res")) == ["fig4_tickets_dense-lottery-bayes.json",
+                                                    "fig4_tickets_dense-lottery-bayes.png", "store"]
+    assert len([f for f in os.listdir(tmp_path / "res" / "store") if f.endswith(".json.gz")]) == 3   # no random, both
+    assert fig4.parse(["--arms", "bayes"]).arms == ["bayes"]
