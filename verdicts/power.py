@@ -65,7 +65,7 @@ DESIGNS = [
            ("add_p113_fresh_seed{seed}_e10000",
             "add_p113_fresh_init_from=add_p113_fresh_seed{seed}_e10000.init_mask=add_p113_fresh_seed{seed}_e10000.mask_lottery_keep0.4_seed{seed}_e10000_stop200",
             "add_p113_fresh_init_seed={init}_lam=0.1_seed{seed}_e10000_stop200"),
-           10, "python exp_fig4_tickets.py --seeds 0 ... N-1"),
+           10, "python exp_fig4_tickets.py --arms dense lottery bayes --seeds 0 ... N-1"),
     Design("C6", "teacher faster than weight decay alone", "speedup", math.log(1.25), math.log(2),
            (FRESH0, "add_p113_fresh_lam=1_prior=teacher_teacher=add_p113_fresh_seed{seed}_e10000_stop200.final_seed{seed}_e10000_stop200"),
            5, "python exp_appendix.py priors --seeds 0 ... N-1",
