@@ -1042,7 +1042,7 @@ def block_markers(name):
 
 def deciding_part(verdict, parts):
     """The part that decides a claim's verdict under rule 5: (its name, its verdict dict)."""
-    want = A.UNTESTABLE if verdict == A.PARTLY else verdict      # reproduced where testable: name what is not
+    want = A.REPRODUCED if verdict == A.PARTLY else verdict      # reproduced where testable: what is
     pick = next((p for p, v in parts.items() if v["verdict"] == want), None)
     if pick is None:     # inconclusive from a mix of reproduced / not decided parts
         pick = next((p for p, v in parts.items() if v["verdict"] not in (A.REPRODUCED, A.UNTESTABLE)),
@@ -1089,13 +1089,12 @@ def part_status(note):
 def holding_parts(verdict, parts):
     """The parts that decide a claim's verdict, or hold it where it is undecided (rule 5): every
     part not reproduced where the claim is not; every part neither reproduced nor untestable where
-    it is inconclusive; the untested parts where it is reproduced where testable (the README's
-    table lists the reproduced parts above them); all of them where it is reproduced.
-    [(name, verdict dict)]."""
+    it is inconclusive; the reproduced parts where it is reproduced where testable (the untested
+    ones: `untestable_cells`); all of them where it is reproduced. [(name, verdict dict)]."""
     if verdict == A.NOT_REPRODUCED:
         keep = lambda v: v["verdict"] == A.NOT_REPRODUCED
     elif verdict == A.PARTLY:
-        keep = lambda v: v["verdict"] == A.UNTESTABLE
+        keep = lambda v: v["verdict"] == A.REPRODUCED
     elif verdict == A.REPRODUCED:
         keep = lambda v: True
     else:
@@ -1162,16 +1161,14 @@ def readme_table(results):
             rows.append(f"| {claim} | {PAPER_SHORT[claim]} | {verdict} | no summary yet | 0 |")
             continue
         held = holding_parts(verdict, parts)
-        if verdict == A.PARTLY:          # what is reproduced, then what could not be tried and why
-            held = [(p, v) for p, v in parts.items() if v["verdict"] == A.REPRODUCED]
         shown = held if verdict != A.REPRODUCED else [min(held, key=lambda pv: pv[1].get("n", 0))]
         cells = [short_cell(f"{part_label(p)}: {_part_number(v)}", 260) for p, v in shown]
         if verdict == A.REPRODUCED and len(held) > 1:
             cells.append(f"and {len(held) - 1} more part{'s' * (len(held) > 2)}, all reproduced")
         n = ", ".join(str(v.get("n", 0)) for _, v in shown)
-        if verdict == A.PARTLY:
-            cells += untestable_cells(parts)
-            n += ", 0" * len(cells[len(shown):])
+        if verdict == A.PARTLY:          # what is reproduced, then what could not be tried and why
+            untested = untestable_cells(parts)
+            cells, n = cells + untested, n + ", 0" * len(untested)
         rows.append(f"| {claim} | {PAPER_SHORT[claim]} | **{verdict}** | {'<br>'.join(cells)} | {n} |")
     return "\n".join(rows)
 
