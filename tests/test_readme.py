@@ -164,3 +164,37 @@ def test_the_first_command_comes_early_and_the_paper_first():
     heads = [l for l in lines if l.startswith("## ")]
     assert heads[:2] == ["## What the paper claims", "## What we found"]
     assert findings().count("\n- ") <= 5 - 1, "at most five findings"
+
+
+def test_every_name_the_readme_maps_to_code_is_there():
+    """The README's maps (the files, and each formula beside the code that implements it) name
+    functions, classes, files and tests: each must still exist under that name, so a rename
+    cannot leave the map pointing at nothing."""
+    import importlib
+    import exp_appendix
+    text = readme()
+    for name in set(re.findall(r"`([a-z_]\w*(?:\.[A-Za-z_]\w*)+)`", text)):
+        if name.endswith(".py") or name.startswith("torch."):
+            continue
+        parts = name.split(".")
+        for i in range(len(parts) - 1, 0, -1):         # the longest importable prefix, then attributes
+            try:
+                obj = importlib.import_module(".".join(parts[:i]))
+                break
+            except ModuleNotFoundError:
+                continue
+        for attr in parts[i:]:
+            assert hasattr(obj, attr), f"the README names {name}, which is not there"
+            obj = getattr(obj, attr)
+    for path, test in re.findall(r"`(tests/[\w/]+\.py)::(\w+)`", text):
+        assert f"def {test}(" in open(os.path.join(ROOT, path)).read(), f"{path}::{test}"
+    for path in set(re.findall(r"`([\w/]+\.py)`", text)):
+        assert os.path.exists(os.path.join(ROOT, path)), path
+    rows = dict(re.findall(r"^\| `([\w/]+\.py)` \| (.*) \|$", text, flags=re.M))
+    for path, row in rows.items():                     # the names a file's row gives are defined in it
+        source = open(os.path.join(ROOT, path)).read()
+        for name in re.findall(r"`([A-Za-z_]\w*)`", row):
+            if path == "exp_appendix.py":
+                assert name in exp_appendix.STUDIES, f"exp_appendix.py has no subcommand {name}"
+            else:
+                assert re.search(rf"^\s*(?:def|class) {name}\b|^{name}\s*=", source, flags=re.M), f"{path}: {name}"
