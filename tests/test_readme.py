@@ -97,8 +97,11 @@ def numbers():
         out["C1 mass"] = f"**{interval(c1['text'])}**"
         named = {v: [k for k, (w, _) in table.items() if w == v and k[:3] not in ("C3b", "C3f")]
                  for v in ("reproduced", "not reproduced")}
-        c4 = re.search(r"costs about (\d+) core-hours", next(iter(report.V4_COSTLY["C4"].values()))).group(1)
-        out["C4 cost"] = f"deciding it costs about {c4} core-hours"
+        from verdicts import studies
+        c4_seeds = [int(a) for a in studies.STUDIES["fig4_v4plan"].command if a.isdigit()]
+        c4_stored = store.read_json(os.path.join("results", studies.STUDIES["fig4_seeds0-9"].summary))["seeds"]
+        out["C4 plan"] = (f"its {len(set(c4_seeds) - set(c4_stored))} new seeds are running (rules v4's plan, "
+                          f"row {report.V4_PLANNED['C4'][next(iter(report.V4_PLANNED['C4']))]}")
         out["reproduced"] = ("one is reproduced" if named["reproduced"] == ["C5"] else str(named["reproduced"]))
         partly = [k for k, (w, _) in table.items() if w == "reproduced where testable"]
         out["where testable"] = "one is reproduced where testable" if partly == ["C10"] else str(partly)

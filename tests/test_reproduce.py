@@ -229,7 +229,7 @@ def test_every_registered_study_plans_its_runs():
 
 def test_only_takes_claims_or_studies():
     import pytest
-    assert reproduce.selected(["C4"]) == ["fig4", "fig4_seeds0-9"]
+    assert reproduce.selected(["C4"]) == ["fig4", "fig4_seeds0-9", "fig4_v4plan"]
     assert reproduce.selected(["C8"]) == ["dims", "dims_v4plan", "heads", "heads_plan"]
     assert reproduce.selected(["fig2", "C1"]) == ["fig1", "fig1_seeds0-9", "fig2"]
     with pytest.raises(SystemExit, match="--only"):

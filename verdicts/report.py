@@ -443,20 +443,21 @@ V4_PLANNED = {
     "C11": {"rho 0.003: plateau >= Eq. 5's bound": 6},
     "C7": {"KL faster under dynamic routing": 8},
     "C8": {"larger d reaches B_tau sooner": 10},                # the plan's addendum, after the recomputation
+    "C4": {"Bayesian ticket matches or outperforms the lottery ticket (non-inferiority, margin 1.25x)": 11},
 }
 # parts the v4 plan prices above 10 core-hours that the first plan did not list
 FRESH_SPEEDUP_COST = "deciding it costs about 17 core-hours (more than 10; docs/plan.md, rules v4's plan)"
 V4_COSTLY = {"C3": {"distractors fresh: the prior removes the plateau (t_grok(0) / t_grok(lambda = 1))": FRESH_SPEEDUP_COST},
-             "C9": {"add: KL faster": FRESH_SPEEDUP_COST},
-             # row 9, withdrawn before any of its runs (docs/plan.md, second addendum)
-             "C4": {"Bayesian ticket matches or outperforms the lottery ticket (non-inferiority, margin 1.25x)":
-                    "deciding it costs about 15 core-hours (more than 10; docs/plan.md, rules v4's plan, second addendum)"}}
+             "C9": {"add: KL faster": FRESH_SPEEDUP_COST}}
+# (C4: row 9 was withdrawn for its cost before any of its runs, and row 11 funds it: docs/plan.md,
+# second and third addenda)
 
 
 # the registry's study of each row (docs/plan.md, "Registry, 2026-11-26"): once a part's verdict is
 # read from it (with_plan_seeds), its row is run
 V4_PLAN_STUDIES = {1: "autoregressive_v4plan", 3: "frozen_v4plan", 4: "optimizers_v4plan", 5: "tasks_perm_v4plan",
-                   6: "regime_map_v4plan_rho0.003", 8: "routing_v4plan", 10: "dims_v4plan"}
+                   6: "regime_map_v4plan_rho0.003", 8: "routing_v4plan", 10: "dims_v4plan",
+                   11: "fig4_v4plan"}
 
 
 def v4_plan_note(claim, part, plan=None, results=None):

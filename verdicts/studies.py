@@ -111,6 +111,13 @@ STUDIES = {
     "fig4_seeds0-9": Study("C4", ["exp_fig4_tickets.py", "--seeds"] + TEN, "fig4_tickets_seeds0-9.json",
                            "fig4_tickets_seeds0-9.png",
                            "Figure 4 at seeds 0-9", plan_for="fig4"),
+    # rules v4's plan, row 11 (docs/plan.md, third addendum, before its runs): the two tickets C4
+    # compares, and the dense runs they are cut from, at seeds 0-79
+    "fig4_v4plan": Study("C4", ["exp_fig4_tickets.py", "--arms", "dense", "lottery", "bayes"] + seeds(80),
+                         "fig4_tickets_seeds0-79_dense-lottery-bayes.json", "fig4_tickets_seeds0-79_dense-lottery-bayes.png",
+                         "Figure 4's dense run and two tickets at seeds 0-79 (rules v4's plan)",
+                         "The Bayesian ticket (fresh init + KL) matches or outperforms lottery-ticket transfer.",
+                         plan_for="fig4"),
     "bound": Study("C5", ["exp_appendix.py", "bound"], "fig5_bound.json", "fig5_bound.png",
                    "Figure 5: Lemma 5.1 bound"),
     "priors": Study("C6", ["exp_appendix.py", "priors"], "fig6_priors.json", "fig6_priors.png",
