@@ -100,7 +100,7 @@ def numbers():
         from verdicts import studies
         c4_seeds = [int(a) for a in studies.STUDIES["fig4_v4plan"].command if a.isdigit()]
         c4_stored = store.read_json(os.path.join("results", studies.STUDIES["fig4_seeds0-9"].summary))["seeds"]
-        out["C4 plan"] = (f"its {len(set(c4_seeds) - set(c4_stored))} new seeds are running (rules v4's plan, "
+        out["C4 plan"] = (f"its {len(set(c4_seeds) - set(c4_stored))} new seeds are planned (rules v4's plan, "
                           f"row {report.V4_PLANNED['C4'][next(iter(report.V4_PLANNED['C4']))]}")
         out["reproduced"] = ("one is reproduced" if named["reproduced"] == ["C5"] else str(named["reproduced"]))
         partly = [k for k, (w, _) in table.items() if w == "reproduced where testable"]
