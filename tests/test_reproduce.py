@@ -548,6 +548,9 @@ def test_the_readme_table_names_a_part_without_its_asides_and_its_status_in_a_cl
     reason = "no run of either arm grokked: no informative seed; runs planned (docs/plan.md, rules v4's plan, row 5)"
     part = {"verdict": "inconclusive", "n": 0, "reason": reason, "note": "runs planned (docs/plan.md, rules v4's plan, row 5)"}
     assert report._part_number(part) == "no run of either arm grokked; runs planned (plan, row 5)"   # said once
+    run = "no run of either arm grokked within 30000: no informative seed; at the seeds of rules v4's plan, row 5 (docs/plan.md)"
+    part = {"verdict": "inconclusive", "n": 0, "reason": run, "note": "at the seeds of rules v4's plan, row 5 (docs/plan.md)"}
+    assert report._part_number(part) == "no run of either arm grokked within 30000; after its planned runs (plan, row 5)"
     judged = {"verdict": "inconclusive", "n": 30, "text": "speed-up 1.66x [1.21x, 2.00x] (Hodges-Lehmann, Wilcoxon "
               "interval), smallest that counts 1.25x, sign test 23/28, p = 0.000456"}
     assert report._part_number(judged) == "speed-up 1.66x [1.21x, 2.00x] (counts from 1.25x)"   # why it is undecided

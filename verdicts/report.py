@@ -1080,7 +1080,8 @@ def part_status(note):
     note += ")" * (note.count("(") - note.count(")"))      # a cut inside an aside closes it
     row = re.search(r"rules v4's plan, (row \d+)", rest)
     if row and "plan" not in note:                # the runs that decide it are named past the cut
-        note += f"; runs planned (plan, {row.group(1)})"
+        done = f"at the seeds of rules v4's plan, {row.group(1)}" in rest
+        note += f"; {'after its planned runs' if done else 'runs planned'} (plan, {row.group(1)})"
     note = re.sub(r"\(docs/plan\.md, rules v4's plan, (row \d+)\)", r"(plan, \1)", note)
     note = re.sub(r"at the seeds of rules v4's plan, (row \d+)", r"after its planned runs (plan, \1)", note)
     note = re.sub(r";\s*docs/plan\.md[^)]*\)", ")", note)
