@@ -654,6 +654,43 @@ def test_v4_judges_eq7_only_on_the_seeds_run_after_its_amendment(tmp_path):
     assert "floor" not in before and after["floor"] == pytest.approx(2900, abs=1)
 
 
+def test_c3fs_held_out_seeds_replace_the_first_seeds_law_and_report_its_confirmation(tmp_path):
+    """Rule 9: once seeds 10-19 are in, C3f's law is theirs alone (the seeds-0-9 part, inconclusive
+    by rule 9, no longer votes: a held-out "reproduced" would otherwise stay inconclusive for ever);
+    REPORT.md lists the move and the held-out reading beside seeds 0-9's, confirmed or not."""
+    steep = lambda l, s: round(2900 + 3e-3 / l ** 4 * (1 + 0.01 * s)) if l else 10 ** 9     # lambda 0: never
+    table = lambda seeds, lams: {f"{l:g}": {"grok": [steep(l, s) if steep(l, s) < 20000 else None for s in seeds]}
+                                 for l in lams}
+    first, held = list(range(10)), list(range(10, 20))
+    write(tmp_path, studies.summary("fig3_fixed"), {"regime": "fixed", "budget": 20000, "seeds": first,
+                                                     "table": table(first, [0, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 1])})
+    law = lambda p: "1/lambda over the named room" in p
+    before = report.verdicts(str(tmp_path))["C3f"][1]
+    assert [v["verdict"] for p, v in before.items() if law(p)] == ["inconclusive"]
+    write(tmp_path, studies.summary("fig3_fixed_v4plan"), {"regime": "fixed", "budget": 20000, "seeds": held,
+                                                            "table": table(held, [0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 1])})
+    parts = report.verdicts(str(tmp_path))["C3f"][1]
+    (name, v), = [(p, v) for p, v in parts.items() if law(p)]
+    assert "seeds [10, 11" in name and v["verdict"] == "not reproduced" and v["plan"] == "fig3_fixed_v4plan"
+    assert v["replaces"] == next(p for p in before if law(p)) and "held-out seeds 10-19" in v["note"]
+    assert any("removes the plateau" in p for p in parts)                  # the part it does not decide stays
+    text = report.make_report(str(tmp_path))
+    assert "(fig3_fixed_v4plan, in place of this part at the first seeds): inconclusive -> not reproduced" in text
+    eq7 = text.split("## After-data changes")[1].split("\n## ")[0]
+    assert "- C3f, held out (seeds 10-19, fixed)" in eq7
+    assert "read not reproduced on seeds 0-9 and reads not reproduced on the held-out seeds: confirmed" in eq7
+
+
+def test_a_plan_study_never_drops_a_part_it_does_not_decide():
+    """On the committed summaries: every part the seeds before the plans give is still in the
+    verdict, or was replaced by the plan's part of the same name at other seeds (C3f's law)."""
+    results = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results")
+    now, first = report.verdicts(results), report.verdicts(results, plan_seeds=False)
+    for claim, (_, parts) in first.items():
+        replaced = {v.get("replaces") for v in now[claim][1].values()}
+        assert not set(parts or {}) - set(now[claim][1]) - replaced, claim
+
+
 def test_every_row_of_rules_v4s_plan_is_a_study_of_its_claim_that_decides_its_part():
     """report.V4_PLANNED names each planned part's row, V4_PLAN_STUDIES the row's study: the study
     must judge that claim and, once run, replace that part (with_plan_seeds), or the note would

@@ -130,6 +130,10 @@ def _fig3_parts(d, label, R, room=ROOM_C3):
                               if held else " (none is planned: deciding this law costs more than 10 core-hours)")
         law = {**law, "verdict": A.INCONCLUSIVE, "reason": "; ".join(filter(None, [note, law.get("reason")])),
                **({"note": note} if held else {})}
+    elif R.version == "v4" and law["verdict"] != A.NOT_DECIDED:      # the held-out seeds: they decide it
+        note = (f"held-out seeds {d['seeds'][0]}-{d['seeds'][-1]}, run after Eq. 7's amendment "
+                "(docs/plan.md, rules v4's plan, row 7)")
+        law = {**law, "note": note, "reason": "; ".join(filter(None, [note, law.get("reason")]))}
     parts[f"{label}: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"] = law
     return parts
 
@@ -584,15 +588,28 @@ def study_parts(results, name, R=A.RULES[DECIDING]):
 def with_plan_seeds(results, claim, parts, R):
     """The power plan's studies of a claim (studies.py, plan_for) in place of the five-seed parts
     they decide, once their summaries are written (docs/plan.md, "How the plan runs"); each such
-    part names its study ("plan")."""
+    part names its study ("plan"). A part whose name carries its seeds (C3f's law: "seeds [10, ...,
+    19]") replaces the part of the study it repeats that is named at that study's seeds, and
+    names it ("replaces"): the plan's seeds decide the part, the first seeds no longer vote."""
     for name, s in studies.STUDIES.items():
         if s.claim != claim or s.plan_for is None:
             continue
-        got = CLAIMS[claim](results, R, use={s.plan_for: name})
-        for part, v in (got or {}).items():
-            if s.plan_parts is None or s.plan_parts in part:
-                parts = {**(parts or {}), part: {**v, "plan": name}}
+        got = {part: v for part, v in (CLAIMS[claim](results, R, use={s.plan_for: name}) or {}).items()
+               if s.plan_parts is None or s.plan_parts in part}
+        if not got:
+            continue
+        at_seeds = {_without_seeds(part): part for part in (study_parts(results, s.plan_for, R) or {})
+                    if part in (parts or {}) and part not in got}
+        replaced = {part: at_seeds.get(_without_seeds(part)) for part in got}
+        parts = {part: v for part, v in (parts or {}).items() if part not in replaced.values()}
+        for part, v in got.items():
+            parts[part] = {**v, "plan": name, **({"replaces": replaced[part]} if replaced[part] else {})}
     return parts
+
+
+def _without_seeds(part):
+    """A part's name without the seeds it was measured at: "fixed, seeds [0, 1], 20000" -> "fixed, 20000"."""
+    return re.sub(r"seeds \[[\d, ]*\],? ?", "", part)
 
 
 def beside(results, claim, R=A.RULES[DECIDING]):
@@ -652,10 +669,10 @@ def make_report(results):
              "given), **not decided** where there is no data, **untestable here** only where the paper's "
              "premise never occurs. Every part of a claim is co-primary: a claim is reproduced if every "
              "part is, not reproduced if any part is. The verdict reads the power plans' studies where their "
-             "runs are in (docs/plan.md). Beside it: rules v3 on the same seeds, and v4 on the five seeds "
-             "the first plan started from. (Rules v1 and v2: docs/stats.md names the commits whose "
-             "report prints their verdicts.)", "",
-             "| claim | paper | verdict | rules v3 | v4, five seeds |", "|---|---|---|---|---|"]
+             "runs are in (docs/plan.md). Beside it: rules v3 on the same seeds, and v4 on the seeds the "
+             "first plan started from (\"before the plans\": five seeds, ten for C3f). (Rules v1 and v2: "
+             "docs/stats.md names the commits whose report prints their verdicts.)", "",
+             "| claim | paper | verdict | rules v3 | v4, before the plans |", "|---|---|---|---|---|"]
     table, old, five = verdicts(results), verdicts(results, rules=BESIDE), verdicts(results, plan_seeds=False)
     for claim, (verdict, _) in table.items():
         paper = PAPER[claim].replace("|", "\\|")          # ||theta|| would split the cell
@@ -692,9 +709,9 @@ def make_report(results):
 
 
 def moved_lines(table, old, five):
-    """Every claim and part whose verdict moved: from rules v3 to v4 (the same seeds), and from
-    five seeds to the power plans' (both under v4). One bullet per claim (its own move, or that
-    it did not move), its parts' moves below it."""
+    """Every claim and part whose verdict moved: from rules v3 to v4 (the same seeds), and from the
+    seeds before the plans to the power plans' (both under v4). One bullet per claim (its own move,
+    or that it did not move), its parts' moves below it."""
     lines = []
     for claim, (verdict, parts) in table.items():
         own, steps = [], []
@@ -705,11 +722,12 @@ def moved_lines(table, old, five):
             if was and was["verdict"] != v["verdict"]:
                 steps.append(f"{part}: v3 {was['verdict']} -> v4 {v['verdict']}")
         if five[claim][0] != verdict:
-            own.append(f"five seeds -> the plan's (v4): {five[claim][0]} -> **{verdict}**")
+            own.append(f"before the plans -> with the plans' seeds (v4): {five[claim][0]} -> **{verdict}**")
         for part, v in parts.items():
-            was = five[claim][1].get(part) if five[claim][1] else None
+            was = five[claim][1].get(v.get("replaces", part)) if five[claim][1] else None
             if v.get("plan") and was and was["verdict"] != v["verdict"]:
-                steps.append(f"{part} ({v['plan']}): {was['verdict']} -> {v['verdict']}")
+                steps.append(f"{part} ({v['plan']}" + (", in place of this part at the first seeds" if "replaces" in v
+                                                       else "") + f"): {was['verdict']} -> {v['verdict']}")
         if own or steps:
             lines.append(f"- {claim}: " + ("; ".join(own) if own else f"stays **{verdict}**; its parts moved:"))
             lines += [f"  - {step}" for step in steps]
@@ -743,21 +761,30 @@ def eq7_lines(results):
     sel = (_load(results, "regime_map.json") or {}).get("selection")
     if sel:
         rows.insert(1, ("C3b", _load(results, sel["fig3_file"]), ROOM_C3))
-    lines = ["Every run of these three predates the amendment: each law is read both ways below and decided "
-             "by neither; C3f's is decided on the held-out seeds 10-19 (docs/plan.md, \"Rules v4's plan\"), "
-             "C3's and C3b's cost more than 10 core-hours to decide. The code as it stood before the amendment "
-             "(95e1348), rerun on 2026-11-26 on the summaries it had then, prints C3 not reproduced, C3b not "
-             "reproduced and C3f reproduced (issue #52 quotes the same); the readings below are today's rule "
-             "on today's seeds, without and with the floor.", ""]
+    lines = ["Every run of the first three rows predates the amendment: each law is read both ways below and "
+             "decided by neither reading; C3f's is decided on its held-out seeds 10-19, run after the amendment "
+             "(docs/plan.md, \"Rules v4's plan\", row 7; the last row), C3's and C3b's cost more than 10 "
+             "core-hours to decide. The code as it stood before the amendment (95e1348), rerun on 2026-11-26 "
+             "on the summaries it had then, prints C3 not reproduced, C3b not reproduced and C3f reproduced "
+             "(issue #52 quotes the same); the readings below are today's rule on today's seeds, without and "
+             "with the floor.", ""]
+    rows.append(("C3f, held out", _load(results, studies.summary("fig3_fixed_v4plan")), ROOM_C3F))
+    amended = {}
     for claim, d, room in rows:
         if d is None:
             lines.append(f"- {claim}: not run")
             continue
-        before, after = eq7_before_after(d, R, room)
+        before, amended[claim] = eq7_before_after(d, R, room)
+        after = amended[claim]
         moved = "unchanged" if before["verdict"] == after["verdict"] else f"{before['verdict']} -> {after['verdict']}"
         lines += [f"- {claim} (seeds {d['seeds'][0]}-{d['seeds'][-1]}, {d['regime']}): {moved}",
                   f"  - without a floor (t ~ x^beta over the named room): {A.describe(before)}",
                   f"  - with Eq. 7's floor (as amended): {A.describe(after)}"]
+    if "C3f" in amended and "C3f, held out" in amended:       # the held-out confirmation (rule 9)
+        first, held = amended["C3f"]["verdict"], amended["C3f, held out"]["verdict"]
+        lines.append(f"  - the amended rule read {first} on seeds 0-9 and reads {held} on the held-out seeds: "
+                     + ("confirmed" if first == held else "not confirmed") + "; the held-out reading is C3f's law "
+                     "in the verdict")
     return lines
 
 

@@ -22,9 +22,10 @@ CLAIMS = {
     "C3b": ("C3 in the paper's regime, held-out seeds",
             "C3, judged where the lambda = 0 baseline shows the paper's four phases (the regime map's "
             "pre-registered selection), on held-out seeds."),
-    "C3f": ("C3 in fixed distractors, seeds 0-9",
+    "C3f": ("C3 in fixed distractors",
             "C3, judged under fixed distractors, where the lambda = 0 baseline never groks and the prior is "
-            "the only way out, on a dense lambda grid (0.01-1) with a 20,000-epoch budget, seeds 0-9."),
+            "the only way out, on a dense lambda grid (0.01-1) with a 20,000-epoch budget, seeds 0-9; "
+            "Eq. 7's law on held-out seeds 10-19, run after its amendment (rules v4, rule 9)."),
     "C4": ("Bayesian vs lottery ticket",
            "The Bayesian ticket (fresh init + KL) matches or outperforms lottery-ticket transfer."),
     "C5": ("Lemma 5.1 bound",
