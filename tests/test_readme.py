@@ -67,6 +67,9 @@ def numbers():
         out["C3f beta"] = f"**β = {interval(c3f['text'])}** (claim C3f, {c3f['n']} seeds)"
         xs = [float(v) for v in re.search(r"over 1/lambda in \[([^\]]+)\]", c3f["text"]).group(1).split(",")]
         out["C3f room"] = f"over λ = {1 / max(xs):.2g}–{1 / min(xs):.2g},"      # the 1/lambda the slope was fitted over
+        out["C3f verdict"] = f"C3f is {table['C3f'][0]}"
+        first = next(v for p, v in report.study_parts("results", "fig3_fixed").items() if "Eq. 7" in p)
+        out["C3f first seeds"] = f"(seeds 0–9, run before it, gave {interval(first['text'])})"
         crit = store.read_json(os.path.join("results", "critical.json"))
         h7 = crit["H7"]
         t = [v for lam in ("0.013", "0.01") for v in h7["grok"][lam].values()]
