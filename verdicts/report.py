@@ -111,6 +111,7 @@ PLATEAU_LAM = 1.0             # v3: "the prior removes the plateau" judged at la
 # regime: C3f's held-out `fixed` seeds (docs/plan.md, "Rules v4's plan", 7). C3's and C3b's laws
 # have none (deciding them costs more than 10 core-hours).
 EQ7_HELD_OUT = {"fixed": frozenset(range(10, 20))}
+EQ7_PLAN_ROW = {"fixed": 7}             # the row of docs/plan.md that runs them
 EQ7_AMENDED = "Eq. 7's amendment (2026-11-25) postdates these runs: it decides only on seeds run after it"
 
 
@@ -126,13 +127,14 @@ def _fig3_parts(d, label, R, room=ROOM_C3):
     if (R.version == "v4" and law["verdict"] != A.NOT_DECIDED
             and not set(d["seeds"]) <= EQ7_HELD_OUT.get(d["regime"], frozenset())):
         held = sorted(EQ7_HELD_OUT.get(d["regime"], ()))
-        note = EQ7_AMENDED + (f": held-out seeds {held[0]}-{held[-1]} decide it (docs/plan.md, rules v4's plan, row 7)"
+        note = EQ7_AMENDED + (f": held-out seeds {held[0]}-{held[-1]} decide it (docs/plan.md, rules v4's plan, "
+                              f"row {EQ7_PLAN_ROW[d['regime']]})"
                               if held else " (none is planned: deciding this law costs more than 10 core-hours)")
         law = {**law, "verdict": A.INCONCLUSIVE, "reason": "; ".join(filter(None, [note, law.get("reason")])),
                **({"note": note} if held else {})}
     elif R.version == "v4" and law["verdict"] != A.NOT_DECIDED:      # the held-out seeds: they decide it
         note = (f"held-out seeds {d['seeds'][0]}-{d['seeds'][-1]}, run after Eq. 7's amendment "
-                "(docs/plan.md, rules v4's plan, row 7)")
+                f"(docs/plan.md, rules v4's plan, row {EQ7_PLAN_ROW[d['regime']]})")
         law = {**law, "note": note, "reason": "; ".join(filter(None, [note, law.get("reason")]))}
     parts[f"{label}: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"] = law
     return parts
@@ -761,28 +763,31 @@ def eq7_lines(results):
     sel = (_load(results, "regime_map.json") or {}).get("selection")
     if sel:
         rows.insert(1, ("C3b", _load(results, sel["fig3_file"]), ROOM_C3))
+    held_seeds = sorted(EQ7_HELD_OUT["fixed"])
     lines = ["Every run of the first three rows predates the amendment: each law is read both ways below and "
-             "decided by neither reading; C3f's is decided on its held-out seeds 10-19, run after the amendment "
-             "(docs/plan.md, \"Rules v4's plan\", row 7; the last row), C3's and C3b's cost more than 10 "
+             f"decided by neither reading; C3f's is decided on its held-out seeds {held_seeds[0]}-{held_seeds[-1]}, run "
+             f"after the amendment (docs/plan.md, \"Rules v4's plan\", row {EQ7_PLAN_ROW['fixed']}; the last row), "
+             "C3's and C3b's cost more than 10 "
              "core-hours to decide. The code as it stood before the amendment (95e1348), rerun on 2026-11-26 "
              "on the summaries it had then, prints C3 not reproduced, C3b not reproduced and C3f reproduced "
              "(issue #52 quotes the same); the readings below are today's rule on today's seeds, without and "
              "with the floor.", ""]
     rows.append(("C3f, held out", _load(results, studies.summary("fig3_fixed_v4plan")), ROOM_C3F))
-    amended = {}
+    amended, seeds = {}, {}
     for claim, d, room in rows:
         if d is None:
             lines.append(f"- {claim}: not run")
             continue
         before, amended[claim] = eq7_before_after(d, R, room)
-        after = amended[claim]
+        after, seeds[claim] = amended[claim], d["seeds"]
         moved = "unchanged" if before["verdict"] == after["verdict"] else f"{before['verdict']} -> {after['verdict']}"
         lines += [f"- {claim} (seeds {d['seeds'][0]}-{d['seeds'][-1]}, {d['regime']}): {moved}",
                   f"  - without a floor (t ~ x^beta over the named room): {A.describe(before)}",
                   f"  - with Eq. 7's floor (as amended): {A.describe(after)}"]
     if "C3f" in amended and "C3f, held out" in amended:       # the held-out confirmation (rule 9)
         first, held = amended["C3f"]["verdict"], amended["C3f, held out"]["verdict"]
-        lines.append(f"  - the amended rule read {first} on seeds 0-9 and reads {held} on the held-out seeds: "
+        lines.append(f"  - the amended rule read {first} on seeds {seeds['C3f'][0]}-{seeds['C3f'][-1]} and reads "
+                     f"{held} on the held-out seeds: "
                      + ("confirmed" if first == held else "not confirmed") + "; the held-out reading is C3f's law "
                      "in the verdict")
     return lines
