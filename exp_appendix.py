@@ -174,29 +174,6 @@ def grok_table(results, args, arms, name=None, key="grok_epoch"):
     return grok, med
 
 
-def budget_table(budgets, args, arms, name=None, elsewhere=None):
-    """Under --extend: {"budgets": {arm: [the epochs each seed's run was censored at]}} (the
-    verdicts read a censored run as a bound at its own budget), and "retrain_grokked_within":
-    {arm: {seed: epoch}} for the retrains that grokked within the budget their run never grokked
-    in (sweep.run_extended: another draw, reported, not read). Else {}."""
-    name = name or (lambda a, s: run_name(a, s, args))
-    if not getattr(args, "extend", None):
-        return {}
-    other = {a: {str(s): elsewhere[name(a, s)] for s in args.seeds if name(a, s) in (elsewhere or {})} for a in arms}
-    return {"budgets": {a: [budgets.get(name(a, s), args.epochs) for s in args.seeds] for a in arms},
-            "retrain_grokked_within": {a: v for a, v in other.items() if v}}
-
-
-def extended_text(budgets, args, elsewhere=None):
-    """The title's note of the runs --extend trained longer: those read in place, and those whose
-    retrain grokked within the budget (another draw: the run stays, a triangle at the budget)."""
-    n, other = sum(b > args.epochs for b in budgets.values()), len(elsewhere or {})
-    if not n + other:
-        return ""
-    text = f"\n{n + other} run(s) that never grokked within {args.epochs} retrained to {args.extend} epochs"
-    return text + (f": {n} read, {other} grokked within {args.epochs} (another draw, not read)" if other else "")
-
-
 def print_grok_table(grok, med, args):
     """Per seed ('never' = censored at the budget) and the median ('> budget' when censored)."""
     fmt = lambda g: "never" if g is None else str(g)
@@ -379,12 +356,12 @@ def run_frozen(args):
     print_grok_table(grok, med, args)
     store.write_json(out_path(args, "appendix_frozen", "json"),
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
-                      **budget_table(budgets, args, arms, elsewhere=elsewhere),
+                      **sweep.budget_table(budgets, args, arms, lambda a, s: run_name(a, s, args), elsewhere),
                       "p": args.p, "regime": args.regime, "seeds": args.seeds})
     against = " and ".join(f"KL (lambda {args.lam:g})" if arm == "kl" else arm for arm in arms if arm != "frozen")
     plot_arms(results, grok, args, arms, out_path(args, "appendix_frozen", "png"),
               f"Frozen oracle attention vs {against}, p = {args.p}, "
-              f"distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}" + extended_text(budgets, args, elsewhere),
+              f"distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}" + sweep.extended_text(budgets, args, elsewhere),
               budgets=budgets)
 
 
@@ -571,11 +548,11 @@ def run_routing(args):
     print_grok_table(grok, med, args)
     store.write_json(out_path(args, "fig8_routing", "json"),
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
-                      **budget_table(budgets, args, arms, name, elsewhere),
+                      **sweep.budget_table(budgets, args, arms, name, elsewhere),
                       "regime": args.regime, "seeds": args.seeds})
     plot_arms(results, grok, args, arms, out_path(args, "fig8_routing", "png"),
               f"Figure 8 (left): dynamic routing, p = {args.p}, distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}"
-              + extended_text(budgets, args, elsewhere), name=name, budgets=budgets)
+              + sweep.extended_text(budgets, args, elsewhere), name=name, budgets=budgets)
 
 
 LENGTHS = [6, 8, 10, 12, 16, 24]

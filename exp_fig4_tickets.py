@@ -68,6 +68,7 @@ def get_parser():
     p.add_argument("--regime", default="fresh", type=sweep.regime_arg)
     p.add_argument("--arms", nargs="+", choices=ARMS, default=list(ARMS),
                    help="the arms to train and draw (a pruned ticket brings its dense run)")
+    sweep.add_extend_arg(p)           # the tickets' (the dense run is their source, not compared)
     sweep.add_scale_args(p, QUICK)
     sweep.add_sweep_args(p)
     return p
@@ -115,8 +116,10 @@ def dense_runs(args):
 
 
 def planned_runs(args):
-    """Every (label, config) this call needs (reproduce.py --dry-run counts them)."""
-    return dense_runs(args) + [r for s in args.seeds for r in ticket_runs(s, args)]
+    """Every (label, config) this call needs (reproduce.py --dry-run counts them), with the
+    extensions of its stored tickets that never grokked, under --extend."""
+    tickets = [r for s in args.seeds for r in ticket_runs(s, args)]
+    return dense_runs(args) + tickets + sweep.extension_runs(tickets, args)
 
 
 def main(argv=None):
@@ -144,7 +147,8 @@ def main(argv=None):
                     runs.append((label, cfg))
                 else:
                     print(f"note: seed {s}: no dense weights in {folder}, so {label} cannot be trained here")
-        results.update(sweep.run_sweep(runs, args))
+        tickets, budgets, elsewhere = sweep.run_extended(runs, args)
+        results.update(tickets)
     except ValueError as e:
         raise SystemExit(f"error: {e}")
 
@@ -157,15 +161,25 @@ def main(argv=None):
     for s in args.seeds:
         print(f"{s:4d} " + " ".join(f"{str(grok[a][s] if grok[a][s] is not None else 'never'):>9s}" for a in args.arms))
     # some arms only: a figure of its own, never drawn over the five arms' figure at these seeds
-    stem = "fig4_tickets" + sweep.seeds_tag(args.seeds) + ("" if args.arms == list(ARMS) else "_" + "-".join(args.arms))
+    stem = "fig4_tickets" + sweep.seeds_tag(args.seeds) + ("" if args.arms == list(ARMS) else "_" + "-".join(args.arms)) \
+        + (f"_ext{args.extend}" if args.extend else "")
+    tickets = [a for a in args.arms if a != "dense"]
+    extended = sweep.budget_table(budgets, args, tickets, name, elsewhere)    # {} without --extend
+    if extended:                                            # keyed by seed, as "grok" is
+        extended["budgets"] = {a: dict(zip(map(str, args.seeds), v)) for a, v in extended["budgets"].items()}
     store.write_json(os.path.join(args.results_dir, stem + ".json"),
                      {"grok": {a: {str(s): g for s, g in v.items()} for a, v in grok.items()},
                       "keep_frac": args.keep_frac, "lam": args.lam, "retrain_wd": args.retrain_wd,
-                      "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds})
-    plot(results, grok, name, args, os.path.join(args.results_dir, stem + ".png"))
+                      "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds, **extended})
+    plot(results, grok, name, args, os.path.join(args.results_dir, stem + ".png"), budgets,
+         sweep.extended_text(budgets, args, elsewhere) if args.extend else "")
 
 
-def plot(results, grok, name, args, path):
+def plot(results, grok, name, args, path, budgets=None, note=""):
+    """budgets: {run name: the epochs it was censored at}, where --extend trained runs longer:
+    the curves stay within the study's budget, the grokking epochs show the extended runs'."""
+    budget = lambda arm, s: (budgets or {}).get(name(arm, s), args.epochs)
+    top = max([args.epochs] + list((budgets or {}).values()))
     plt = plots.pyplot()
     fig, (a0, a1) = plt.subplots(1, 2, figsize=(12, 4.5))
     for arm in args.arms:
@@ -174,19 +188,20 @@ def plot(results, grok, name, args, path):
         if hists:
             grid, acc = plots.curves(hists, "test_acc", args.epochs)
             plots.band(a0, grid, acc, arm, f"C{i}")
-        ys = [g for g in grok[arm].values() if g != "missing"]
+        ys = [(g, budget(arm, s)) for s, g in grok[arm].items() if g != "missing"]
         xs = i + np.linspace(-0.15, 0.15, max(1, len(ys)))
-        for x, g in zip(xs, ys):
-            a1.scatter(x, args.epochs if g is None else g, color=f"C{i}",
+        for x, (g, b) in zip(xs, ys):
+            a1.scatter(x, b if g is None else g, color=f"C{i}",
                        marker="^" if g is None else "o", facecolors="none" if g is None else f"C{i}")
     a0.set(xlabel="epoch", ylabel="test accuracy", title="test accuracy (median, min-max over seeds)")
     a0.legend(fontsize=8)
-    a1.axhline(args.epochs, color="gray", ls=":", lw=1)
+    for b in sorted({args.epochs, top}):
+        a1.axhline(b, color="gray", ls=":", lw=1)
     a1.set_xticks([ARMS.index(a) for a in args.arms], args.arms)
     a1.set(ylabel="grokking epoch (triangle: never, at the budget)", title="grokking epoch per seed")
     plots.save_figure(fig, path,
                       f"Figure 4: p = {args.p}, distractors {args.regime}, keep {args.keep_frac:g}, "
-                      f"lambda {args.lam:g}, retrain wd {args.retrain_wd:g}")
+                      f"lambda {args.lam:g}, retrain wd {args.retrain_wd:g}" + note)
 
 
 if __name__ == "__main__":

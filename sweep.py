@@ -337,10 +337,15 @@ def extension_runs(runs, args):
     for label, cfg in runs:
         got = store.read(store_dir(args), cfg)
         if got is not None and got[0]["grok_epoch"] is None:
-            longer = argparse.Namespace(**vars(cfg))
-            longer.epochs = extend
-            out.append((f"{label}@e{extend}", longer))
+            out.append((f"{label}@e{extend}", _with_epochs(cfg, extend)))
     return out
+
+
+def _with_epochs(cfg, epochs):
+    """cfg with another budget (a copy: the study's own config is left as it is)."""
+    longer = argparse.Namespace(**vars(cfg))
+    longer.epochs = epochs
+    return longer
 
 
 def run_extended(runs, args, log=say):
@@ -355,7 +360,20 @@ def run_extended(runs, args, log=say):
     not the censored run's continuation: the censored run stays, a bound at its own budget (rules
     v4, rule 8 as amended 2026-11-26), and the retrain's epoch is returned for the report. A
     retrain that also never grokked within the budget is read in place: a draw given what the
-    censored run showed."""
+    censored run showed.
+    An early-stopped run not stored yet is trained to --extend at once: it stops as its run would
+    after it grokked, its first --epochs epochs are its run (store.derived reads the run from
+    them), and if it never grokked within them it goes on as its own continuation, never
+    another draw. (A run without an early stop would pay the longer budget whole: it is left to
+    the above.)"""
+    extend = getattr(args, "extend", None)
+    if extend and not args.plot_only:
+        at_once = [(f"{label}@e{extend}", _with_epochs(cfg, extend)) for label, cfg in runs
+                   if cfg.stop_after is not None and not is_stored(args, cfg)]
+        if at_once:
+            log(f"training {len(at_once)} run(s) not stored yet to {extend} epochs at once (their first "
+                f"{args.epochs} are the runs themselves)")
+            run_sweep(at_once, args, log)
     results = run_sweep(runs, args, log)
     budgets = {label: args.epochs for label in results}
     longer = extension_runs(runs, args)
@@ -381,6 +399,28 @@ def run_extended(runs, args, log=say):
             else:
                 results[base], budgets[base] = got[label], args.extend
     return results, budgets, elsewhere
+
+
+def budget_table(budgets, args, arms, name, elsewhere=None):
+    """Under --extend: {"budgets": {arm: [the epochs each seed's run was censored at]}} (the
+    verdicts read a censored run as a bound at its own budget), and "retrain_grokked_within":
+    {arm: {seed: epoch}} for the retrains that grokked within the budget their run never grokked
+    in (run_extended: another draw, reported, not read). Else {}. name(arm, seed): a run's label."""
+    if not getattr(args, "extend", None):
+        return {}
+    other = {a: {str(s): elsewhere[name(a, s)] for s in args.seeds if name(a, s) in (elsewhere or {})} for a in arms}
+    return {"budgets": {a: [budgets.get(name(a, s), args.epochs) for s in args.seeds] for a in arms},
+            "retrain_grokked_within": {a: v for a, v in other.items() if v}}
+
+
+def extended_text(budgets, args, elsewhere=None):
+    """The title's note of the runs --extend trained longer: those read in place, and those whose
+    retrain grokked within the budget (another draw: the run stays, a triangle at the budget)."""
+    n, other = sum(b > args.epochs for b in budgets.values()), len(elsewhere or {})
+    if not n + other:
+        return ""
+    text = f"\n{n + other} run(s) that never grokked within {args.epochs} retrained to {args.extend} epochs"
+    return text + (f": {n} read, {other} grokked within {args.epochs} (another draw, not read)" if other else "")
 
 
 def write_partial(args, log=say):

@@ -101,7 +101,8 @@ def numbers():
         named = {v: [k for k, (w, _) in table.items() if w == v and k[:3] not in ("C3b", "C3f")]
                  for v in ("reproduced", "not reproduced")}
         from verdicts import studies
-        c4_seeds = [int(a) for a in studies.STUDIES["fig4_v4plan"].command if a.isdigit()]
+        command = studies.STUDIES["fig4_v4plan"].command
+        c4_seeds = [int(a) for a in command[command.index("--seeds") + 1:command.index("--extend")]]
         c4_stored = store.read_json(os.path.join("results", studies.STUDIES["fig4_seeds0-9"].summary))["seeds"]
         out["C4 plan"] = (f"its {len(set(c4_seeds) - set(c4_stored))} new seeds are planned (rules v4's plan, "
                           f"row {report.V4_PLANNED['C4'][next(iter(report.V4_PLANNED['C4']))]}")

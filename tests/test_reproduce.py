@@ -721,3 +721,26 @@ def test_a_retrain_that_is_another_draw_is_reported_beside_the_verdict_and_not_r
     assert (drawn["estimate"], drawn["ci"], drawn["verdict"]) == (plain["estimate"], plain["ci"], plain["verdict"])
     assert "baseline seed 3 at 3000" in drawn["reason"] and "read in place" in drawn["reason"]
     assert drawn["read_in_place"]["estimate"] < plain["estimate"]
+
+
+def test_c4_reads_each_extended_ticket_as_a_bound_at_its_own_budget(tmp_path):
+    """Row 11 under --extend (rules v4, rule 8): a ticket still censored after its extension is a
+    bound at 50,000, not at the study's 10,000 (the ratio bayes / lottery is then <= 4000 / 50000,
+    not 4000 / 10000), and a retrain that grokked within 10,000 is named, not read."""
+    seeds = [str(s) for s in range(12)]
+    d = {"seeds": list(range(12)), "budget": 10000,
+         "grok": {"lottery": {s: 4000 + 100 * int(s) for s in seeds}, "bayes": {s: 4200 for s in seeds}}}
+    d["grok"]["lottery"]["5"] = None
+    def part(summary):                       # C4's one part, judged on this summary
+        (tmp_path / studies.summary("fig4")).write_text(json.dumps(summary))
+        return next(iter(report.claim_c4(str(tmp_path), rules.RULES["v4"]).values()))
+    at_budget = part(d)
+    extended = {**d, "budgets": {a: {s: 50000 if (a, s) == ("lottery", "5") else 10000 for s in seeds}
+                                 for a in ("lottery", "bayes")}}
+    at_own = part(extended)
+    assert "within 10000): <= 0.42x" in at_budget["reason"]             # 4200 / 10000
+    assert "within 50000): <= 0.08x" in at_own["reason"]                # 4200 / 50000
+    drawn = part({**extended, "retrain_grokked_within": {"lottery": {"5": 9000}}})
+    assert (drawn["estimate"], drawn["ci"], drawn["verdict"]) == (at_own["estimate"], at_own["ci"], at_own["verdict"])
+    assert "lottery seed 5 at 9000" in drawn["reason"]
+    assert "upper bounds" not in drawn["read_in_place"]["reason"]       # there, seed 5 is measured: 4200 / 9000

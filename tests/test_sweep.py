@@ -399,6 +399,30 @@ def test_extend_trains_only_the_censored_runs_on_and_reads_them_in_their_place(t
         sweep.extension_runs(runs, sweep_args(tmp_path, epochs=10, extend=10))
 
 
+def test_extend_trains_a_new_run_once_to_the_longer_budget_and_its_first_epochs_are_the_run(tmp_path):
+    """An early-stopped run not stored yet is trained once, to --extend: the run at the study's
+    budget is read from its first epochs (store.derived), equal to training that run alone
+    (same process), and one that never grokked within them goes on as its own continuation."""
+    tiny = dict(p=11, frac=0.6, d_model=16, d_mlp=32, lr=3e-3, grok_acc=0.15, eval_every=5, quiet=True,
+                device="cpu", stop_after=20)
+    late = train.make_config(epochs=100, **tiny)            # test accuracy passes 0.15 near epoch 130
+    early = train.make_config(epochs=100, **dict(tiny, grok_acc=0.0))
+    args = sweep_args(tmp_path, epochs=100, extend=400)
+    results, budgets, elsewhere = sweep.run_extended([("late", late), ("early", early)], args, log=lambda s: None)
+    assert budgets == {"late": 400, "early": 100} and elsewhere == {}
+    assert 100 < results["late"][0]["grok_epoch"] < 400 and results["early"][0]["grok_epoch"] == 0
+    folder = sweep.store_dir(args)
+    assert sorted(os.listdir(folder)) == sorted(store.run_key(sweep._with_epochs(c, 400)) + ".json.gz"
+                                                for c in (late, early))       # each trained once
+    for cfg in (late, early):
+        got_s, got_h = store.read(folder, cfg)
+        want_s, want_h = train.train(cfg)
+        assert got_h["epoch"] == want_h["epoch"] and got_h["test_acc"] == pytest.approx(want_h["test_acc"], rel=1e-6)
+        for k in ("grok_epoch", "epochs_run", "mem_epoch"):
+            assert got_s[k] == want_s[k], k
+    assert store.read(folder, late)[0]["grok_epoch"] is None
+
+
 def test_a_retrain_that_groks_within_the_budget_its_run_never_grokked_in_is_not_read(tmp_path):
     """A retrain on another machine is another draw of a chaotic run: one that groks within the
     budget the stored run never grokked in is not its continuation. The stored run stays,
@@ -412,7 +436,7 @@ def test_a_retrain_that_groks_within_the_budget_its_run_never_grokked_in_is_not_
     results, budgets, elsewhere = sweep.run_extended([("run", cfg)], args, log=lambda s: None)
     assert results["run"][0]["grok_epoch"] is None and budgets == {"run": 10}
     assert elsewhere == {"run": summary["grok_epoch"]}
-    title = exp_appendix.extended_text({"run": 10, "other": 20}, argparse.Namespace(epochs=10, extend=20), elsewhere)
+    title = sweep.extended_text({"run": 10, "other": 20}, argparse.Namespace(epochs=10, extend=20), elsewhere)
     assert title == "\n2 run(s) that never grokked within 10 retrained to 20 epochs: 1 read, 1 grokked within 10 " \
                     "(another draw, not read)"                        # the figure counts both kinds
-    assert exp_appendix.extended_text({"run": 10}, argparse.Namespace(epochs=10, extend=20)) == ""
+    assert sweep.extended_text({"run": 10}, argparse.Namespace(epochs=10, extend=20)) == ""

@@ -60,19 +60,27 @@ def _speedup(d, baseline, arm, R, what="speed-up"):
     where the study extended its censored runs (--extend), each run is censored at its own budget."""
     budget = d["budget"] if "budgets" not in d else \
         (_by_seed(d["budgets"][baseline], d["seeds"]), _by_seed(d["budgets"][arm], d["seeds"]))
-    v = R.speedup(_by_seed(d["grok"][baseline], d["seeds"]), _by_seed(d["grok"][arm], d["seeds"]), budget, what)
-    drawn = {a: {int(s): t for s, t in d.get("retrain_grokked_within", {}).get(a, {}).items()} for a in (baseline, arm)}
+    times = {a: _by_seed(d["grok"][a], d["seeds"]) for a in (baseline, arm)}
+    drawn = {a: {int(s): t for s, t in d.get("retrain_grokked_within", {}).get(a, {}).items()} for a in times}
+    return _other_draws(R.speedup(times[baseline], times[arm], budget, what), times, drawn,
+                        lambda read: R.speedup(read[baseline], read[arm], budget, what))
+
+
+def _other_draws(v, times, drawn, judge):
+    """Rules v4, rule 8 as amended 2026-11-26: a censored run's retrain that grokked within the
+    budget its run never grokked in (sweep.run_extended) is another draw, not read; the verdict
+    v says so, with judge's verdict on the times with those retrains read in place beside it.
+    times and drawn: {arm: {seed: grok epoch}}, the same seed keys."""
     other = [f"{a} seed {s} at {t}" for a in drawn for s, t in drawn[a].items()]
-    if other:             # sweep.run_extended: retrains that are another draw, reported and not read
-        read = {a: {**_by_seed(d["grok"][a], d["seeds"]), **drawn[a]} for a in drawn}
-        w = R.speedup(read[baseline], read[arm], budget, what)
-        x = lambda e: "inf" if e == math.inf else "0" if e == -math.inf else f"{math.exp(e):.2f}x"
-        note = (f"retrained on to 5x the budget, {len(other)} censored run(s) grokked within the budget their run never "
-                f"grokked in ({', '.join(other)}): another draw, not the run's continuation, so the run stays a bound "
-                f"(rules v4, rule 8 as amended 2026-11-26); with them read in place: {w['verdict']}, "
-                f"{x(w['estimate'])} [{x(w['ci'][0])}, {x(w['ci'][1])}]")
-        v = {**v, "reason": "; ".join(filter(None, [v.get("reason"), note])), "read_in_place": w}
-    return v
+    if not other:
+        return v
+    w = judge({a: {**times[a], **drawn.get(a, {})} for a in times})
+    x = lambda e: "inf" if e == math.inf else "0" if e == -math.inf else f"{math.exp(e):.2f}x"
+    note = (f"retrained on to 5x the budget, {len(other)} censored run(s) grokked within the budget their run never "
+            f"grokked in ({', '.join(other)}): another draw, not the run's continuation, so the run stays a bound "
+            f"(rules v4, rule 8 as amended 2026-11-26); with them read in place: {w['verdict']}"
+            + (f", {x(w['estimate'])} [{x(w['ci'][0])}, {x(w['ci'][1])}]" if "ci" in w else ""))
+    return {**v, "reason": "; ".join(filter(None, [v.get("reason"), note])), "read_in_place": w}
 
 
 def claim_c1(results, R=A.RULES[DECIDING], use=None):
@@ -218,9 +226,14 @@ def claim_c4(results, R=A.RULES[DECIDING], use=None):
     d = _summary(results, "fig4", use)
     if d is None:
         return None
-    run = lambda arm: {s: g for s, g in d["grok"][arm].items() if g != "missing"}
+    times = {a: {s: g for s, g in d["grok"][a].items() if g != "missing"} for a in ("lottery", "bayes")}
+    # --extend (rules v4, rule 8): each ticket censored at the budget it was trained to; the
+    # pair is (treatment's, reference's), as the ratio is bayes / lottery
+    budget = d["budget"] if "budgets" not in d else (d["budgets"]["bayes"], d["budgets"]["lottery"])
+    judge = lambda t: R.noninferiority(t["lottery"], t["bayes"], budget, what="bayes/lottery time ratio")
+    drawn = {a: d.get("retrain_grokked_within", {}).get(a, {}) for a in times}
     return {f"Bayesian ticket matches or outperforms the lottery ticket (non-inferiority, margin {A.NONINFERIORITY:g}x)":
-            R.noninferiority(run("lottery"), run("bayes"), d["budget"], what="bayes/lottery time ratio")}
+            _other_draws(judge(times), times, drawn, judge)}
 
 
 def claim_c5(results, R=A.RULES[DECIDING], use=None):

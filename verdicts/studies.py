@@ -113,10 +113,13 @@ STUDIES = {
                            "fig4_tickets_seeds0-9.png",
                            "Figure 4 at seeds 0-9", plan_for="fig4"),
     # rules v4's plan, row 11 (docs/plan.md, third addendum, before its runs): the two tickets C4
-    # compares, and the dense runs they are cut from, at seeds 0-79
-    "fig4_v4plan": Study("C4", ["exp_fig4_tickets.py", "--arms", "dense", "lottery", "bayes"] + seeds(80),
-                         "fig4_tickets_seeds0-79_dense-lottery-bayes.json", "fig4_tickets_seeds0-79_dense-lottery-bayes.png",
-                         "Figure 4's dense run and two tickets at seeds 0-79 (rules v4's plan)",
+    # compares, and the dense runs they are cut from, at seeds 0-79; its censored tickets
+    # extended to 50k (fourth addendum, before any ticket of seeds 10-79)
+    "fig4_v4plan": Study("C4", ["exp_fig4_tickets.py", "--arms", "dense", "lottery", "bayes"] + seeds(80)
+                         + ["--extend", "50000"], "fig4_tickets_seeds0-79_dense-lottery-bayes_ext50000.json",
+                         "fig4_tickets_seeds0-79_dense-lottery-bayes_ext50000.png",
+                         "Figure 4's dense run and two tickets at seeds 0-79, censored tickets extended to 50k "
+                         "(rules v4's plan)",
                          "The Bayesian ticket (fresh init + KL) matches or outperforms lottery-ticket transfer.",
                          plan_for="fig4"),
     "bound": Study("C5", ["exp_appendix.py", "bound"], "fig5_bound.json", "fig5_bound.png",
