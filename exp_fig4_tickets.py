@@ -172,7 +172,7 @@ def main(argv=None):
                       "keep_frac": args.keep_frac, "lam": args.lam, "retrain_wd": args.retrain_wd,
                       "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds, **extended})
     plot(results, grok, name, args, os.path.join(args.results_dir, stem + ".png"), budgets,
-         sweep.extended_text(budgets, args, elsewhere) if args.extend else "")
+         sweep.extended_text(budgets, args, elsewhere))      # "" without --extend
 
 
 def plot(results, grok, name, args, path, budgets=None, note=""):
