@@ -348,7 +348,7 @@ def frozen_runs(args):
 
 
 def run_frozen(args):
-    results, budgets, elsewhere = sweep.run_extended(frozen_runs(args), args)
+    results, budgets, elsewhere, continued = sweep.run_extended(frozen_runs(args), args)
     arms = [a for a in FROZEN_ARMS if a in args.arms]
     grok, med = grok_table(results, args, arms)
     print("\nClaim C10 (paper, App. F.4): with attention frozen at the oracle the MLP alone "
@@ -361,8 +361,8 @@ def run_frozen(args):
     against = " and ".join(f"KL (lambda {args.lam:g})" if arm == "kl" else arm for arm in arms if arm != "frozen")
     plot_arms(results, grok, args, arms, out_path(args, "appendix_frozen", "png"),
               f"Frozen oracle attention vs {against}, p = {args.p}, "
-              f"distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}" + sweep.extended_text(budgets, args, elsewhere),
-              budgets=budgets)
+              f"distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}"
+              + sweep.extended_text(budgets, args, elsewhere, continued), budgets=budgets)
 
 
 # ---------------------------------------------------------------------------------------
@@ -541,7 +541,7 @@ def routing_runs(args):
 def run_routing(args):
     arms = ("baseline", "kl")
     name = lambda a, s: run_name(f"route-{a}", s, args)
-    results, budgets, elsewhere = sweep.run_extended(routing_runs(args), args)
+    results, budgets, elsewhere, continued = sweep.run_extended(routing_runs(args), args)
     grok, med = grok_table(results, args, arms, name)
     print("\nClaim C7 (paper, App. F.3): when the informative positions vary per sequence, a "
           "per-sequence oracle restores the KL bypass. Grokking epochs:")
@@ -552,7 +552,7 @@ def run_routing(args):
                       "regime": args.regime, "seeds": args.seeds})
     plot_arms(results, grok, args, arms, out_path(args, "fig8_routing", "png"),
               f"Figure 8 (left): dynamic routing, p = {args.p}, distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}"
-              + sweep.extended_text(budgets, args, elsewhere), name=name, budgets=budgets)
+              + sweep.extended_text(budgets, args, elsewhere, continued), name=name, budgets=budgets)
 
 
 LENGTHS = [6, 8, 10, 12, 16, 24]

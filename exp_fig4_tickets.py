@@ -147,7 +147,7 @@ def main(argv=None):
                     runs.append((label, cfg))
                 else:
                     print(f"note: seed {s}: no dense weights in {folder}, so {label} cannot be trained here")
-        tickets, budgets, elsewhere = sweep.run_extended(runs, args)
+        tickets, budgets, elsewhere, continued = sweep.run_extended(runs, args)
         results.update(tickets)
     except ValueError as e:
         raise SystemExit(f"error: {e}")
@@ -172,7 +172,7 @@ def main(argv=None):
                       "keep_frac": args.keep_frac, "lam": args.lam, "retrain_wd": args.retrain_wd,
                       "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds, **extended})
     plot(results, grok, name, args, os.path.join(args.results_dir, stem + ".png"), budgets,
-         sweep.extended_text(budgets, args, elsewhere))      # "" without --extend
+         sweep.extended_text(budgets, args, elsewhere, continued))     # "" without --extend
 
 
 def plot(results, grok, name, args, path, budgets=None, note=""):

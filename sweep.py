@@ -351,16 +351,16 @@ def _with_epochs(cfg, epochs):
 def run_extended(runs, args, log=say):
     """run_sweep(runs), then each run that never grokked within its budget extended to --extend
     epochs (extension_runs) and read in its place. Returns ({label: (summary, history)},
-    {label: budget}, {label: grok epoch}): the budget each label's result was censored at
-    (--extend for an extended run, --epochs for the rest), and the retrains that are not their
-    run's continuation. A retrain is bitwise its run only on the machine and thread count that
-    trained it; elsewhere their numbers differ within tens of epochs and their test accuracy
-    parts after thousands (the runs are chaotic; docs/stats.md, rule 8), and a retrain may grok
-    within the budget its run never grokked in. Such a retrain is another draw,
-    not the censored run's continuation: the censored run stays, a bound at its own budget (rules
-    v4, rule 8 as amended 2026-11-26), and the retrain's epoch is returned for the report. A
-    retrain that also never grokked within the budget is read in place: a draw given what the
-    censored run showed.
+    {label: budget}, {label: grok epoch}, {label}): the budget each label's result was censored
+    at (--extend for an extended run, --epochs for the rest), the retrains that are not their
+    run's continuation, and the extended runs that are (trained at once, below). A retrain is
+    bitwise its run only on the machine and thread count that trained it; elsewhere their
+    numbers differ within tens of epochs and their test accuracy parts after thousands (the runs
+    are chaotic; docs/stats.md, rule 8), and a retrain may grok within the budget its run never
+    grokked in. Such a retrain is another draw, not the censored run's continuation: the
+    censored run stays, a bound at its own budget (rules v4, rule 8 as amended 2026-11-26), and
+    the retrain's epoch is returned for the report. A retrain that also never grokked within the
+    budget is read in place: a draw given what the censored run showed.
     An early-stopped run not stored yet is trained to --extend at once: it stops as its run would
     after it grokked, its first --epochs epochs are its run (store.derived reads the run from
     them), and if it never grokked within them it goes on as its own continuation, never
@@ -383,7 +383,7 @@ def run_extended(runs, args, log=say):
             log(f"note: {len(longer) - len(have)} of {len(longer)} extended runs are not stored yet")
             write_partial(args, log)
         longer = have
-    elsewhere = {}
+    elsewhere, continued = {}, set()
     if longer:
         log(f"extending {len(longer)} run(s) that never grokked within {args.epochs} to {args.extend} epochs")
         got = run_sweep(longer, args, log)
@@ -397,8 +397,10 @@ def run_extended(runs, args, log=say):
                 log(f"  {label}: grokked at {grok}, within the {args.epochs} its run never grokked in: "
                     "another draw, not its continuation; the run stays, censored at its budget")
             else:
+                if "derived_from" in results[base][0]:          # its run was read from this one: trained on
+                    continued.add(base)
                 results[base], budgets[base] = got[label], args.extend
-    return results, budgets, elsewhere
+    return results, budgets, elsewhere, continued
 
 
 def budget_table(budgets, args, arms, name, elsewhere=None):
@@ -413,13 +415,16 @@ def budget_table(budgets, args, arms, name, elsewhere=None):
             "retrain_grokked_within": {a: v for a, v in other.items() if v}}
 
 
-def extended_text(budgets, args, elsewhere=None):
+def extended_text(budgets, args, elsewhere=None, continued=()):
     """The title's note of the runs --extend trained longer: those read in place, and those whose
-    retrain grokked within the budget (another draw: the run stays, a triangle at the budget)."""
+    retrain grokked within the budget (another draw: the run stays, a triangle at the budget).
+    continued: the runs trained on to --extend at once (run_extended), not retrained."""
     n, other = sum(b > args.epochs for b in budgets.values()), len(elsewhere or {})
     if not n + other:
         return ""
-    text = f"\n{n + other} run(s) that never grokked within {args.epochs} retrained to {args.extend} epochs"
+    how = ("retrained" if not continued else "trained on" if len(continued) == n + other else
+           f"trained on ({len(continued)}) or retrained ({n + other - len(continued)})")
+    text = f"\n{n + other} run(s) that never grokked within {args.epochs} {how} to {args.extend} epochs"
     return text + (f": {n} read, {other} grokked within {args.epochs} (another draw, not read)" if other else "")
 
 

@@ -388,8 +388,8 @@ def test_extend_trains_only_the_censored_runs_on_and_reads_them_in_their_place(t
     runs = [("never", train.make_config(grok_acc=1.01, **tiny)), ("groks", train.make_config(grok_acc=0.0, **tiny))]
     args = sweep_args(tmp_path, epochs=10, extend=20)
     assert sweep.extension_runs(runs, args) == []                     # nothing stored: nothing known censored
-    results, budgets, elsewhere = sweep.run_extended(runs, args, log=lambda s: None)
-    assert budgets == {"never": 20, "groks": 10} and elsewhere == {}
+    results, budgets, elsewhere, continued = sweep.run_extended(runs, args, log=lambda s: None)
+    assert budgets == {"never": 20, "groks": 10} and elsewhere == {} and continued == {"never"}
     assert results["never"][0]["epochs_run"] == 20 and results["never"][0]["grok_epoch"] is None
     assert results["groks"][0]["epochs_run"] <= 10 and results["groks"][0]["grok_epoch"] is not None
     longer = sweep.extension_runs(runs, args)
@@ -408,8 +408,11 @@ def test_extend_trains_a_new_run_once_to_the_longer_budget_and_its_first_epochs_
     late = train.make_config(epochs=100, **tiny)            # test accuracy passes 0.15 near epoch 130
     early = train.make_config(epochs=100, **dict(tiny, grok_acc=0.0))
     args = sweep_args(tmp_path, epochs=100, extend=400)
-    results, budgets, elsewhere = sweep.run_extended([("late", late), ("early", early)], args, log=lambda s: None)
-    assert budgets == {"late": 400, "early": 100} and elsewhere == {}
+    results, budgets, elsewhere, continued = sweep.run_extended([("late", late), ("early", early)], args,
+                                                                log=lambda s: None)
+    assert budgets == {"late": 400, "early": 100} and elsewhere == {} and continued == {"late"}
+    assert sweep.extended_text(budgets, args, elsewhere, continued) == \
+        "\n1 run(s) that never grokked within 100 trained on to 400 epochs"      # not "retrained"
     assert 100 < results["late"][0]["grok_epoch"] < 400 and results["early"][0]["grok_epoch"] == 0
     folder = sweep.store_dir(args)
     assert sorted(os.listdir(folder)) == sorted(store.run_key(sweep._with_epochs(c, 400)) + ".json.gz"
@@ -433,10 +436,12 @@ def test_a_retrain_that_groks_within_the_budget_its_run_never_grokked_in_is_not_
     summary, history = sweep.run_sweep([("run", cfg)], args, log=lambda s: None)["run"]
     folder = sweep.store_dir(args)
     store.write(folder, dict(summary, grok_epoch=None), history, cfg)   # as if another machine never grokked
-    results, budgets, elsewhere = sweep.run_extended([("run", cfg)], args, log=lambda s: None)
-    assert results["run"][0]["grok_epoch"] is None and budgets == {"run": 10}
+    results, budgets, elsewhere, continued = sweep.run_extended([("run", cfg)], args, log=lambda s: None)
+    assert results["run"][0]["grok_epoch"] is None and budgets == {"run": 10} and continued == set()
     assert elsewhere == {"run": summary["grok_epoch"]}
     title = sweep.extended_text({"run": 10, "other": 20}, argparse.Namespace(epochs=10, extend=20), elsewhere)
     assert title == "\n2 run(s) that never grokked within 10 retrained to 20 epochs: 1 read, 1 grokked within 10 " \
                     "(another draw, not read)"                        # the figure counts both kinds
     assert sweep.extended_text({"run": 10}, argparse.Namespace(epochs=10, extend=20)) == ""
+    assert sweep.extended_text({"a": 20, "b": 20}, argparse.Namespace(epochs=10, extend=20), {}, {"a"}) == \
+        "\n2 run(s) that never grokked within 10 trained on (1) or retrained (1) to 20 epochs"
