@@ -182,14 +182,14 @@ def plot(results, grok, name, args, path, budgets=None, note=""):
     top = max([args.epochs] + list((budgets or {}).values()))
     plt = plots.pyplot()
     fig, (a0, a1) = plt.subplots(1, 2, figsize=(12, 4.5))
-    for arm in args.arms:
+    for j, arm in enumerate(args.arms):
         i = ARMS.index(arm)                                   # an arm keeps its colour whichever are drawn
         hists = [results[name(arm, s)][1] for s in args.seeds if name(arm, s) in results]
         if hists:
             grid, acc = plots.curves(hists, "test_acc", args.epochs)
             plots.band(a0, grid, acc, arm, f"C{i}")
         ys = [(g, budget(arm, s)) for s, g in grok[arm].items() if g != "missing"]
-        xs = i + np.linspace(-0.15, 0.15, max(1, len(ys)))
+        xs = j + np.linspace(-0.15, 0.15, max(1, len(ys)))
         for x, (g, b) in zip(xs, ys):
             a1.scatter(x, b if g is None else g, color=f"C{i}",
                        marker="^" if g is None else "o", facecolors="none" if g is None else f"C{i}")
@@ -197,7 +197,7 @@ def plot(results, grok, name, args, path, budgets=None, note=""):
     a0.legend(fontsize=8)
     for b in sorted({args.epochs, top}):
         a1.axhline(b, color="gray", ls=":", lw=1)
-    a1.set_xticks([ARMS.index(a) for a in args.arms], args.arms)
+    a1.set_xticks(range(len(args.arms)), args.arms)
     a1.set(ylabel="grokking epoch (triangle: never, at the budget)", title="grokking epoch per seed")
     plots.save_figure(fig, path,
                       f"Figure 4: p = {args.p}, distractors {args.regime}, keep {args.keep_frac:g}, "

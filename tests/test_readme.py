@@ -101,14 +101,26 @@ def numbers():
         named = {v: [k for k, (w, _) in table.items() if w == v and k[:3] not in ("C3b", "C3f")]
                  for v in ("reproduced", "not reproduced")}
         from verdicts import studies
-        command = studies.STUDIES["fig4_v4plan"].command
+        (c4,) = table["C4"][1].values()
+        command = studies.STUDIES[c4["plan"]].command
         c4_seeds = [int(a) for a in command[command.index("--seeds") + 1:command.index("--extend")]]
-        c4_stored = store.read_json(os.path.join("results", studies.STUDIES["fig4_seeds0-9"].summary))["seeds"]
-        out["C4 plan"] = (f"its {len(set(c4_seeds) - set(c4_stored))} new seeds are planned (rules v4's plan, "
-                          f"row {report.V4_PLANNED['C4'][next(iter(report.V4_PLANNED['C4']))]}")
-        out["reproduced"] = ("one is reproduced" if named["reproduced"] == ["C5"] else str(named["reproduced"]))
+        c4_first = store.read_json(os.path.join("results", studies.STUDIES["fig4_seeds0-9"].summary))["seeds"]
+        out["C4 seeds"] = (f"Over {c4['n']} seeds ({len(set(c4_seeds) - set(c4_first))} new, registered before "
+                           f"their runs)" if c4["n"] == len(c4_seeds) else "not every planned seed is in")
+        out["C4 ratio"] = f"**{x(c4)}** the lottery ticket's epochs"
+        out["C4 test"] = f"non-inferior by the registered test (upper end below {c4['margin']:g}×;"
+        c4_run = store.read_json(os.path.join("results", studies.STUDIES[c4["plan"]].summary))
+        budget = c4_run["budgets"]["lottery"]
+        extended = [s for s, b in budget.items() if b > c4_run["budget"]]
+        late = [c4_run["grok"]["lottery"][s] for s in extended]
+        words = {3: "three"}
+        out["C4 extended"] = (f"{words.get(len(extended), len(extended))} lottery tickets censored at "
+                              f"{c4_run['budget']:,} epochs grokked by {max(late):,} when extended"
+                              if None not in late else "an extended ticket never grokked")
+        out["reproduced"] = ("two are reproduced: C4, the title claim, and C5" if named["reproduced"] == ["C4", "C5"]
+                             else str(named["reproduced"]))
         partly = [k for k, (w, _) in table.items() if w == "reproduced where testable"]
-        out["where testable"] = "one is reproduced where testable" if partly == ["C10"] else str(partly)
+        out["where testable"] = "C10 is reproduced where testable" if partly == ["C10"] else str(partly)
         c10 = table["C10"][1]
         frozen = next(v for p, v in c10.items() if p.startswith("frozen"))
         out["C10 frozen"] = f"{x(frozen)} sooner over {frozen['n']} seeds"
@@ -118,9 +130,9 @@ def numbers():
         out["the rest"] = ("The rest are inconclusive" if
                            all(table[k][0] == "inconclusive" for k in rest) else str(rest))
         old = report.verdicts("results", rules=report.BESIDE)
-        out["v3 beside"] = ("rules v3, beside them in REPORT.md, also reproduced C8" if
+        out["v3 beside"] = ("rules v3 reproduced C5 and C8" if
                             [k for k, (w, _) in old.items() if w == "reproduced"] == ["C5", "C8"] else "v3 moved")
-        out["not reproduced"] = ("three are not" if named["not reproduced"] == ["C1", "C2", "C6"] else
+        out["not reproduced"] = ("Three are not" if named["not reproduced"] == ["C1", "C2", "C6"] else
                                  str(named["not reproduced"]))
         return out
     finally:

@@ -345,6 +345,19 @@ def test_each_study_section_shows_its_own_figures_parts(tmp_path, capsys):
     assert "KL keeps higher accuracy" in out and "dynamic routing" not in out and "claim C7" in out
 
 
+def test_a_study_section_says_when_its_censored_runs_were_extended(tmp_path):
+    """A time past the budget (--extend, rule 8) must not read as a typo: the budget line says so."""
+    grok = {"baseline": [500, 600, 700, 800, 900], "kl": [400, 12000, 300, 350, 420]}
+    section = lambda: next(b for b in "\n".join(report.studies_section(str(tmp_path))).split("\n### ")
+                           if b.startswith("Figure 8 (left)"))
+    write(tmp_path, "fig8_routing.json", {"budget": 10000, "seeds": SEEDS, "grok": grok,
+                                          "budgets": {"baseline": [10000] * 5, "kl": [10000] * 5}})
+    assert "Budget 10000 epochs." in section()
+    write(tmp_path, "fig8_routing.json", {"budget": 10000, "seeds": SEEDS, "grok": grok,
+                                          "budgets": {"baseline": [10000] * 5, "kl": [10000, 50000, 10000, 10000, 10000]}})
+    assert "Budget 10000 epochs (each run censored at it extended to 50000)." in section()
+
+
 def test_the_figure_notes_quote_only_generated_numbers():
     """docs/figures.md is hand-written, but every number it quotes (outside code, links and the
     verbatim pre-registration, a quote) appears in the generated results/REPORT.md: a note cannot

@@ -1357,7 +1357,12 @@ def studies_section(results):
             lines += ["Not run yet: no summary.", ""]
             continue
         if d.get("budget"):
-            lines.append(f"Budget {d['budget']} epochs" + (f", distractors `{d['regime']}`" if d.get("regime") else "")
+            # --extend (rule 8): runs censored at the budget went on, so a time may exceed it
+            longest = max((b for v in d.get("budgets", {}).values() for b in (v.values() if isinstance(v, dict) else v)),
+                          default=d["budget"])
+            lines.append(f"Budget {d['budget']} epochs" + (f" (each run censored at it extended to {longest})"
+                                                           if longest > d["budget"] else "")
+                         + (f", distractors `{d['regime']}`" if d.get("regime") else "")
                          + (f", lambda {d['lam']}" if d.get("lam") is not None else "") + ".")
             lines.append("")
         try:
