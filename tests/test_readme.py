@@ -105,9 +105,9 @@ def numbers():
         command = studies.STUDIES[c4["plan"]].command
         c4_seeds = [int(a) for a in command[command.index("--seeds") + 1:command.index("--extend")]]
         c4_first = store.read_json(os.path.join("results", studies.STUDIES["fig4_seeds0-9"].summary))["seeds"]
-        out["C4 seeds"] = (f"Over {c4['n']} seeds ({len(set(c4_seeds) - set(c4_first))} new, registered before "
+        out["C4 seeds"] = (f"Over {c4['n']} seeds ({len(set(c4_seeds) - set(c4_first))} registered before "
                            f"their runs)" if c4["n"] == len(c4_seeds) else "not every planned seed is in")
-        out["C4 ratio"] = f"**{x(c4)}** the lottery ticket's epochs"
+        out["C4 ratio"] = f"geometric-mean grokking time was **{x(c4)}** the lottery ticket's,"
         out["C4 test"] = f"non-inferior by the registered test (upper end below {c4['margin']:g}×;"
         c4_run = store.read_json(os.path.join("results", studies.STUDIES[c4["plan"]].summary))
         budget = c4_run["budgets"]["lottery"]
@@ -125,7 +125,7 @@ def numbers():
         frozen = next(v for p, v in c10.items() if p.startswith("frozen"))
         out["C10 frozen"] = f"{x(frozen)} sooner over {frozen['n']} seeds"
         k, n = re.search(r"(\d+)/(\d+) \(95%", c10["beta2_0.98: the MLP norm contracts on the plateau"]["text"]).groups()
-        out["C10 beta2"] = f"{k} of {n} at β2 = 0.98"
+        out["C10 beta2"] = f"in {k} of {n} seeds at β2 = 0.98"
         rest = [k for k, (w, _) in table.items() if w not in ("reproduced", "not reproduced", "reproduced where testable")]
         out["the rest"] = ("The rest are inconclusive" if
                            all(table[k][0] == "inconclusive" for k in rest) else str(rest))
