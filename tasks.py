@@ -41,6 +41,9 @@ import itertools
 import torch
 
 TASKS = ("add", "mul", "addk", "parity", "perm", "route", "arparity")
+# The shuffled oracle's own random stream (SeqTask.shuffled_for): seed plus this offset, an
+# arbitrary prime (the 1,000,000th), part of what a run computes, so it never changes.
+SHUFFLE_SEED_OFFSET = 15485863
 
 
 class SeqTask:
@@ -96,6 +99,25 @@ class SeqTask:
             return torch.full((n, self.seq_len), 1.0 / self.seq_len)
         m = (torch.arange(self.seq_len)[None, :] <= self.qpos[split][:, None]).float()   # causal: keys up to the query
         return m / m.sum(-1, keepdim=True)
+
+    def shuffled_for(self, split, seed):
+        """The shuffled oracle (N, T): per row, mass 1/k on k keys drawn at random among those the
+        query attends to, never the row's own informative set: the oracle's form without its
+        information (beyond the paper: docs/registered/information.md). Drawn from a stream of its
+        own (seed + SHUFFLE_SEED_OFFSET), so a run gets the same pairs for the same rows every time
+        it asks (a run resumed from a checkpoint included); a row whose draw is its informative set
+        draws again."""
+        if self.qpos is not None:
+            raise ValueError("the shuffled oracle is for tasks whose query sees every key")
+        q = self.oracle_for(split)
+        n, T = q.shape
+        gen = torch.Generator().manual_seed(seed + SHUFFLE_SEED_OFFSET + (split == "test"))
+        out, todo = torch.zeros(n, T), torch.arange(n)
+        while len(todo):
+            pick = torch.rand(len(todo), T, generator=gen).topk(self.k, dim=-1).indices   # k keys, uniformly
+            out[todo] = torch.zeros(len(todo), T).scatter_(1, pick, 1.0 / self.k)
+            todo = todo[((out[todo] > 0) == (q[todo] > 0)).all(-1)]                      # the oracle's set: again
+        return out
 
     def oracle(self, n):
         """q* (n, T): 1/k on each informative position (the oracle of Def. 4.1)."""

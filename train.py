@@ -35,8 +35,9 @@ from model import DeepTransformer, Transformer
 from optim import OPTIMIZERS, build_optimizer
 from tasks import TASKS, make_task, query_slot_ids
 
-PRIORS = ("oracle", "adversarial", "uniform", "teacher")       # the target q of the KL prior
-PRIOR_KINDS = ("kl", "entropy", "sparsity", "l1-logits")   # directed (KL) and undirected penalties
+PRIORS = ("oracle", "adversarial", "uniform", "shuffled", "teacher")   # the target q of the KL prior
+# directed (KL) and undirected penalties, and a control with the KL's size and no direction
+PRIOR_KINDS = ("kl", "entropy", "sparsity", "l1-logits", "logit-noise")
 INITS = ("paper", "pytorch")
 DISTRACTOR_DRAWS = ("fixed", "fresh", "refresh")        # --distractors: once, every epoch, with prob. rho
 # Flags that change how a run is executed or reported, not the computation it asks for. (The
@@ -48,6 +49,7 @@ NON_SEMANTIC = ("out", "quiet", "print_every", "threads", "device", "checkpoint_
 # distractor redraws: tasks.py uses +7919 for those). The offset is arbitrary (a prime: the
 # 10,000th); it is part of what a stored run computes, so it never changes.
 BATCH_SEED_OFFSET = 104729
+NOISE_SEED_OFFSET = 1299709      # the noise controls' stream (--prior-kind logit-noise, --weight-noise): the 100,000th prime
 AMP = ("off", "bf16")
 
 
@@ -106,14 +108,21 @@ def get_parser():
     a("--lam", type=float, default=0.0, help="prior strength lambda")
     a("--prior", default="oracle",
       help="KL target q: oracle | adversarial (uniform on distractors) | uniform (on every key: no "
-           "information, a live gradient) | teacher (a trained model's attention)")
+           "information, a live gradient) | shuffled (1/k on k random keys per training example, never "
+           "its informative ones, kept for the run: the oracle's form without its information) | "
+           "teacher (a trained model's attention)")
     a("--teacher", default=None, help="state dict (.pt) of the teacher for --prior teacher (same architecture)")
     a("--prior-kind", default="kl",
       help="kl: KL(q || a) | entropy: H(a) | sparsity: 1 - ||a||_2^2 | l1-logits: sum_i |s_i| of the "
-           "attention logits (the last three undirected: no target)")
+           "attention logits (these three undirected: no target) | logit-noise: a random zero-sum gradient "
+           "on the attention logits, fresh every step, of the norm KL(q || a)'s would have, example by "
+           "example (a control: the prior's push without its direction; adds 0 to the loss)")
     a("--prior-start", type=int, default=0, help="late start: lambda(t) = 0 before this epoch")
     a("--prior-anneal", type=int, default=None,
       help="anneal: lambda(t) falls linearly from lambda to 0 over this many epochs after --prior-start")
+    a("--weight-noise", type=float, default=0.0,
+      help="a control beyond the paper (the 2026 'Adam freeze' account): sum_W <W, detach(eps)> over every "
+           "weight matrix, eps ~ N(0, RMS^2) fresh every step; this is the RMS (0 = off). Adds 0 to the loss")
     a("--frozen-attn", default=None, help="oracle: replace the model's attention by the oracle (App. F.4)")
     # capacity controls (Fig. 2)
     a("--norm-match", type=float, default=None,
@@ -182,6 +191,12 @@ def validate(cfg):
         raise ValueError("--prior teacher and --teacher PATH go together")
     if cfg.teacher is not None and not os.path.exists(cfg.teacher):
         raise ValueError(f"--teacher {cfg.teacher}: no such file")
+    if (cfg.prior == "shuffled" or cfg.prior_kind == "logit-noise") and cfg.task == "arparity":
+        raise ValueError("--prior shuffled and --prior-kind logit-noise are for tasks whose query sees every key")
+    if cfg.prior_kind == "logit-noise" and cfg.prior == "teacher":
+        raise ValueError("--prior-kind logit-noise matches the KL to a fixed target, not --prior teacher")
+    if cfg.weight_noise < 0:
+        raise ValueError(f"--weight-noise must be >= 0, got {cfg.weight_noise}")
     if cfg.prior_start < 0 or (cfg.prior_anneal is not None and cfg.prior_anneal < 1):
         raise ValueError("--prior-start must be >= 0 and --prior-anneal >= 1")
     if cfg.init not in INITS:
@@ -255,19 +270,22 @@ def semantic_config(cfg):
 # ---------------------------------------------------------------------------------------
 # 2. The loss: CE + lambda(t) * penalty (Eq. 6), the structural prior and its schedules
 
-def training_loss(model, out, y, target, cfg, lam):
-    """loss = CE (float64: docs/registered/sensitivity.md) + lam(t) * penalty (Eq. 6) [+ the QK penalty].
-    Returns (loss, per-example CE, penalty or None). The penalty is computed whenever the run
-    has a prior (cfg.lam > 0), so it is logged also while lam(t) = 0."""
+def training_loss(model, out, y, target, cfg, lam, noise=None):
+    """loss = CE (float64: docs/registered/sensitivity.md) + lam(t) * penalty (Eq. 6) [+ the QK penalty]
+    [+ the weight-noise control]. Returns (loss, per-example CE, penalty or None). The penalty is
+    computed whenever the run has a prior (cfg.lam > 0), so it is logged also while lam(t) = 0.
+    noise: the generator the noise controls draw from (train.noise_generator)."""
     ce_each = F.cross_entropy(out["logits"].double(), y, reduction="none")
-    penalty = prior_loss(out["scores"], target, cfg.prior_kind) if cfg.lam else None
+    penalty = prior_loss(out["scores"], target, cfg.prior_kind, noise) if cfg.lam else None
     loss = ce_each.mean() + lam * penalty if lam else ce_each.mean()
     if cfg.qk_penalty:
         loss = loss + qk_penalty(model, cfg.qk_penalty)
+    if cfg.weight_noise:
+        loss = loss + weight_noise(model, cfg.weight_noise, noise)
     return loss, ce_each, penalty
 
 
-def prior_loss(scores, q, kind="kl"):
+def prior_loss(scores, q, kind="kl", noise=None):
     """Mean over examples and heads of the structural penalty on a = softmax(scores), float64.
     kl:       KL(q || a), directed toward q (Eq. 6); d/ds = a - q (Eq. 45)
     entropy:  H(a) = -sum_i a_i log a_i; d/ds_j = -a_j (log a_j + H)
@@ -275,7 +293,12 @@ def prior_loss(scores, q, kind="kl"):
     l1-logits: sum_i |s_i| over the keys the query sees (masked keys, -inf, left out); d/ds_j = sign(s_j)
     Entropy and sparsity are undirected: minimal at *any* one-hot a, blind to which position
     is informative. An L1 penalty on a itself would be no penalty at all (sum_i a_i = 1 for
-    softmax), so "sparsity" read as L1 acts on the logits s (docs/registered/sensitivity.md, C6-L1)."""
+    softmax), so "sparsity" read as L1 acts on the logits s (docs/registered/sensitivity.md, C6-L1).
+    logit-noise: a control, not a penalty (docs/registered/information.md): value 0, gradient on s a
+    random zero-sum direction times ||a - q||, the norm of KL(q || a)'s gradient (Eq. 45), per example
+    and head, drawn afresh from the generator `noise` at every call."""
+    if kind == "logit-noise":
+        return logit_noise(scores, q, noise)
     if kind == "l1-logits":
         s = scores.double()
         return torch.where(torch.isfinite(s), s.abs(), torch.zeros_like(s)).sum(-1).mean()
@@ -288,6 +311,42 @@ def prior_loss(scores, q, kind="kl"):
     if kind == "sparsity":
         return (1 - a.pow(2).sum(-1)).mean()
     raise ValueError(f"unknown prior kind {kind!r}")
+
+
+def logit_noise(scores, q, gen):
+    """sum_j (s_j - detach(s_j)) g_j, averaged over examples and heads like the KL: the value is 0
+    and the gradient on the logits is g / (B H), where the KL's mean has (a - q) / (B H). g is
+    Gaussian, centred over the keys (a softmax's logit gradient always sums to zero), scaled to
+    ||g|| = ||a - q|| example by example and head by head: it moves attention as hard as the
+    prior would, in no direction. (Every key the query sees: tasks with causal rows are refused.)"""
+    s = scores.double()
+    q = q[:, None, :] if q.dim() == 2 else q                          # (B, T): every head the same
+    size = (torch.softmax(s.detach(), dim=-1) - q).norm(dim=-1, keepdim=True)
+    eps = torch.randn(s.shape, generator=gen, device=s.device, dtype=s.dtype)
+    eps = eps - eps.mean(-1, keepdim=True)
+    g = eps * (size / eps.norm(dim=-1, keepdim=True))
+    return ((s - s.detach()) * g).sum(-1).mean()
+
+
+def weight_noise(model, rms, gen):
+    """The 2026 'Adam freeze' account's control: sum over every weight matrix (every parameter
+    of two or more dimensions) of <W, detach(eps)>, eps ~ N(0, rms^2) drawn afresh at every
+    call. Written as <W - detach(W), eps>: the gradient is eps, the value 0 (the reported loss is
+    the run's own)."""
+    total = 0.0
+    for p in model.parameters():
+        if p.dim() >= 2:
+            eps = torch.randn(p.shape, generator=gen, device=p.device, dtype=p.dtype) * rms
+            total = total + ((p - p.detach()) * eps).sum()
+    return total
+
+
+def noise_generator(cfg, device):
+    """The noise controls' own random stream (seed + NOISE_SEED_OFFSET, on the device), or None
+    for a run without them: nothing else draws from it, so it moves no other stream."""
+    if cfg.weight_noise or (cfg.lam and cfg.prior_kind == "logit-noise"):
+        return torch.Generator(device).manual_seed(cfg.seed + NOISE_SEED_OFFSET)
+    return None
 
 
 def prior_weight(cfg, epoch):
@@ -449,8 +508,8 @@ def batches(task, cfg, device):
       attn      the attention put in place of the model's own (--frozen-attn, App. F.4), else None
       target    the KL prior's target q (train only; the teacher's is set by the loop)
       pos_ids   the position-table rows (length generalization), shared by every row"""
-    prior_target = {"oracle": task.oracle_for, "adversarial": task.adversarial_for,
-                    "uniform": task.uniform_for}.get(cfg.prior)
+    prior_target = {"oracle": task.oracle_for, "adversarial": task.adversarial_for, "uniform": task.uniform_for,
+                    "shuffled": lambda split: task.shuffled_for(split, cfg.seed)}.get(cfg.prior)
     sets = {}
     for split in ("train", "test"):
         oracle = task.oracle_for(split).to(device)
@@ -482,13 +541,14 @@ def forward_fn(model, cfg, device):
     return forward
 
 
-def forward_backward(model, opt, forward, batch, cfg, lam, measure=False):
+def forward_backward(model, opt, forward, batch, cfg, lam, measure=False, noise=None):
     """Forward, loss (Eq. 6) and backward on one batch; the gradients wait in .grad for step.
     Returns the forward's outputs with the loss terms added (ce_each, penalty, prior_weight).
     measure=True keeps the gradient that reached the attention weights: it is what the
-    diagnostics read as the task gradient (diagnostics.task_gradient_stats)."""
+    diagnostics read as the task gradient (diagnostics.task_gradient_stats). noise: the noise
+    controls' generator (noise_generator), drawn from at every call."""
     out = forward(batch, uncompiled=measure)
-    loss, out["ce_each"], out["penalty"] = training_loss(model, out, batch["y"], batch["target"], cfg, lam)
+    loss, out["ce_each"], out["penalty"] = training_loss(model, out, batch["y"], batch["target"], cfg, lam, noise)
     out["prior_weight"] = lam
     if measure and batch["attn"] is None:
         for a in out.get("attn_full", [out["attn"]]):      # the deeper model: every block's
@@ -542,18 +602,19 @@ def train(cfg, log=print, weights=None):
     rho = refresh_rate(cfg)
     tau = cfg.tau if cfg.tau is not None else 1 / (2 * task.k)
     batch_gen = torch.Generator(device).manual_seed(cfg.seed + BATCH_SEED_OFFSET)   # minibatch order only, on the device
+    noise = noise_generator(cfg, device)                                                # the noise controls only, or None
     upload = HostToDevice(device)        # the redrawn distractors, copied without blocking the host
     loop = {"epoch": 0, "history": {"epoch": []}, "grok": None, "elapsed": 0.0, "resumed_at": []}
     checkpoint = checkpoint_path(cfg.out) if cfg.out and cfg.checkpoint_every else None
     if checkpoint and os.path.exists(checkpoint):      # a run cut short: go on where it stopped
-        loop = load_checkpoint(checkpoint, cfg, model, opt, task, batch_gen)
+        loop = load_checkpoint(checkpoint, cfg, model, opt, task, batch_gen, noise)
         train_set["x"] = task.train_x.to(device)
     history, grok, start, t0 = loop["history"], loop["grok"], loop["epoch"], time.time() - loop["elapsed"]
 
     for epoch in range(start, cfg.epochs + 1):
         # the loop's whole state before this epoch: resuming here gives the same run bitwise
         if checkpoint and epoch > start and epoch % cfg.checkpoint_every == 0:
-            save_checkpoint(checkpoint, cfg, model, opt, task, batch_gen,
+            save_checkpoint(checkpoint, cfg, model, opt, task, batch_gen, noise,
                             {**loop, "epoch": epoch, "history": history, "grok": grok, "elapsed": time.time() - t0})
 
         # data: this epoch's distractors (each training example redraws them with prob. rho),
@@ -572,7 +633,7 @@ def train(cfg, log=print, weights=None):
         # backward is what the diagnostics read, so every logged quantity is of the
         # parameters before this epoch's step. A minibatch run does it only to measure.
         if cfg.batch_size is None or measure:
-            out = forward_backward(model, opt, forward, train_set, cfg, lam, measure)
+            out = forward_backward(model, opt, forward, train_set, cfg, lam, measure, noise)
 
         # measure: losses, accuracies, attention, norms, the task gradient (diagnostics.py)
         if measure:
@@ -592,7 +653,7 @@ def train(cfg, log=print, weights=None):
             step(model, opt, cfg, masks)
         else:
             for idx in torch.randperm(len(train_set["x"]), generator=batch_gen, device=device).split(cfg.batch_size):
-                forward_backward(model, opt, forward, minibatch(train_set, idx), cfg, lam)
+                forward_backward(model, opt, forward, minibatch(train_set, idx), cfg, lam, noise=noise)
                 step(model, opt, cfg, masks)
 
     wall = time.time() - t0
@@ -691,17 +752,20 @@ def checkpoint_path(out):
     return os.path.join(out, "checkpoint.pt")
 
 
-def save_checkpoint(path, cfg, model, opt, task, batch_gen, loop):
+def save_checkpoint(path, cfg, model, opt, task, batch_gen, noise, loop):
     """Everything the loop carries from one epoch to the next: the weights, the optimizer's
-    moments, the training distractors and both random streams that move them, and the log so
-    far (`loop`: epoch, history, grok, elapsed, resumed_at). About 1.2 MB at the paper config."""
+    moments, the training distractors and the random streams that move them or the noise
+    controls, and the log so far (`loop`: epoch, history, grok, elapsed, resumed_at). About
+    1.2 MB at the paper config."""
     state = {"config": semantic_config(cfg), "model": model.state_dict(), "opt": opt.state_dict(),
              "train_x": task.train_x, "refresh_gen": task.refresh_gen.get_state(),
              "batch_gen": batch_gen.get_state(), **loop}
+    if noise is not None:
+        state["noise_gen"] = noise.get_state()
     atomic_write(path, lambda f: torch.save(state, f), mode="wb")
 
 
-def load_checkpoint(path, cfg, model, opt, task, batch_gen):
+def load_checkpoint(path, cfg, model, opt, task, batch_gen, noise=None):
     """Put a checkpoint's state back into the loop's objects; returns its `loop` dict, with the
     epoch it resumes at added to resumed_at (a resumed run's summary says so)."""
     state = torch.load(path, map_location="cpu")
@@ -714,6 +778,8 @@ def load_checkpoint(path, cfg, model, opt, task, batch_gen):
     task.train_x = state["train_x"]
     task.refresh_gen.set_state(state["refresh_gen"])
     batch_gen.set_state(state["batch_gen"])
+    if noise is not None:
+        noise.set_state(state["noise_gen"])
     loop = {k: state[k] for k in ("epoch", "history", "grok", "elapsed", "resumed_at")}
     loop["resumed_at"] = loop["resumed_at"] + [loop["epoch"]]
     return loop

@@ -274,6 +274,7 @@ class Killed(Exception):
 @pytest.mark.parametrize("changes", [
     dict(distractors="refresh", refresh=0.3, lam=0.1, batch_size=64),   # both random streams
     dict(distractors="fixed", optimizer="muon", prior="teacher", lam=0.5),   # Combined; the teacher's target
+    dict(distractors="fresh", lam=0.3, prior_kind="logit-noise", weight_noise=3e-4),   # the noise stream
 ])
 def test_a_run_cut_short_resumes_to_the_same_run(tmp_path, monkeypatch, changes):
     """Killed after its checkpoint at epoch 20, while training on towards epoch 40, a run started

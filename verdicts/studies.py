@@ -264,6 +264,9 @@ STUDIES = {
     # beyond the paper (docs/registered/deep.md, registered 2026-11-26): a two-layer LayerNorm model
     "deep": Study("beyond", ["-m", "beyond.deep"], "deep.json", "deep.png",
                   "Beyond the paper: a two-layer LayerNorm transformer"),
+    # beyond the paper (docs/registered/information.md, registered 2026-11-28): the information or any gradient
+    "information": Study("beyond", ["-m", "beyond.information"], "information.json", "information.png",
+                         "Beyond the paper: the information or any live gradient"),
 }
 
 

@@ -1,0 +1,319 @@
+"""Beyond the paper, part four: is it the information or any live gradient? The KL prior to the
+oracle (the paper's mechanism, §5, Thm. 5.2) against the 2026 "Adam freeze" account (any live
+auxiliary gradient ends AdamW's plateau, detached noise included). Registered in
+docs/registered/information.md before any of its runs.
+
+    python -m beyond.information --jobs 2 --threads 1     # every run (seed by seed, resumable)
+    python -m beyond.information --plot-only             # judge and draw from the store
+    python -m beyond.information --power                 # the registration's power table, recomputed
+    python -m beyond.information --quick                  # the small model, one seed, a few minutes
+
+Six arms in three distractor regimes, the paper config otherwise, seeds 200-209 (no store run
+used them): lambda 0; the KL to the oracle; three controls at the same lambda 0.3 (KL toward
+uniform attention; a shuffled oracle, two wrong keys per example kept for the run; noise on the
+attention logits with the KL gradient's norm, no direction); and the rival's own control, a
+detached Gaussian gradient of RMS 3e-4 on every weight matrix (lambda 0). The first epoch test
+accuracy reaches 0.95 decides (t_95; why: the registration); t_grok (0.99) and t_struct beside it.
+"""
+import argparse
+import math
+import os
+
+import numpy as np
+
+import analysis
+import plots
+import store
+import sweep
+from train import first_epoch
+from verdicts import rules as A
+
+LAM, WEIGHT_NOISE_RMS = 0.3, 3e-4
+# arm -> the config changes from the paper config (train.py's flags)
+ARMS = {"lambda 0": {},
+        "oracle": {"lam": LAM},
+        "uniform": {"lam": LAM, "prior": "uniform"},
+        "shuffled": {"lam": LAM, "prior": "shuffled"},
+        "logit noise": {"lam": LAM, "prior_kind": "logit-noise"},
+        "weight noise": {"weight_noise": WEIGHT_NOISE_RMS}}
+CONTROLS = ("uniform", "shuffled", "logit noise", "weight noise")
+# regime -> epoch budget (docs/registered/information.md, "Budgets")
+BUDGETS = {"fixed": 10000, "refresh0.003": 20000, "fresh": 10000}
+SEEDS = tuple(range(200, 210))
+DECIDING_ACC = 0.95               # t_95 decides; t_grok (train.py's 0.99) and t_struct are reported beside it
+SMALLEST = A.SMALLEST_SPEEDUP     # rules v4's speed-up part: 1.25x counts
+ALPHA = 0.025                     # the count test's one-sided level (the two-sided 95% of rules v4's intervals)
+QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], epochs=3000)
+
+
+# ---------------------------------------------------------------------------------------
+# The runs
+
+def runs(args):
+    """{regime: {arm: [(label, cfg) per seed]}}."""
+    return {regime: {arm: [(f"{regime}/{arm}/seed{s}",
+                            sweep.study_config(args, s, regime=regime, epochs=budget(args, regime), **changes))
+                           for s in args.seeds] for arm, changes in ARMS.items()}
+            for regime in BUDGETS}
+
+
+def budget(args, regime):
+    return args.epochs if args.quick else BUDGETS[regime]
+
+
+def planned_runs(args):
+    """Seed by seed (every arm and regime of a seed, then the next), so that a sweep cut short
+    leaves whole paired seeds behind; within a seed the decisive regimes first."""
+    cells = runs(args)
+    return [cells[regime][arm][i] for i in range(len(args.seeds))
+            for regime in ("fixed", "refresh0.003", "fresh") for arm in ARMS]
+
+
+def measures(summary, history):
+    """The three times of one run (None: never within its budget): t_95 decides."""
+    return {"t_95": first_epoch(history, "test_acc", DECIDING_ACC), "t_grok": summary["grok_epoch"],
+            "t_struct": summary["struct_epoch"]}
+
+
+# ---------------------------------------------------------------------------------------
+# The rules: rules v4's speed-up part where runs grok; the exact count test where they may not
+
+def fisher_one_sided(k1, n1, k2, n2):
+    """P(K1 >= k1) for two binomial counts under equal rates, given their total (Fisher's exact
+    test, one-sided: is arm 1's rate higher?). The hypergeometric tail, exactly."""
+    total, n = k1 + k2, n1 + n2
+    return sum(math.comb(n1, k) * math.comb(n2, total - k) for k in range(k1, min(n1, total) + 1)) / math.comb(n, total)
+
+
+def count_verdict(faster, slower, what):
+    """'faster groks within the budget more often than slower': reproduced if Fisher's one-sided
+    p < ALPHA. No count test can show two rates equal, so the other outcome is 'inconclusive',
+    with each arm's rate and its exact 97.5% upper bound."""
+    k1, n1 = sum(t is not None for t in faster.values()), len(faster)
+    k2, n2 = sum(t is not None for t in slower.values()), len(slower)
+    if not n1 or not n2:
+        return {"verdict": A.NOT_DECIDED, "reason": "no data", "text": f"{what}: no data"}
+    p = fisher_one_sided(k1, n1, k2, n2)
+    up = lambda k, n: A.clopper_pearson_one_sided(k, n, 0.025)[1]
+    return {"verdict": A.REPRODUCED if p < ALPHA else A.INCONCLUSIVE, "p": p, "counts": [k1, n1, k2, n2],
+            "text": f"{what}: {k1}/{n1} against {k2}/{n2} grokked (Fisher one-sided p = {p:.2g}; rates at most "
+                    f"{up(k1, n1):.2f} and {up(k2, n2):.2f}, 97.5%)"}
+
+
+def compare(times, faster, slower, regime, budget_):
+    """One comparison of two arms' deciding times ({arm: {seed: t_95 or None}}) in a regime."""
+    what = f"{faster} faster than {slower}"
+    if regime == "fixed":
+        return count_verdict(times[faster], times[slower], what)
+    v = A.speedup_verdict_v4(times[slower], times[faster], budget_, what=what, smallest=SMALLEST)
+    return {**v, "text": f"{what}: " + (v.get("text") or v.get("reason", ""))}
+
+
+def judge(times, budgets):
+    """times: {regime: {arm: {seed: t_95 or None}}}. Per regime: each control against lambda 0
+    and the oracle against each control, then what the pattern says (reading())."""
+    out = {}
+    for regime, arms in times.items():
+        if not all(arms.get(a) for a in ARMS):
+            out[regime] = {"reading": "not decided", "reason": "an arm has no stored run", "comparisons": {}}
+            continue
+        comps = {"oracle vs lambda 0": compare(arms, "oracle", "lambda 0", regime, budgets[regime])}
+        for c in CONTROLS:
+            comps[f"{c} vs lambda 0"] = compare(arms, c, "lambda 0", regime, budgets[regime])
+            comps[f"oracle vs {c}"] = compare(arms, "oracle", c, regime, budgets[regime])
+        out[regime] = {"comparisons": comps, **reading(comps)}
+    return out
+
+
+def reading(comps):
+    """The registered reading of one regime (docs/registered/information.md, "What each outcome
+    means"): the paper's account if the oracle is faster than every control and no control is
+    faster than lambda 0; the rival's if every control is faster than lambda 0 and the oracle
+    faster than none; otherwise mixed, naming each control's side."""
+    faster_than_base = {c: comps[f"{c} vs lambda 0"]["verdict"] == A.REPRODUCED for c in CONTROLS}
+    oracle_beats = {c: comps[f"oracle vs {c}"]["verdict"] == A.REPRODUCED for c in CONTROLS}
+    if all(oracle_beats.values()) and not any(faster_than_base.values()):
+        verdict = "the paper's account"
+    elif all(faster_than_base.values()) and not any(oracle_beats.values()):
+        verdict = "the rival account"
+    else:
+        verdict = "mixed"
+    side = {c: ("paper" if oracle_beats[c] and not faster_than_base[c] else
+                "rival" if faster_than_base[c] and not oracle_beats[c] else
+                "both" if faster_than_base[c] else "neither") for c in CONTROLS}
+    return {"reading": verdict, "per_control": side}
+
+
+# ---------------------------------------------------------------------------------------
+# The power of the design, computed before the runs (docs/registered/information.md)
+
+# What the stored runs say of the two arms every account agrees on (their seeds are not this
+# study's): geometric-median t_grok and the per-seed log sd. rho 0.003's lambda 0 median is the
+# 10 stored seeds' 8,090 (2 censored at 10,000), raised to 8,500 for the censored pair.
+TRUTHS = {"refresh0.003": {"lambda 0": (8500, 0.35), "oracle": (2465, 0.35)},
+          "fresh": {"lambda 0": (3490, 0.35), "oracle": (2830, 0.35)}}
+FIXED_GROK = {"lambda 0": 0.0, "oracle": 1.0}   # 0 of 25 stored runs without the prior grokked (<= 200,000 epochs)
+REPS = 2000
+
+
+def simulated_times(rng, median, sd, n, budget_):
+    t = np.exp(rng.normal(math.log(median), sd, n))
+    return {i: (None if v > budget_ else float(v)) for i, v in enumerate(t)}
+
+
+def power(n=len(SEEDS), reps=REPS, seed=0):
+    """{regime: {account: {comparison: (P reproduced, P not reproduced)}}} by simulation under each
+    account's truth: the paper's (every control's times drawn as lambda 0's; under `fixed` it never
+    groks) and the rival's (as the oracle's; under `fixed` it groks as the oracle does). Each
+    regime's one control stands for all four (they are exchangeable under either truth)."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for regime, truth in TRUTHS.items():
+        out[regime] = {}
+        for account, control in (("paper", "lambda 0"), ("rival", "oracle")):
+            hits = {"control vs lambda 0": [0, 0], "oracle vs control": [0, 0]}
+            for _ in range(reps):
+                t = {arm: simulated_times(rng, *truth[arm], n, BUDGETS[regime]) for arm in ("lambda 0", "oracle")}
+                t["control"] = simulated_times(rng, *truth[control], n, BUDGETS[regime])
+                for name, (f, s) in (("control vs lambda 0", ("control", "lambda 0")),
+                                     ("oracle vs control", ("oracle", "control"))):
+                    v = A.speedup_verdict_v4(t[s], t[f], BUDGETS[regime], smallest=SMALLEST)["verdict"]
+                    hits[name][0] += v == A.REPRODUCED
+                    hits[name][1] += v == A.NOT_REPRODUCED
+            out[regime][account] = {k: (a / reps, b / reps) for k, (a, b) in hits.items()}
+    out["fixed"] = {}
+    for account, p_control in (("paper", FIXED_GROK["lambda 0"]), ("rival", FIXED_GROK["oracle"])):
+        out["fixed"][account] = {
+            "control vs lambda 0": (count_power(n, p_control, FIXED_GROK["lambda 0"]), 0.0),
+            "oracle vs control": (count_power(n, FIXED_GROK["oracle"], p_control), 0.0)}
+    return out
+
+
+def count_power(n, p1, p2):
+    """P(Fisher's one-sided p < ALPHA) for counts of n runs each with grokking rates p1, p2, exactly."""
+    b = lambda k, p: math.comb(n, k) * p ** k * (1 - p) ** (n - k)
+    return sum(b(k1, p1) * b(k2, p2) for k1 in range(n + 1) for k2 in range(n + 1)
+               if fisher_one_sided(k1, n, k2, n) < ALPHA)
+
+
+def power_table(p):
+    rows = ["| regime | truth | control faster than lambda 0: reproduced / not | oracle faster than control: "
+            "reproduced / not |", "|---|---|---|---|"]
+    for regime in ("fixed", "refresh0.003", "fresh"):
+        for account in ("paper", "rival"):
+            r = p[regime][account]
+            cell = lambda k: f"{100 * r[k][0]:.0f}% / {100 * r[k][1]:.0f}%"
+            rows.append(f"| {regime} | {account}'s | {cell('control vs lambda 0')} | {cell('oracle vs control')} |")
+    return "\n".join(rows)
+
+
+# ---------------------------------------------------------------------------------------
+# Summary, text and figure
+
+def collect(results, args):
+    """{measure: {regime: {arm: {seed: t or None}}}} from run_sweep's results."""
+    out = {m: {} for m in ("t_95", "t_grok", "t_struct")}
+    for regime, arms in runs(args).items():
+        for arm, rs in arms.items():
+            for label, cfg in rs:
+                if label in results:
+                    for m, t in measures(*results[label]).items():
+                        out[m].setdefault(regime, {}).setdefault(arm, {})[cfg.seed] = t
+    return out
+
+
+def summarize(times, budgets, n_seeds):
+    """The summary information.json holds: per regime the judged comparisons and the reading
+    (t_95), and, described beside it, every arm's censored median by each measure."""
+    complete = lambda m: {r: a for r, a in times[m].items() if all(len(a.get(arm, {})) == n_seeds for arm in ARMS)}
+    judged = judge(complete("t_95"), budgets)
+    by_grok = judge(complete("t_grok"), budgets)         # reported beside, never deciding
+    medians = {m: {r: {arm: analysis.fmt_median(list(ts.values()), budgets[r]) for arm, ts in arms.items()}
+                   for r, arms in by.items()} for m, by in times.items()}
+    grokked = {r: {arm: f"{sum(t is not None for t in ts.values())}/{len(ts)}" for arm, ts in arms.items()}
+               for r, arms in times["t_95"].items()}
+    return {"regimes": judged, "by_t_grok": by_grok, "medians": medians, "reached_0.95": grokked, "budgets": budgets,
+            "stored_runs": sum(len(ts) for arms in times["t_95"].values() for ts in arms.values()),
+            "planned_runs": n_seeds * len(ARMS) * len(budgets), "deciding_measure": f"t_{round(100 * DECIDING_ACC)}"}
+
+
+def text(summary):
+    lines = [f"Information or any gradient (docs/registered/information.md): {summary['stored_runs']} of "
+             f"{summary['planned_runs']} runs stored; t_95 decides"]
+    for regime, b in summary["budgets"].items():
+        lines.append(f"\n{regime} (budget {b:,} epochs)")
+        for arm in ARMS:
+            med = lambda m: summary["medians"][m].get(regime, {}).get(arm, "-")
+            lines.append(f"  {arm:13s} reached 0.95: {summary['reached_0.95'].get(regime, {}).get(arm, '-'):6s} "
+                         f"median t_95 {med('t_95')}, t_grok {med('t_grok')}, t_struct {med('t_struct')}")
+        r = summary["regimes"].get(regime)
+        if r is None:
+            lines.append("  not decided: not every arm has all its seeds")
+            continue
+        beside = summary["by_t_grok"].get(regime, {}).get("comparisons", {})
+        for name, c in r["comparisons"].items():
+            lines.append(f"  {c['verdict']}: {c['text']}")
+            if name in beside and beside[name]["verdict"] != c["verdict"]:
+                lines.append(f"    by t_grok instead (reported, not deciding): {beside[name]['verdict']}: "
+                             f"{beside[name]['text']}")
+        lines.append(f"  reading: {r['reading']}" + (f" (per control: {r['per_control']})" if "per_control" in r else ""))
+    return "\n".join(lines)
+
+
+def plot(times, budgets, path):
+    """t_grok per arm, one panel per regime; a run that never grokked is an open triangle at its budget."""
+    plt = plots.pyplot()
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4.6), sharey=True)
+    for ax, regime in zip(axes, BUDGETS):
+        for i, arm in enumerate(ARMS):
+            ts = times["t_grok"].get(regime, {}).get(arm, {})
+            jitter = np.linspace(-0.18, 0.18, max(len(ts), 1))
+            for j, t in enumerate(ts.values()):
+                ax.scatter(i + jitter[j], t or budgets[regime], color=f"C{i}", s=22,
+                           marker="o" if t else "^", facecolors=f"C{i}" if t else "none")
+        ax.axhline(budgets[regime], color="gray", lw=0.6, ls=":")
+        ax.set_xticks(range(len(ARMS)), list(ARMS), rotation=30, ha="right")
+        ax.set(yscale="log", title=f"{regime} (budget {budgets[regime]:,})")
+    axes[0].set_ylabel("t_grok (test accuracy 0.99), epochs")
+    axes[0].text(0.02, 0.02, "open triangle: never grokked within the budget", transform=axes[0].transAxes,
+                 fontsize=7, color="gray")
+    plots.save_figure(fig, path, f"The information or any gradient: KL prior (lambda {LAM:g}) and its controls, "
+                                 "seeds 200-209 (docs/registered/information.md)")
+
+
+# ---------------------------------------------------------------------------------------
+# The command line
+
+def get_parser():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    sweep.add_scale_args(p, QUICK)
+    sweep.add_sweep_args(p)
+    p.add_argument("--power", action="store_true", help="print the design's power table and exit")
+    p.set_defaults(seeds=list(SEEDS), regime="fresh", partial_ok=True)
+    return p
+
+
+def parse(argv=None):
+    return sweep.apply_quick(get_parser().parse_args(argv), QUICK)
+
+
+def main(argv=None):
+    args = parse(argv)
+    if args.power:
+        print(power_table(power(len(args.seeds))))
+        return
+    results = sweep.run_sweep(planned_runs(args), args)
+    budgets = {r: budget(args, r) for r in BUDGETS}
+    times = collect(results, args)
+    summary = summarize(times, budgets, len(args.seeds))
+    print(text(summary))
+    os.makedirs(args.results_dir, exist_ok=True)
+    store.write_json(os.path.join(args.results_dir, "information.json"), summary)
+    with open(os.path.join(args.results_dir, "information.txt"), "w") as f:
+        f.write(text(summary) + "\n")
+    plot(times, budgets, os.path.join(args.results_dir, "information.png"))
+
+
+if __name__ == "__main__":
+    main()
