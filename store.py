@@ -172,14 +172,18 @@ def derived(folder, cfg):
     run trained without an early stop serves the run that stops `stop_after` epochs after it
     grokked, cut there (tested against training, tests/test_sweep.py; the stored dense runs of
     Figure 4 match the stored early-stopped ones exactly). The
-    summary is recomputed from the cut history and names its source (`derived_from`)."""
+    summary is recomputed from the cut history and names its source (`derived_from`).
+
+    Runs of one config trained on different machines can differ (float rounding moves the
+    trajectory: docs/registered/sensitivity.md, Determinism), so which stored run serves never
+    depends on the file system: the candidates are tried in a fixed order (`serving_order`),
+    the same early stop first, then the shortest budget, then the name."""
     key = run_key(cfg)
     stem = key[:key.rindex(f"_seed{cfg.seed}_")] + f"_seed{cfg.seed}_"
     if not os.path.isdir(folder):
         return None
-    for name in sorted(os.listdir(folder)):
-        m = re.fullmatch(re.escape(stem) + r"e(\d+)(?:_stop(\d+))?\.json\.gz", name)
-        if not m or name == key + ".json.gz":
+    for name in serving_order(os.listdir(folder), stem, cfg.stop_after):
+        if name == key + ".json.gz":
             continue
         summary, history = read_file(os.path.join(folder, name))
         if [k for k in config_differences(summary["config"], cfg) if k not in ("epochs", "stop_after")]:
@@ -200,6 +204,20 @@ def derived(folder, cfg):
                    **{k: summary[k] for k in ("device_name", "precision") if k in summary})
         return out, cut
     return None
+
+
+def serving_order(names, stem, stop_after):
+    """The store files of one config's other budgets and early stops (`stem` + e<budget>[_stop<n>]),
+    in the order they are tried to serve a request: a run with the request's own early stop
+    first, then the shortest budget, then the name (an order of the names alone, never of a
+    listing)."""
+    runs = []
+    for name in names:
+        m = re.fullmatch(re.escape(stem) + r"e(\d+)(?:_stop(\d+))?\.json\.gz", name)
+        if m:
+            stop = None if m.group(2) is None else int(m.group(2))
+            runs.append((stop != stop_after, int(m.group(1)), name))
+    return [name for *_, name in sorted(runs)]
 
 
 def weights_path(folder, cfg, kind="final"):

@@ -24,6 +24,7 @@ config, or under --quick the small model of QUICK_MODEL -- and the runs two stud
 applied; 3. the runner, `run_sweep`. The store is store.py; the figure helpers are plots.py.
 """
 import argparse
+import functools
 import multiprocessing as mp
 import os
 import time
@@ -153,11 +154,20 @@ def apply_quick(args, preset, parser=None, keep_given=()):
     (`exp_fig3_kl.py --quick --lam 0.3` keeps lambda 0.3). Returns args."""
     if not args.quick:
         return args
+    changed = []
     for key, value in preset.items():
         if key not in keep_given or getattr(args, key) == parser.get_default(key):
+            if getattr(args, key, None) != value:
+                changed.append(f"--{key.replace('_', '-')} {_flag_text(value)} (was {_flag_text(getattr(args, key, None))})")
             setattr(args, key, value)
     args.results_dir = os.path.join(args.results_dir, "quick")
+    say("--quick sets " + (", ".join(changed) if changed else "nothing else") + f"; results under {args.results_dir}/")
     return args
+
+
+def _flag_text(value):
+    """A flag's value as one would type it: lists space-separated."""
+    return " ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
 
 
 # ---------------------------------------------------------------------------------------
@@ -191,8 +201,10 @@ def is_stored(args, cfg):
     return store.read(store_dir(args), cfg) is not None
 
 
-def _train_one(cfg):
-    store.run_to_folder(cfg, log=lambda line: None)
+def _train_one(cfg, progress=False):
+    """Train one run into its folder; with progress, its progress lines (with ETA) prefixed by its key."""
+    name = os.path.basename(cfg.out)
+    store.run_to_folder(cfg, log=(lambda line: say(f"  {name}: {line}")) if progress else (lambda line: None))
     return cfg.out
 
 
@@ -276,11 +288,15 @@ def run_sweep(runs, args, log=say, weights=()):
         t0 = time.time()
         cfgs = [cfg for _, cfg in run_of.values()]
         place_on_gpus(cfgs, args.device, torch.cuda.device_count())
+        progress = bool(getattr(args, "quick", False))      # a first look says how it goes while it trains
+        for cfg in cfgs if progress else ():
+            cfg.quiet, cfg.print_every = False, max(100, cfg.epochs // 10)
+        train_one = functools.partial(_train_one, progress=progress)
         if jobs == 1:
-            outs = map(_train_one, cfgs)
+            outs = map(train_one, cfgs)
         else:
             pool = mp.get_context("spawn").Pool(jobs)
-            outs = pool.imap_unordered(_train_one, cfgs)
+            outs = pool.imap_unordered(train_one, cfgs)
         for k, out in enumerate(outs, 1):
             label, cfg = run_of[out]
             trained = store.from_folder(out, cfg)

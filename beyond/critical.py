@@ -597,6 +597,20 @@ def plot(results, out, args, path):
     plots.save_figure(fig, path, "A critical prior strength? (pre-registered, docs/registered/critical.md)")
 
 
+def settled(obj, digits=6, floor=1e-8):
+    """The summary as the data resolve it, the same on every CPU: the censored fits are L-BFGS's,
+    and on another CPU they differ in the tenth digit (2860.69943062 against 2860.69943074), so
+    floats keep six significant digits; a fit that stops on its bound at 0 stops at 1.5e-11 on
+    one CPU and 1.4e-11 on another, so a magnitude below `floor` is 0."""
+    if isinstance(obj, float):
+        return 0.0 if abs(obj) < floor else float(f"{obj:.{digits}g}")
+    if isinstance(obj, (list, tuple)):
+        return [settled(v, digits, floor) for v in obj]
+    if isinstance(obj, dict):
+        return {k: settled(v, digits, floor) for k, v in obj.items()}
+    return obj
+
+
 def main(argv=None):
     args = parse(argv)
     os.makedirs(args.results_dir, exist_ok=True)
@@ -608,14 +622,13 @@ def main(argv=None):
     if out["stored"]["fit"] < out["stored"]["fit_planned"]:     # drawn, like the map, from part of the study
         args.partial_ok = False                                   # once its fitting set is whole; before: partial/
         sweep.write_partial(args)
+    out = settled(out)
     print("\nA critical prior strength (docs/registered/critical.md, pre-registered before any run):")
     print("  share grokked per lambda: " + ", ".join(f"{l}: {v:.1f}" for l, v in out["share"].items() if v is not None))
     for h in ("H6a", "H6b", "H6c"):
         print(f"  {h}: " + A.describe(out[h]).replace("**", ""))
     for name, row in out["wd_fit"].items():
         print(f"  weight decay, {name}: {row}")
-    # the censored fits are L-BFGS's: on another CPU they differ in the tenth digit (2860.69943062
-    # against 2860.69943074), so the summary keeps six, far more than the data resolve
     store.write_json(os.path.join(args.results_dir, "critical.json"), out, digits=6)
     plot(results, out, args, os.path.join(args.results_dir, "critical.png"))
 

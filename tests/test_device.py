@@ -24,7 +24,8 @@ GRID = [dict(), dict(distractors="fresh"), dict(distractors="refresh", refresh=0
         dict(frozen_attn="oracle"), dict(batch_size=16), dict(pos_slots=8), dict(norm_match=5.0),
         dict(global_norm_match=20.0), dict(qk_penalty=0.5), dict(optimizer="lion"), dict(optimizer="muon"),
         dict(optimizer="sgd"), dict(lam=0.3, prior="adversarial"), dict(lam=0.3, prior_anneal=1), dict(lam=0.3, prior="uniform"),
-        dict(n_layers=2, layernorm=True, lam=0.3), dict(n_layers=2, lam=0.3, prior_layer="all", task="arparity", distractors="fixed")]
+        dict(n_layers=2, layernorm=True, lam=0.3), dict(n_layers=2, lam=0.3, prior_layer="all", task="arparity", distractors="fixed"),
+        dict(lam=0.3, prior="shuffled"), dict(lam=0.3, prior_kind="logit-noise"), dict(weight_noise=3e-4)]
 
 
 def step_epochs(cfg, device, epochs=2, transformer=None):
@@ -37,19 +38,20 @@ def step_epochs(cfg, device, epochs=2, transformer=None):
     train_set, _ = train.batches(task, cfg, device)
     rho, upload = train.refresh_rate(cfg), train.HostToDevice(device)
     batch_gen = torch.Generator(device if device.type != "meta" else "cpu").manual_seed(cfg.seed)
+    noise = train.noise_generator(cfg, device if device.type != "meta" else torch.device("cpu"))
     for epoch in range(epochs):
         if epoch and rho:
             task.refresh_distractors(rho)
             train_set["x"] = upload(task.train_x)
         lam = train.prior_weight(cfg, epoch)
         if cfg.batch_size is None:
-            train.forward_backward(model, opt, forward, train_set, cfg, lam)
+            train.forward_backward(model, opt, forward, train_set, cfg, lam, noise=noise)
             train.step(model, opt, cfg, {})
         else:
             gen_device = device if device.type != "meta" else torch.device("cpu")      # meta has no generator
             perm = torch.randperm(len(train_set["x"]), generator=batch_gen, device=gen_device).to(device)
             for idx in perm.split(cfg.batch_size):
-                train.forward_backward(model, opt, forward, train.minibatch(train_set, idx), cfg, lam)
+                train.forward_backward(model, opt, forward, train.minibatch(train_set, idx), cfg, lam, noise=noise)
                 train.step(model, opt, cfg, {})
     return model
 
