@@ -250,12 +250,13 @@ class DeepTransformer(nn.Module):
     the diagnostics' row): "first" (the first block's: its keys are the tokens and positions
     themselves, as in the paper's Eq. 38), "last", or "all" (every block's rows side by side
     as extra heads: the prior is then averaged over layers and heads). Every block's row is in
-    out["attn_layers"] as well (registered in docs/registered/deep.md)."""
+    out["attn_layers"] as well (registered in docs/registered/deep.md). final_layernorm=False drops
+    the LayerNorm before the unembedding only (docs/registered/deep_trained.md)."""
 
     PRIOR_LAYERS = ("first", "last", "all")
 
     def __init__(self, vocab_size, n_classes, seq_len, d_model=64, n_heads=1, d_mlp=256, n_layers=2,
-                 layernorm=True, prior_layer="first"):
+                 layernorm=True, prior_layer="first", final_layernorm=True):
         super().__init__()
         if d_model % n_heads:
             raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
@@ -270,7 +271,7 @@ class DeepTransformer(nn.Module):
         self.embed = w(vocab_size, d, fan_in=d)
         self.pos = w(seq_len, d, fan_in=d)
         self.blocks = nn.ModuleList(Block(d, n_heads, d_mlp, layernorm, w) for _ in range(n_layers))
-        self.ln_final = nn.LayerNorm(d) if layernorm else nn.Identity()
+        self.ln_final = nn.LayerNorm(d) if layernorm and final_layernorm else nn.Identity()
         self.W_U = w(n_classes, d, fan_in=d)
 
     GROUPS = {"attn": ("W_Q", "W_K", "W_V", "W_O"), "mlp": ("W_in", "b_in", "W_out", "b_out")}

@@ -86,14 +86,24 @@ def muon_params(model):
     return [p for n, p in model.named_parameters() if p.dim() == 2 and n not in ("embed", "pos", "W_U")]
 
 
-def build_optimizer(model, name="adamw", lr=1e-3, wd=1.0, betas=(0.9, 0.999)):
+def decay_groups(model, wd):
+    """AdamW's parameter groups as nanoGPT's configure_optimizers makes them: weight decay on every
+    matrix (two or more dimensions), none on LayerNorm gains and shifts and on biases (one)."""
+    params = list(model.parameters())
+    return [{"params": [p for p in params if p.dim() >= 2], "weight_decay": wd},
+            {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
+
+
+def build_optimizer(model, name="adamw", lr=1e-3, wd=1.0, betas=(0.9, 0.999), decay_norms=True):
     """Any of OPTIMIZERS from the AdamW-equivalent (lr, wd); see the module docstring.
     AdamW runs with foreach=True: on a CPU torch defaults to one small op per tensor; the
     multi-tensor ops give bitwise the same weights (tests/test_optim.py) and the step costs
     two thirds as long (1.7 against 2.5 ms at the paper config here). fused=True would be 5x faster
-    still but rounds differently, so the stored runs would no longer be reproduced bitwise."""
+    still but rounds differently, so the stored runs would no longer be reproduced bitwise.
+    decay_norms=False: AdamW without decay on gains, shifts and biases (decay_groups)."""
     if name == "adamw":
-        return torch.optim.AdamW(model.parameters(), lr=lr, betas=betas, weight_decay=wd, foreach=True)
+        params = model.parameters() if decay_norms else decay_groups(model, wd)   # --no-decay-norms: two groups
+        return torch.optim.AdamW(params, lr=lr, betas=betas, weight_decay=wd, foreach=True)
     if name == "sgd":
         return torch.optim.SGD(model.parameters(), lr=lr * SGD_LR_SCALE, momentum=SGD_MOMENTUM,
                                weight_decay=wd / SGD_WD_SCALE)

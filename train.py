@@ -19,6 +19,7 @@ matrix, the Lemma 5.1 bound) is defined in diagnostics.py. Sweeps and the run st
 (sweep.py, store.py) build on this file; it imports neither.
 """
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -87,6 +88,9 @@ def get_parser():
       help="transformer blocks; above 1 (or with --layernorm) the deeper pre-LN model of model.py, "
            "beyond the paper (docs/registered/deep.md)")
     a("--layernorm", action="store_true", help="LayerNorm before each attention and MLP and before the unembedding")
+    a("--final-layernorm", action=argparse.BooleanOptionalAction, default=True,
+      help="with --layernorm: the LayerNorm before the unembedding (--no-final-layernorm drops it, as "
+           "the LayerNorm-and-grokking anchor does: docs/registered/deep_trained.md)")
     a("--prior-layer", default="first",
       help="deeper model: the attention the prior acts on and the diagnostics read: first | last | all "
            "(every block's, averaged with the heads)")
@@ -99,6 +103,9 @@ def get_parser():
     a("--batch-size", type=int, default=None, help="minibatch size (default: full batch)")
     a("--lr", type=float, default=1e-3)
     a("--wd", type=float, default=1.0, help="AdamW (decoupled) weight decay on every parameter")
+    a("--decay-norms", action=argparse.BooleanOptionalAction, default=True,
+      help="decay every parameter (the paper); --no-decay-norms exempts LayerNorm gains and shifts and "
+           "every bias (every parameter of one dimension), as nanoGPT's configure_optimizers does (AdamW)")
     a("--beta1", type=float, default=0.9)
     a("--beta2", type=float, default=0.999)
     a("--warmup", type=int, default=10, help="linear warm-up epochs")
@@ -232,6 +239,10 @@ def validate(cfg):
             if used:
                 raise ValueError(f"{flag} is for the minimal model, not --n-layers {cfg.n_layers}"
                                  + (" --layernorm" if cfg.layernorm else ""))
+    if not cfg.final_layernorm and not cfg.layernorm:
+        raise ValueError("--no-final-layernorm is for --layernorm (without it there is no LayerNorm to drop)")
+    if not cfg.decay_norms and cfg.optimizer != "adamw":
+        raise ValueError("--no-decay-norms is for --optimizer adamw")
     if cfg.lr <= 0 or cfg.wd < 0:
         raise ValueError("--lr must be > 0 and --wd >= 0")
     if cfg.optimizer not in OPTIMIZERS:
@@ -457,8 +468,8 @@ class HostToDevice:
         self.buffers[i].copy_(x)
         out = self.buffers[i].to(self.device, non_blocking=True)
         self.events[i] = torch.cuda.Event()
-        self.events[i].record()
-        return out
+        self.events[i].record(torch.cuda.current_stream(self.device))   # the copy's stream: its device's, not
+        return out                                                        # the current device's (cuda:1 != cuda:0)
 
 
 def task_of(cfg):
@@ -489,7 +500,8 @@ def build_run(cfg, device):
     task = task_of(cfg)
     torch.manual_seed(cfg.seed if cfg.init_seed is None else cfg.init_seed)
     sizes = (task.vocab_size, task.n_classes, cfg.pos_slots or task.seq_len, cfg.d_model, cfg.n_heads, cfg.d_mlp)
-    model = DeepTransformer(*sizes, cfg.n_layers, cfg.layernorm, cfg.prior_layer) if deep(cfg) else Transformer(*sizes)
+    model = DeepTransformer(*sizes, cfg.n_layers, cfg.layernorm, cfg.prior_layer, cfg.final_layernorm) if deep(cfg) \
+        else Transformer(*sizes)
     if cfg.init == "pytorch":
         pytorch_init_(model)
     if cfg.init_scale != 1.0:
@@ -533,10 +545,8 @@ def forward_fn(model, cfg, device):
     way). A compiled graph fuses the attention weights away, so no gradient reaches them: a
     forward whose attention gradient the diagnostics read asks for uncompiled=True."""
     compiled = model.run if cfg.compile is None else torch.compile(model.run, backend=cfg.compile)
-    amp_dtype = torch.bfloat16 if cfg.amp == "bf16" else None
-
     def forward(batch, uncompiled=False):
-        with torch.autocast(device.type, dtype=amp_dtype, enabled=amp_dtype is not None):
+        with torch.autocast(device.type, dtype=torch.bfloat16) if cfg.amp == "bf16" else contextlib.nullcontext():
             return (model.run if uncompiled else compiled)(batch["x"], batch["attn"], batch["pos_ids"], batch["qpos"])
     return forward
 
@@ -593,7 +603,7 @@ def train(cfg, log=print, weights=None):
     apply_masks(model, masks)
     if weights is not None:
         weights["init"] = {n: p.detach().cpu().clone() for n, p in model.state_dict().items()}
-    opt = build_optimizer(model, cfg.optimizer, cfg.lr, cfg.wd, (cfg.beta1, cfg.beta2))
+    opt = build_optimizer(model, cfg.optimizer, cfg.lr, cfg.wd, (cfg.beta1, cfg.beta2), cfg.decay_norms)
     base_lrs = [g["lr"] for g in opt.param_groups]
     apply_norm_matching(model, cfg)      # the constraint holds from the start
     forward = forward_fn(model, cfg, device)

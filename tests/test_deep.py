@@ -15,10 +15,10 @@ from model import DeepTransformer, Transformer
 from tasks import make_task
 
 
-def _deep(n_layers=2, layernorm=True, n_heads=2, prior_layer="first", seed=0):
+def _deep(n_layers=2, layernorm=True, n_heads=2, prior_layer="first", seed=0, final_layernorm=True):
     torch.manual_seed(seed)
     m = DeepTransformer(12, 11, 6, d_model=16, n_heads=n_heads, d_mlp=32, n_layers=n_layers,
-                        layernorm=layernorm, prior_layer=prior_layer).double()
+                        layernorm=layernorm, prior_layer=prior_layer, final_layernorm=final_layernorm).double()
     with torch.no_grad():            # LayerNorm's gains and shifts away from 1 and 0, so that they count
         for name, p in m.named_parameters():
             if "ln_" in name:
@@ -74,9 +74,10 @@ def test_layernorm_is_there_or_not():
         assert same == layernorm
 
 
-@pytest.mark.parametrize("causal", [False, True])
-def test_fast_path_equals_the_definition_forward_and_gradients(causal):
-    m, x = _deep(3, True)
+@pytest.mark.parametrize("causal,final_layernorm", [(False, True), (True, True), (False, False)])
+def test_fast_path_equals_the_definition_forward_and_gradients(causal, final_layernorm):
+    m, x = _deep(3, True, final_layernorm=final_layernorm)
+    assert isinstance(m.ln_final, torch.nn.LayerNorm) == final_layernorm
     qpos = torch.randint(0, 6, (30,)) if causal else None
     y = torch.randint(0, 11, (30,))
     out = m.run(x, qpos=qpos)
@@ -248,3 +249,36 @@ def test_the_committed_pilot_plan_is_the_rule_applied_to_the_stored_pilot():
     assert plan["budget"] == committed["budget"] and plan["step"] == committed["step"]
     assert plan["core_hours_by_step"] == pytest.approx(committed["core_hours_by_step"], rel=1e-5)
     assert D.BUDGET is None and D.SHRINK_STEP is None          # no grid under this registration
+
+
+def test_the_model_people_train_drops_only_the_final_layernorm_and_exempts_only_norms_and_biases():
+    """docs/registered/deep_trained.md: --no-final-layernorm removes the LayerNorm before the
+    unembedding and no other; --no-decay-norms puts LayerNorm gains, shifts and every bias in a
+    group without weight decay, and nothing else; the minimal model's defaults are unchanged."""
+    cfg = train.make_config(p=11, frac=0.5, n_layers=2, layernorm=True, final_layernorm=False, decay_norms=False)
+    _, model = train.build_run(cfg, torch.device("cpu"))
+    assert isinstance(model.ln_final, torch.nn.Identity)
+    assert all(isinstance(b.ln_attn, torch.nn.LayerNorm) and isinstance(b.ln_mlp, torch.nn.LayerNorm) for b in model.blocks)
+    opt = train.build_optimizer(model, "adamw", 1e-3, 1.0, (0.9, 0.999), cfg.decay_norms)
+    names = {id(p): n for n, p in model.named_parameters()}
+    decayed, exempt = ({names[id(p)] for p in g["params"]} for g in opt.param_groups)
+    assert [g["weight_decay"] for g in opt.param_groups] == [1.0, 0.0]
+    expected_exempt = {n for n, _ in model.named_parameters() if "ln_" in n or n.endswith(("b_in", "b_out"))}
+    assert exempt == expected_exempt and decayed == set(names.values()) - expected_exempt
+    assert {"embed", "pos", "W_U", "blocks.0.W_Q", "blocks.1.W_out"} <= decayed
+    # an exempt gain keeps its value under pure decay (zero gradient), a decayed matrix shrinks
+    for p in model.parameters():
+        p.grad = torch.zeros_like(p)
+    gain, matrix = model.blocks[0].ln_attn.weight.detach().clone(), model.W_U.detach().clone()
+    opt.step()
+    assert torch.equal(model.blocks[0].ln_attn.weight, gain) and not torch.equal(model.W_U, matrix)
+    # the defaults: one group decaying everything, the final LayerNorm kept
+    base = train.make_config()
+    assert base.decay_norms and base.final_layernorm
+    _, minimal = train.build_run(base, torch.device("cpu"))
+    default_opt = train.build_optimizer(minimal, "adamw", 1e-3, 1.0, (0.9, 0.999))
+    assert len(default_opt.param_groups) == 1 and default_opt.param_groups[0]["weight_decay"] == 1.0
+    with pytest.raises(ValueError):
+        train.validate(train.make_config(final_layernorm=False))
+    with pytest.raises(ValueError):
+        train.validate(train.make_config(decay_norms=False, optimizer="sgd"))

@@ -74,7 +74,8 @@ def test_run_key_names_every_setting_that_differs_from_the_defaults():
                    prior_anneal=9, frozen_attn="oracle", norm_match=18.8, global_norm_match=34.5, qk_penalty=0.5,
                    eval_every=5, tau=0.2, grok_acc=0.95, stop_after=200, seed=1, init_seed=7, init_from="i.pt",
                    mask="m.pt", amp="bf16", compile="eager", distractor_vocab="separate",
-                   init="pytorch", init_scale=2.0, n_layers=2, layernorm=True, prior_layer="all", weight_noise=3e-4)
+                   init="pytorch", init_scale=2.0, n_layers=2, layernorm=True, prior_layer="all", weight_noise=3e-4,
+                   final_layernorm=False, decay_norms=False)
     assert set(changes) == set(train.semantic_config(base)), "a new flag: add it here"
     keys = {store.run_key(train.make_config(**{k: v})) for k, v in changes.items()}
     assert len(keys) == len(changes) and store.run_key(base) not in keys
@@ -445,3 +446,47 @@ def test_a_retrain_that_groks_within_the_budget_its_run_never_grokked_in_is_not_
     assert sweep.extended_text({"run": 10}, argparse.Namespace(epochs=10, extend=20)) == ""
     assert sweep.extended_text({"a": 20, "b": 20}, argparse.Namespace(epochs=10, extend=20), {}, {"a"}) == \
         "\n2 run(s) that never grokked within 10 trained on (1) or retrained (1) to 20 epochs"
+
+
+def test_one_run_serves_a_request_whatever_order_the_folder_lists(tmp_path, monkeypatch):
+    """Two stored runs of one config that disagree (trained on two machines: here, a planted
+    difference in the first logged loss) could both serve a request for a third budget: the
+    run with the request's own early stop serves it, then the shortest budget, and a planted
+    listing order changes nothing."""
+    folder = str(tmp_path)
+    tiny = dict(p=11, frac=0.6, d_model=16, d_mlp=32, lr=3e-3, grok_acc=0.15, eval_every=5, quiet=True, device="cpu")
+    full = train.make_config(epochs=160, **tiny)
+    s, h = train.train(full)
+    stop = train.make_config(epochs=160, stop_after=20, **tiny)
+    other = {**h, "train_loss": [h["train_loss"][0] * 1.01] + h["train_loss"][1:]}     # the other machine's twin
+    store.write(folder, s, h, full)
+    store.write(folder, train.summarize(stop, other, s["grok_epoch"], s["grok_epoch"] + 20, 1.0, "cpu"),
+                {k: v[: h["epoch"].index(s["grok_epoch"] + 20) + 1] for k, v in other.items()}, stop)
+    want = train.make_config(epochs=400, stop_after=20, **tiny)
+    listing = os.listdir
+    for order in (sorted, lambda names: sorted(names, reverse=True)):
+        monkeypatch.setattr(os, "listdir", lambda f, order=order: order(listing(f)))
+        got, _ = store.read(folder, want)
+        assert got["derived_from"] == store.run_key(stop)
+    assert store.serving_order(["x_seed0_e400_stop20.json.gz", "x_seed0_e100.json.gz", "x_seed0_e200_stop20.json.gz",
+                                "y_seed0_e100.json.gz"], "x_seed0_", 20) == \
+        ["x_seed0_e200_stop20.json.gz", "x_seed0_e400_stop20.json.gz", "x_seed0_e100.json.gz"]
+
+
+def test_quick_names_every_flag_it_replaces(capsys):
+    parser = argparse.ArgumentParser()
+    sweep.add_scale_args(parser, dict(p=43, epochs=1500, seeds=[0]))
+    sweep.add_sweep_args(parser)
+    args = sweep.apply_quick(parser.parse_args(["--quick", "--epochs", "3000", "--seeds", "1", "2"]),
+                             dict(p=43, epochs=1500, seeds=[0]))
+    line = capsys.readouterr().out
+    assert (args.epochs, args.seeds, args.p) == (1500, [0], 43)
+    assert "--epochs 1500 (was 3000)" in line and "--seeds 0 (was 1 2)" in line and "--p 43 (was 113)" in line
+
+
+def test_quick_runs_print_their_progress_while_they_train(tmp_path, capsys):
+    (label, cfg), = tiny_runs((0.0,))
+    cfg.epochs = 200
+    sweep.run_sweep([(label, cfg)], sweep_args(tmp_path, quick=True), log=lambda s: None)
+    lines = [l for l in capsys.readouterr().out.splitlines() if store.run_key(cfg) in l]
+    assert len(lines) >= 2 and all("ETA" in l for l in lines)

@@ -821,7 +821,8 @@ def beyond_the_paper(results):
             lines.append(f"  - {name}: {h3_cell(row)}")
         if part in registered:
             lines.append(f"  - as registered (rules v2): **{registered[part][0]}**, {registered[part][1]}")
-    return lines + [""] + critical_block(results) + payoff_block(results) + deep_block(results) + choices_block(results)
+    return lines + [""] + critical_block(results) + payoff_block(results) + deep_block(results) \
+        + information_block(results) + choices_block(results)
 
 
 def payoff_block(results):
@@ -843,6 +844,36 @@ def payoff_block(results):
                  f"({d['needed']} needed); n = {d['stored_runs']} runs (two arms, {d['planned_runs'] // (2 * d['of'])} "
                  f"seeds, {d['budget']:,} epochs per run). [payoff.png](payoff.png)")
     lines += [f"  - {name}: {r['text']}" for name, r in d["cells"].items()]
+    return lines + [""]
+
+
+def information_block(results):
+    """The information-or-any-gradient study (docs/registered/information.md, registered before its
+    runs): per regime, every arm's censored medians, the nine comparisons by t_95 (t_grok beside
+    where it reads otherwise) and the registered reading, once every arm of the regime is stored."""
+    lines = ["## Beyond the paper: the information or any live gradient (registered, docs/registered/information.md)", ""]
+    d = _load(results, studies.summary("information"))
+    if d is None:
+        return lines + ["- not run: `python -m beyond.information --jobs 2 --threads 1`", ""]
+    lines.append(f"- {d['stored_runs']} of {d['planned_runs']} runs stored (seeds 200-209); t_95, the first epoch "
+                 "test accuracy reaches 0.95, decides. [information.png](information.png)")
+    for regime, budget in d["budgets"].items():
+        med = lambda m, arm: d["medians"][m].get(regime, {}).get(arm, "-")
+        arms = d["reached_0.95"].get(regime, {})
+        lines.append(f"- {regime} (budget {budget:,}): " + "; ".join(
+            f"{arm} {arms[arm]} reached 0.95, median t_95 {med('t_95', arm)} (t_grok {med('t_grok', arm)})"
+            for arm in arms))
+        r = d["regimes"].get(regime)
+        if r is None:
+            lines.append("  - not decided: not every arm has all its seeds stored")
+            continue
+        beside = d["by_t_grok"].get(regime, {}).get("comparisons", {})
+        for name, c in r["comparisons"].items():
+            other = beside.get(name, {})
+            lines.append(f"  - {c['verdict']}: {c['text']}" + (f" (by t_grok: {other['verdict']})"
+                                                             if other and other["verdict"] != c["verdict"] else ""))
+        lines.append(f"  - reading: **{r['reading']}**" + (f"; per control: " + ", ".join(
+            f"{k} {v}" for k, v in r["per_control"].items()) if r.get("per_control") else ""))
     return lines + [""]
 
 

@@ -1,0 +1,156 @@
+"""Beyond the paper, part three re-registered: does the prior's payoff survive in a two-layer
+transformer configured as people train them? Registered in docs/registered/deep_trained.md
+(2026-11-28) before any of its runs; the first registration (docs/registered/deep.md) stopped
+on a pilot that never grokked.
+
+    python -m beyond.deep_trained --part gate --jobs 1          # the gate: one lambda 0 run
+    python -m beyond.deep_trained --part cells --jobs 2         # the cells, once a gate passed
+    python -m beyond.deep_trained --plot-only                   # judge and print from the store
+    python -m beyond.deep_trained --power                       # the registration's power table
+
+The model people train: nanoGPT's pre-LN blocks, two of them, no LayerNorm before the
+unembedding, AdamW's weight decay on matrices only (not on LayerNorm gains and shifts or
+biases), one head (the fallback: four, the anchor's); everything else the paper's. The prior
+(KL to the oracle, lambda 0.3) acts on the first block. Gate: one lambda 0 run at rho 0.003,
+seed 300, up to 20,000 epochs, passes if it memorizes and then groks within them. Cells: rho
+0.003, lambda 0 against lambda 0.3, seeds 0-5, the budget fixed from the gate (budget_rule).
+"""
+import argparse
+import math
+import os
+
+import numpy as np
+
+import store
+import sweep
+from verdicts import rules as A
+
+LAYERS, LAM, REGIME = 2, 0.3, "refresh0.003"
+# the configurations, in the order they are gated (docs/registered/deep_trained.md)
+CONFIGS = {"one head": dict(n_layers=LAYERS, layernorm=True, final_layernorm=False, decay_norms=False, n_heads=1),
+           "four heads": dict(n_layers=LAYERS, layernorm=True, final_layernorm=False, decay_norms=False, n_heads=4)}
+GATE_SEED, GATE_EPOCHS = 300, 20000
+SEEDS = tuple(range(6))
+PREDICTED_SPEEDUP = 2.65          # the minimal model's payoff at rho 0.003 (regime map, seeds 0-4)
+SMALLEST = A.SMALLEST_SPEEDUP
+# Set from the passing gate by budget_rule and committed in docs/registered/deep_trained.md
+# before the first cell runs; None until then.
+PASSED_CONFIG = None
+BUDGET = None
+
+
+def budget_rule(t_gate):
+    """The cells' budget from the gate run's t_grok: 2.5x it, rounded up to 1,000 epochs, within
+    [10,000, 20,000] (20,000 at most: every run to its budget then costs at most 12.2 core-hours)."""
+    return int(min(20000, max(10000, math.ceil(2.5 * t_gate / 1000) * 1000)))
+
+
+def gate_passes(summary):
+    """Memorizes (train accuracy 0.99), then groks (test accuracy 0.99) within the gate's budget."""
+    mem, grok = summary["mem_epoch"], summary["grok_epoch"]
+    return mem is not None and grok is not None and mem <= grok <= GATE_EPOCHS
+
+
+def config(args, name, seed, lam, epochs):
+    return sweep.study_config(args, seed, regime=REGIME, lam=lam, epochs=epochs, **CONFIGS[name])
+
+
+def gate_runs(args):
+    return [(f"gate {name}", config(args, name, GATE_SEED, 0.0, GATE_EPOCHS)) for name in CONFIGS]
+
+
+def cell_runs(args, name, budget):
+    return {arm: [(f"{arm}/seed{s}", config(args, name, s, lam, budget)) for s in args.seeds]
+            for arm, lam in (("lambda 0", 0.0), (f"lambda {LAM:g}", LAM))}
+
+
+def planned_runs(args):
+    """The gates until one passes (the fallback only after the first failed, by the store), then
+    the cells of the passing configuration once its budget is committed (BUDGET)."""
+    if args.part == "gate":
+        folder = args.store or store.STORE
+        out = []
+        for label, cfg in gate_runs(args):
+            out.append((label, cfg))
+            stored = store.read(folder, cfg)
+            if stored is None or gate_passes(stored[0]):
+                break                      # not run yet, or passed: no fallback
+        return out
+    if PASSED_CONFIG is None or BUDGET is None:
+        return []
+    return [r for arm in cell_runs(args, PASSED_CONFIG, BUDGET).values() for r in arm]
+
+
+# ---------------------------------------------------------------------------------------
+# The power of the cells, computed before the runs
+
+def power(reps=2000, seed=0, n=len(SEEDS), sd=0.35):
+    """{t_gate: {truth: (P reproduced, P not reproduced)}}: rules v4's speed-up part at n seeds,
+    the lambda 0 arm's median taken as the gate's t_grok, per-seed log sd `sd` (the minimal model's
+    cells), each run censored at budget_rule(t_gate); truths: the minimal model's payoff (2.65x)
+    and none (1x)."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for t_gate in (3000, 6000, 10000, 15000):
+        b = budget_rule(t_gate)
+        out[t_gate] = {}
+        for truth, ratio in (("payoff 2.65x", PREDICTED_SPEEDUP), ("none", 1.0)):
+            hits = [0, 0]
+            for _ in range(reps):
+                draw = lambda median: {i: (None if v > b else float(v)) for i, v in
+                                       enumerate(np.exp(rng.normal(math.log(median), sd, n)))}
+                v = A.speedup_verdict_v4(draw(t_gate), draw(t_gate / ratio), b, smallest=SMALLEST)["verdict"]
+                hits[0] += v == A.REPRODUCED
+                hits[1] += v == A.NOT_REPRODUCED
+            out[t_gate][truth] = (hits[0] / reps, hits[1] / reps)
+    return out
+
+
+def power_table(p):
+    rows = ["| gate t_grok | cells' budget | payoff 2.65x: reproduced / not | no payoff: reproduced / not |",
+            "|---|---|---|---|"]
+    for t, r in p.items():
+        cell = lambda k: f"{100 * r[k][0]:.0f}% / {100 * r[k][1]:.0f}%"
+        rows.append(f"| {t:,} | {budget_rule(t):,} | {cell('payoff 2.65x')} | {cell('none')} |")
+    return "\n".join(rows)
+
+
+# ---------------------------------------------------------------------------------------
+# The command line
+
+def get_parser():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--part", choices=("gate", "cells"), default="gate")
+    p.add_argument("--power", action="store_true", help="print the cells' power table and exit")
+    sweep.add_scale_args(p, dict(p=sweep.QUICK_MODEL["p"], epochs=2000, seeds=[0]))
+    sweep.add_sweep_args(p)
+    p.set_defaults(seeds=list(SEEDS), regime=REGIME)
+    return p
+
+
+def parse(argv=None):
+    return sweep.apply_quick(get_parser().parse_args(argv), dict(p=sweep.QUICK_MODEL["p"], seeds=[0]))
+
+
+def main(argv=None):
+    args = parse(argv)
+    if args.power:
+        print(power_table(power()))
+        return
+    runs = planned_runs(args)
+    if not runs:
+        print("the cells wait for a gate that passed and their budget (docs/registered/deep_trained.md)")
+        return
+    results = sweep.run_sweep(runs, args)
+    for label, _ in runs:
+        if label in results and label.startswith("gate"):
+            s = results[label][0]
+            print(f"{label}: memorized at {s['mem_epoch']}, grokked at {s['grok_epoch']} "
+                  f"(final test accuracy {s['final_test_acc']:.3f}): "
+                  f"{'passes' if gate_passes(s) else 'fails'}"
+                  + (f"; the cells' budget by rule: {budget_rule(s['grok_epoch']):,}" if gate_passes(s) else ""))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,43 @@
+"""The deeper model re-registered (docs/registered/deep_trained.md): its gate, its budget rule,
+its runs and its power table as registered."""
+import os
+
+import pytest
+
+import store
+import train
+from beyond import deep_trained as D
+
+
+def test_the_budget_rule():
+    assert [D.budget_rule(t) for t in (1000, 3990, 4010, 6000, 7650, 12000)] == \
+        [10000, 10000, 11000, 15000, 20000, 20000]
+
+
+def test_the_gate_passes_only_on_memorizing_then_grokking_within_its_budget():
+    s = lambda mem, grok: {"mem_epoch": mem, "grok_epoch": grok}
+    assert D.gate_passes(s(300, 9000)) and D.gate_passes(s(300, 20000))
+    assert not D.gate_passes(s(300, None)) and not D.gate_passes(s(None, None)) and not D.gate_passes(s(300, 20010))
+
+
+def test_the_gate_runs_the_fallback_only_after_the_first_failed(tmp_path):
+    args = D.parse(["--store", str(tmp_path)])
+    first = D.planned_runs(args)
+    assert [label for label, _ in first] == ["gate one head"]
+    cfg = first[0][1]
+    train.validate(cfg)
+    assert (cfg.seed, cfg.epochs, cfg.lam, cfg.n_layers, cfg.final_layernorm, cfg.decay_norms, cfg.distractors,
+            cfg.refresh) == (300, 20000, 0.0, 2, False, False, "refresh", 0.003)
+    summary = lambda grok: {"config": train.semantic_config(cfg), "grok_epoch": grok, "mem_epoch": 400,
+                            "epochs_run": 20000}
+    history = {"epoch": [0, 20000], "train_loss": [1.0, 0.0]}
+    store.write(str(tmp_path), summary(None), history, cfg)                      # failed
+    assert [label for label, _ in D.planned_runs(args)] == ["gate one head", "gate four heads"]
+    assert D.planned_runs(D.parse(["--store", str(tmp_path), "--part", "cells"])) == []   # no budget committed yet
+
+
+def test_the_registered_power_table_is_what_the_code_computes():
+    with open(os.path.join("docs", "registered", "deep_trained.md")) as f:
+        doc = f.read()
+    for row in D.power_table(D.power()).splitlines()[2:]:
+        assert row in doc, row
