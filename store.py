@@ -52,16 +52,9 @@ def make_config(**overrides):
 
 
 def config_differences(stored, cfg):
-    """Keys in which a stored run's config differs from cfg ([] = the same run). A flag added
-    after the run was stored matches if cfg uses that flag's default: the store's runs outlive
-    the flags."""
-    defaults = default_semantic()
-    want = json.loads(json.dumps(train.semantic_config(cfg)))
-    have = dict(stored)
-    for k, v in want.items():
-        if k not in have and v == defaults.get(k):
-            have[k] = v
-    return sorted(k for k in set(have) | set(want) if have.get(k) != want.get(k))
+    """train.config_differences with the defaults parsed once: a flag added after the run was
+    stored matches if cfg uses that flag's default, so the store's runs outlive the flags."""
+    return train.config_differences(stored, cfg, default_semantic())
 
 
 def default_semantic():

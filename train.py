@@ -723,12 +723,16 @@ def atomic_write(path, write, mode="w"):
     os.replace(tmp, path)
 
 
-def config_differences(stored, cfg):
-    """Keys in which a run folder's or checkpoint's config differs from cfg ([] = the same run),
-    compared plainly: a folder made before a flag existed is another run here (the store is more
-    tolerant: store.config_differences)."""
+def config_differences(stored, cfg, defaults=None):
+    """Keys in which a stored config (a run folder's, a checkpoint's, the store's) differs from
+    cfg ([] = the same run). A flag added after the config was stored matches if cfg leaves it at
+    its default, which computes what the run computed before the flag existed: runs and their
+    checkpoints outlive the flags (a run resumed in a later session included). defaults: the
+    defaults' semantic config, when the caller has it at hand."""
+    defaults = json.loads(json.dumps(semantic_config(make_config()))) if defaults is None else defaults
     want = json.loads(json.dumps(semantic_config(cfg)))      # as the file holds it: tuples are lists
-    return sorted(k for k in set(stored) | set(want) if stored.get(k) != want.get(k))
+    have = {**{k: v for k, v in want.items() if k not in stored and v == defaults.get(k)}, **stored}
+    return sorted(k for k in set(have) | set(want) if have.get(k) != want.get(k))
 
 
 def folder_summary(out, cfg):

@@ -368,16 +368,17 @@ def test_a_sweep_flushes_each_progress_line(tmp_path, monkeypatch):
     assert any("[1/1]" in text and "ETA" in text for text in Recorder.flushed)
 
 
-def test_the_store_outlives_flags_and_a_run_folder_compares_plainly():
-    """A stored run made before a flag existed serves configs that leave that flag at its
-    default (store.config_differences), and no other; a run folder or checkpoint compares its
-    config plainly (train.config_differences)."""
+def test_the_store_and_a_checkpoint_outlive_flags():
+    """A stored run or checkpoint made before a flag existed serves configs that leave that flag
+    at its default (store.config_differences, train.config_differences), and no other: a run
+    started before a flag was added resumes after it."""
     cfg = store.make_config(lam=0.1)
     old = json.loads(json.dumps(train.semantic_config(cfg)))
     del old["init_scale"]                                  # as if stored before --init-scale existed
     assert store.config_differences(old, cfg) == []
     assert store.config_differences(old, store.make_config(lam=0.1, init_scale=2.0)) == ["init_scale"]
-    assert train.config_differences(old, cfg) == ["init_scale"]
+    assert train.config_differences(old, cfg) == []
+    assert train.config_differences(old, store.make_config(lam=0.1, init_scale=2.0)) == ["init_scale"]
     assert train.config_differences(json.loads(json.dumps(train.semantic_config(cfg))), cfg) == []
 
 
