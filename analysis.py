@@ -21,7 +21,13 @@ import math
 
 import numpy as np
 
-from train import first_epoch     # the loop's own: t_mem and t_struct mean the same in a summary and here
+
+def first_epoch(history, key, threshold):
+    """First logged epoch with history[key] >= threshold, None if never: train.first_epoch's
+    rule, which the loop's summaries use (t_mem and t_struct mean the same in a summary and here:
+    tests/test_analysis.py checks the two agree). Kept here so that the verdict rules, which read
+    this module, load no torch."""
+    return next((e for e, v in zip(history["epoch"], history[key]) if v >= threshold), None)
 
 
 def held_from(history, key, threshold):

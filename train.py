@@ -703,8 +703,8 @@ def summarize(cfg, history, grok, epoch, wall, device):
 
 
 def first_epoch(history, key, threshold):
-    """First logged epoch with history[key] >= threshold, None if never (analysis.py reads the
-    phases of stored runs with this one)."""
+    """First logged epoch with history[key] >= threshold, None if never (analysis.first_epoch is
+    the same rule, for code that reads stored runs without torch)."""
     return next((e for e, v in zip(history["epoch"], history[key]) if v >= threshold), None)
 
 

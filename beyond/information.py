@@ -25,7 +25,7 @@ import analysis
 import plots
 import store
 import sweep
-from train import first_epoch
+from analysis import first_epoch
 from verdicts import rules as A
 
 LAM, WEIGHT_NOISE_RMS = 0.3, 3e-4

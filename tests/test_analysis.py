@@ -90,3 +90,24 @@ def test_held_from_skips_a_threshold_met_and_lost():
     assert analysis.held_from(h, "frac", 0.99) == 30           # met at 10, lost at 20, held from 30 on
     assert analysis.held_from({"epoch": [0, 10], "frac": [1.0, 0.5]}, "frac", 0.99) is None   # lost at the end
     assert analysis.held_from({"epoch": [0, 10], "frac": [1.0, 1.0]}, "frac", 0.99) == 0       # epoch 0 is an epoch
+
+
+def test_the_first_epoch_rule_is_the_loops():
+    """analysis.first_epoch (read by the verdicts, no torch) is train.first_epoch (the summaries')."""
+    import random
+    import train
+    rng = random.Random(0)
+    for _ in range(200):
+        n = rng.randint(0, 12)
+        h = {"epoch": [10 * i for i in range(n)], "acc": [rng.random() for _ in range(n)]}
+        t = rng.random()
+        assert analysis.first_epoch(h, "acc", t) == train.first_epoch(h, "acc", t)
+
+
+def test_the_verdict_rules_load_no_torch():
+    import os
+    import subprocess
+    import sys
+    code = "import sys, verdicts.rules; assert 'torch' not in sys.modules"
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    assert subprocess.run([sys.executable, "-c", code], cwd=root).returncode == 0
