@@ -27,6 +27,7 @@ import platform
 import sys
 import tempfile
 import time
+from types import SimpleNamespace
 
 import torch
 import torch.nn.functional as F
@@ -356,7 +357,7 @@ def noise_generator(cfg, device):
     """The noise controls' own random stream (seed + NOISE_SEED_OFFSET, on the device), or None
     for a run without them: nothing else draws from it, so it moves no other stream."""
     if cfg.weight_noise or (cfg.lam and cfg.prior_kind == "logit-noise"):
-        return torch.Generator(device).manual_seed(cfg.seed + NOISE_SEED_OFFSET)
+        return generator_on(device).manual_seed(cfg.seed + NOISE_SEED_OFFSET)
     return None
 
 
@@ -587,15 +588,23 @@ def finished(cfg, epoch, grok):
     return epoch == cfg.epochs or (cfg.stop_after is not None and grok is not None and epoch >= grok + cfg.stop_after)
 
 
-def train(cfg, log=print, weights=None):
-    """Train one run; returns (summary, history). Deterministic on CPU for a given seed and
-    thread count (a different thread count changes float rounding, hence the trajectory).
-    If `weights` is a dict, the initial and final state dicts are put in it ("init", "final")."""
+def generator_on(device):
+    """A random stream on the device. (PyTorch's `meta` device, which the device tests run the
+    loop on, has none: the CPU's stands in there.)"""
+    return torch.Generator(device if device.type != "meta" else "cpu")
+
+
+def start(cfg, weights=None, device=None):
+    """Everything the loop carries, built on the run's device: the task and the model
+    (initialised, or loaded from --init-from, masked), the optimizer and its base learning rates,
+    the forward, the train and test sets, the teacher, and the random streams that only the
+    loop draws from (minibatch order, the noise controls). If `weights` is a dict, the initial
+    state dict goes in it ("init")."""
     validate(cfg)
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     set_deterministic(cfg)
-    device = pick_device(cfg.device)
+    device = pick_device(cfg.device) if device is None else device
     task, model = build_run(cfg, device)
     if cfg.init_from:
         model.load_state_dict(torch.load(cfg.init_from, map_location=device))
@@ -604,52 +613,88 @@ def train(cfg, log=print, weights=None):
     if weights is not None:
         weights["init"] = {n: p.detach().cpu().clone() for n, p in model.state_dict().items()}
     opt = build_optimizer(model, cfg.optimizer, cfg.lr, cfg.wd, (cfg.beta1, cfg.beta2), cfg.decay_norms)
-    base_lrs = [g["lr"] for g in opt.param_groups]
     apply_norm_matching(model, cfg)      # the constraint holds from the start
-    forward = forward_fn(model, cfg, device)
     train_set, test_set = batches(task, cfg, device)
-    teacher = load_teacher(cfg, task, device) if cfg.prior == "teacher" else None
-    rho = refresh_rate(cfg)
-    tau = cfg.tau if cfg.tau is not None else 1 / (2 * task.k)
-    batch_gen = torch.Generator(device).manual_seed(cfg.seed + BATCH_SEED_OFFSET)   # minibatch order only, on the device
-    noise = noise_generator(cfg, device)                                                # the noise controls only, or None
-    upload = HostToDevice(device)        # the redrawn distractors, copied without blocking the host
+    return SimpleNamespace(
+        cfg=cfg, device=device, task=task, model=model, masks=masks, opt=opt,
+        base_lrs=[g["lr"] for g in opt.param_groups], forward=forward_fn(model, cfg, device),
+        train_set=train_set, test_set=test_set,
+        teacher=load_teacher(cfg, task, device) if cfg.prior == "teacher" else None,
+        rho=refresh_rate(cfg), tau=cfg.tau if cfg.tau is not None else 1 / (2 * task.k),
+        batch_gen=generator_on(device).manual_seed(cfg.seed + BATCH_SEED_OFFSET),   # minibatch order only
+        noise=noise_generator(cfg, device),                       # the noise controls only, or None
+        upload=HostToDevice(device))         # the redrawn distractors, copied without blocking the host
+
+
+def epoch_data(run, epoch, first):
+    """An epoch's data: its distractors (each training example redraws them with prob. rho),
+    the warm-up learning rate, and the teacher's attention on these inputs (on the run's first
+    epoch, and whenever the inputs move). Returns lambda(t)."""
+    cfg, train_set = run.cfg, run.train_set
+    if epoch and run.rho:
+        run.task.refresh_distractors(run.rho)
+        train_set["x"] = run.upload(run.task.train_x)
+    for group, base in zip(run.opt.param_groups, run.base_lrs):
+        group["lr"] = base * warmup_factor(cfg, epoch)
+    lam = prior_weight(cfg, epoch)
+    if run.teacher is not None and cfg.lam and (epoch == first or run.rho):
+        train_set["target"] = teacher_attention(run.teacher, train_set["x"], train_set["pos_ids"], train_set["qpos"])
+    return lam
+
+
+def epoch_forward(run, lam, measure):
+    """Forward, loss and backward on the whole training set: every full-batch epoch, and a
+    minibatch run's measured ones (only to measure). Its outputs, or None."""
+    if run.cfg.batch_size is None or measure:
+        return forward_backward(run.model, run.opt, run.forward, run.train_set, run.cfg, lam, measure, run.noise)
+    return None
+
+
+def epoch_step(run, lam):
+    """The step: once on the full batch (its gradients from epoch_forward), or once per
+    minibatch after its own forward-backward, in an order drawn on the device."""
+    cfg, model, opt = run.cfg, run.model, run.opt
+    if cfg.batch_size is None:
+        step(model, opt, cfg, run.masks)
+        return
+    order = torch.randperm(len(run.train_set["x"]), generator=run.batch_gen, device=run.device)
+    for idx in order.split(cfg.batch_size):
+        forward_backward(model, opt, run.forward, minibatch(run.train_set, idx), cfg, lam, noise=run.noise)
+        step(model, opt, cfg, run.masks)
+
+
+def train(cfg, log=print, weights=None):
+    """Train one run; returns (summary, history). Deterministic on CPU for a given seed and
+    thread count (a different thread count changes float rounding, hence the trajectory).
+    If `weights` is a dict, the initial and final state dicts are put in it ("init", "final")."""
+    run = start(cfg, weights)
+    model, opt, task, device = run.model, run.opt, run.task, run.device
     loop = {"epoch": 0, "history": {"epoch": []}, "grok": None, "elapsed": 0.0, "resumed_at": []}
     checkpoint = checkpoint_path(cfg.out) if cfg.out and cfg.checkpoint_every else None
     if checkpoint and os.path.exists(checkpoint):      # a run cut short: go on where it stopped
-        loop = load_checkpoint(checkpoint, cfg, model, opt, task, batch_gen, noise)
-        train_set["x"] = task.train_x.to(device)
-    history, grok, start, t0 = loop["history"], loop["grok"], loop["epoch"], time.time() - loop["elapsed"]
+        loop = load_checkpoint(checkpoint, cfg, model, opt, task, run.batch_gen, run.noise)
+        run.train_set["x"] = task.train_x.to(device)
+    history, grok, first, t0 = loop["history"], loop["grok"], loop["epoch"], time.time() - loop["elapsed"]
 
-    for epoch in range(start, cfg.epochs + 1):
+    for epoch in range(first, cfg.epochs + 1):
         # the loop's whole state before this epoch: resuming here gives the same run bitwise
-        if checkpoint and epoch > start and epoch % cfg.checkpoint_every == 0:
-            save_checkpoint(checkpoint, cfg, model, opt, task, batch_gen, noise,
+        if checkpoint and epoch > first and epoch % cfg.checkpoint_every == 0:
+            save_checkpoint(checkpoint, cfg, model, opt, task, run.batch_gen, run.noise,
                             {**loop, "epoch": epoch, "history": history, "grok": grok, "elapsed": time.time() - t0})
 
-        # data: this epoch's distractors (each training example redraws them with prob. rho),
-        # the warm-up learning rate, lambda(t), and the teacher's attention on these inputs
-        if epoch and rho:
-            task.refresh_distractors(rho)
-            train_set["x"] = upload(task.train_x)
-        for group, base in zip(opt.param_groups, base_lrs):
-            group["lr"] = base * warmup_factor(cfg, epoch)
-        lam = prior_weight(cfg, epoch)
-        if teacher is not None and cfg.lam and (epoch == start or rho):
-            train_set["target"] = teacher_attention(teacher, train_set["x"], train_set["pos_ids"], train_set["qpos"])
+        lam = epoch_data(run, epoch, first)
         measure = epoch == cfg.epochs or epoch % cfg.eval_every == 0
 
-        # forward, loss, backward on the whole training set. On a measured epoch this same
-        # backward is what the diagnostics read, so every logged quantity is of the
-        # parameters before this epoch's step. A minibatch run does it only to measure.
-        if cfg.batch_size is None or measure:
-            out = forward_backward(model, opt, forward, train_set, cfg, lam, measure, noise)
+        # forward, loss, backward. On a measured epoch this same backward is what the
+        # diagnostics read, so every logged quantity is of the parameters before this epoch's step.
+        out = epoch_forward(run, lam, measure)
 
         # measure: losses, accuracies, attention, norms, the task gradient (diagnostics.py)
         if measure:
             with torch.no_grad():
-                test_out = forward(test_set)
-            for key, value in {"epoch": epoch, **evaluation(model, train_set, test_set, out, test_out, tau)}.items():
+                test_out = run.forward(run.test_set)
+            for key, value in {"epoch": epoch, **evaluation(model, run.train_set, run.test_set, out, test_out,
+                                                            run.tau)}.items():
                 history.setdefault(key, []).append(value)
             if grok is None and history["test_acc"][-1] >= cfg.grok_acc:
                 grok = epoch
@@ -658,13 +703,7 @@ def train(cfg, log=print, weights=None):
             if finished(cfg, epoch, grok):       # the last epoch is measured, not stepped
                 break
 
-        # step: once on the full batch, or once per minibatch after its own forward-backward
-        if cfg.batch_size is None:
-            step(model, opt, cfg, masks)
-        else:
-            for idx in torch.randperm(len(train_set["x"]), generator=batch_gen, device=device).split(cfg.batch_size):
-                forward_backward(model, opt, forward, minibatch(train_set, idx), cfg, lam, noise=noise)
-                step(model, opt, cfg, masks)
+        epoch_step(run, lam)
 
     wall = time.time() - t0
     if weights is not None:

@@ -1,11 +1,12 @@
 """The loop on a device this CI does not have. On PyTorch's `meta` device every tensor has a
-shape and no data: an op that mixes in a tensor made without `device=` fails, and so does any
-read of a value on the host (.item(), float(), a Python `if` on a tensor). Two epochs of the
-step path (model.run, the loss, backward, the optimizer step and its hooks) over the loop's
-configs run there; mutants show that the grid fails when a `device=` is dropped or a host read
-enters the step. The CUDA tests run the same code on a GPU, with host syncs made errors; they
-skip here. (`train.train` itself autocasts, and autocast has no meta backend: the grid calls
-the step path's functions as the loop does.)"""
+shape and no data, so any read of a value on the host (.item(), float(), a Python `if` on a
+tensor) fails; and under `SameDevice` (a dispatch guard) so does any op that mixes a host
+tensor with a device tensor (the meta device alone accepts host index tensors in indexing,
+embedding, scatter and even matmul). Two epochs of train.train's own code (train.start, then
+per epoch epoch_data, epoch_forward and epoch_step, as the loop calls them) over the loop's
+configs run there; mutants show that the grid fails when a `device=` is dropped, an upload is
+skipped or a host read enters the step. The CUDA tests run the same code on a GPU, with host
+syncs made errors; they skip here."""
 import argparse
 import importlib.util
 import math
@@ -13,6 +14,7 @@ import os
 
 import pytest
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 import train
 
@@ -25,63 +27,123 @@ GRID = [dict(), dict(distractors="fresh"), dict(distractors="refresh", refresh=0
         dict(global_norm_match=20.0), dict(qk_penalty=0.5), dict(optimizer="lion"), dict(optimizer="muon"),
         dict(optimizer="sgd"), dict(lam=0.3, prior="adversarial"), dict(lam=0.3, prior_anneal=1), dict(lam=0.3, prior="uniform"),
         dict(n_layers=2, layernorm=True, lam=0.3), dict(n_layers=2, lam=0.3, prior_layer="all", task="arparity", distractors="fixed"),
-        dict(lam=0.3, prior="shuffled"), dict(lam=0.3, prior_kind="logit-noise"), dict(weight_noise=3e-4)]
+        dict(lam=0.3, prior="shuffled"), dict(lam=0.3, prior_kind="logit-noise"), dict(weight_noise=3e-4),
+        dict(n_layers=2, layernorm=True, final_layernorm=False, decay_norms=False, lam=0.3, distractors="fresh")]
+
+
+class SameDevice(TorchDispatchMode):
+    """Every op's tensors on one device: a host tensor meeting a device tensor is an error
+    (0-dim host tensors, Python scalars in all but name, aside)."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kinds = set()
+        def visit(a):
+            if isinstance(a, torch.Tensor):
+                if not (a.device.type == "cpu" and a.dim() == 0):
+                    kinds.add(a.device.type)
+            elif isinstance(a, (list, tuple)):
+                for b in a:
+                    visit(b)
+        for a in list(args) + list((kwargs or {}).values()):
+            visit(a)
+        if len(kinds) > 1:
+            raise RuntimeError(f"{func} mixes devices: {sorted(kinds)}")
+        return func(*args, **(kwargs or {}))
 
 
 def step_epochs(cfg, device, epochs=2, transformer=None):
-    """`epochs` epochs of the loop's step path (train.train's data, forward-backward and step,
-    without measuring) on `device`; returns the model. `transformer` swaps in a model class."""
-    task, model = train.build_run(cfg, device) if transformer is None else _build(cfg, device, transformer)
-    opt = train.build_optimizer(model, cfg.optimizer, cfg.lr, cfg.wd, (cfg.beta1, cfg.beta2))
-    train.apply_norm_matching(model, cfg)
-    forward = lambda batch, uncompiled=False: model.run(batch["x"], batch["attn"], batch["pos_ids"], batch["qpos"])
-    train_set, _ = train.batches(task, cfg, device)
-    rho, upload = train.refresh_rate(cfg), train.HostToDevice(device)
-    batch_gen = torch.Generator(device if device.type != "meta" else "cpu").manual_seed(cfg.seed)
-    noise = train.noise_generator(cfg, device if device.type != "meta" else torch.device("cpu"))
-    for epoch in range(epochs):
-        if epoch and rho:
-            task.refresh_distractors(rho)
-            train_set["x"] = upload(task.train_x)
-        lam = train.prior_weight(cfg, epoch)
-        if cfg.batch_size is None:
-            train.forward_backward(model, opt, forward, train_set, cfg, lam, noise=noise)
-            train.step(model, opt, cfg, {})
-        else:
-            gen_device = device if device.type != "meta" else torch.device("cpu")      # meta has no generator
-            perm = torch.randperm(len(train_set["x"]), generator=batch_gen, device=gen_device).to(device)
-            for idx in perm.split(cfg.batch_size):
-                train.forward_backward(model, opt, forward, train.minibatch(train_set, idx), cfg, lam, noise=noise)
-                train.step(model, opt, cfg, {})
-    return model
+    """`epochs` epochs of train.train's own code without measuring (train.start, then the
+    loop's three calls per epoch) on `device`, under SameDevice; returns the run.
+    `transformer` swaps in a model class."""
+    run = train.start(cfg, device=device)
+    if transformer is not None:
+        run.model = _build(cfg, device, transformer)
+        run.opt = train.build_optimizer(run.model, cfg.optimizer, cfg.lr, cfg.wd, (cfg.beta1, cfg.beta2))
+        run.base_lrs = [g["lr"] for g in run.opt.param_groups]
+        run.forward = train.forward_fn(run.model, cfg, device)
+    with SameDevice():
+        for epoch in range(epochs):
+            lam = train.epoch_data(run, epoch, 0)
+            train.epoch_forward(run, lam, measure=False)
+            train.epoch_step(run, lam)
+    return run
 
 
 def _build(cfg, device, transformer):
     task = train.task_of(cfg)
     model = transformer(task.vocab_size, task.n_classes, cfg.pos_slots or task.seq_len, cfg.d_model, cfg.n_heads,
                         cfg.d_mlp)
-    return task, model.to(device)
+    return model.to(device)
+
+
+META = torch.device("meta")
 
 
 @pytest.mark.parametrize("change", GRID, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()) or "default")
-def test_the_step_path_runs_on_the_meta_device(change):
-    model = step_epochs(train.make_config(**{**SMALL, **change}), torch.device("meta"))
-    assert all(p.device.type == "meta" for p in model.parameters())
+def test_the_loops_epochs_run_on_the_meta_device(change):
+    run = step_epochs(train.make_config(**{**SMALL, **change}), META)
+    assert all(p.device.type == "meta" for p in run.model.parameters())
+    assert run.train_set["x"].device.type == "meta"
 
+
+def test_the_guard_rejects_a_host_tensor_meeting_a_device_tensor():
+    w = torch.zeros(5, 3, device=META)
+    with SameDevice():
+        w * 2.0 + torch.tensor(1.0)                         # scalars pass
+        with pytest.raises(RuntimeError, match="mixes devices"):
+            w[torch.tensor([1, 2])]
+
+
+# The mutants: each plants one bug the loop once had or could have, and the grid must fail.
 
 def test_a_host_read_in_the_step_is_caught_on_meta(monkeypatch):
-    """The mutant: a step that reads a value on the host (as float() did in norm matching)."""
+    """A step that reads a value on the host (as float() did in norm matching)."""
     step = train.step
     def step_with_a_host_read(model, opt, cfg, masks):
         step(model, opt, cfg, masks)
         float(model.W_Q.detach().pow(2).sum())
     monkeypatch.setattr(train, "step", step_with_a_host_read)
     with pytest.raises(RuntimeError):
-        step_epochs(train.make_config(**SMALL), torch.device("meta"))
+        step_epochs(train.make_config(**SMALL), META)
+
+
+def test_a_host_read_in_the_loops_data_is_caught_on_meta(monkeypatch):
+    """A float() read inside the loop's own epoch (here, of lambda's schedule on a tensor)."""
+    weight = train.prior_weight
+    monkeypatch.setattr(train, "prior_weight", lambda cfg, epoch: float(torch.tensor(weight(cfg, epoch), device=META)))
+    with pytest.raises((RuntimeError, NotImplementedError)):
+        step_epochs(train.make_config(**SMALL, lam=0.3), META)
+
+
+def test_a_minibatch_order_drawn_on_the_host_is_caught(monkeypatch):
+    """The loop's randperm without device=: a host index tensor meets the device's data."""
+    randperm = torch.randperm
+    def on_the_host(n, generator=None, device=None, **kw):
+        return randperm(n, generator=torch.Generator().manual_seed(0), **kw)
+    monkeypatch.setattr(torch, "randperm", on_the_host)
+    with pytest.raises(RuntimeError, match="mixes devices"):
+        step_epochs(train.make_config(**SMALL, batch_size=16), META)
+
+
+def test_redrawn_distractors_left_on_the_host_are_caught(monkeypatch):
+    """The upload skipped: the loop keeps the host's redrawn inputs."""
+    monkeypatch.setattr(train.HostToDevice, "__call__", lambda self, x: x)
+    with pytest.raises(RuntimeError, match="mixes devices"):
+        step_epochs(train.make_config(**SMALL, distractors="fresh"), META)
+
+
+def test_an_upload_that_returns_the_host_tensor_is_caught(monkeypatch):
+    """The host-to-device helper returning its (pinned) host buffer instead of the device copy."""
+    def returns_the_buffer(self, x):
+        self.buffers[0] = x.clone()
+        return self.buffers[0]
+    monkeypatch.setattr(train.HostToDevice, "__call__", returns_the_buffer)
+    with pytest.raises(RuntimeError, match="mixes devices"):
+        step_epochs(train.make_config(**SMALL, distractors="refresh", refresh=0.5), META)
 
 
 def test_a_missing_device_argument_in_the_model_is_caught_on_meta():
-    """The mutant: model.py with one `device=` dropped (the positions' index in `run`)."""
+    """model.py with one `device=` dropped (the positions' index in `run`)."""
     source = open(os.path.join(ROOT, "model.py")).read()
     wrong = "torch.arange(T, device=x.device)).flatten()"
     assert wrong in source
@@ -89,7 +151,14 @@ def test_a_missing_device_argument_in_the_model_is_caught_on_meta():
     mutant = importlib.util.module_from_spec(spec)
     exec(compile(source.replace(wrong, "torch.arange(T)).flatten()"), "model_mutant", "exec"), mutant.__dict__)
     with pytest.raises((RuntimeError, NotImplementedError)):
-        step_epochs(train.make_config(**SMALL), torch.device("meta"), transformer=mutant.Transformer)
+        step_epochs(train.make_config(**SMALL), META, transformer=mutant.Transformer)
+
+
+def test_the_summary_says_where_and_how_the_run_was_computed(monkeypatch):
+    """A summary without its device (the field dropped) fails here; so does a wrong precision."""
+    summary, _ = train.train(train.make_config(p=7, frac=0.5, epochs=4, d_model=8, d_mlp=16, quiet=True, device="cpu"))
+    assert summary["device"] == "cpu" and summary["device_name"] == train.device_name(torch.device("cpu"))
+    assert summary["precision"] == "float32" and summary["threads"] == torch.get_num_threads()
 
 
 def test_norm_matching_is_the_host_formula_bit_for_bit():
@@ -131,7 +200,7 @@ cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device 
 def test_the_step_path_never_syncs_on_cuda(change):
     """The meta grid's code on a GPU, one epoch after a warm-up one, with every host sync an error."""
     cfg = train.make_config(**{**SMALL, **change})
-    step_epochs(cfg, torch.device("cuda"), epochs=1)
+    step_epochs(cfg, torch.device("cuda"), epochs=1)       # the first epoch warms up (allocations, kernels)
     torch.cuda.synchronize()
     torch.cuda.set_sync_debug_mode("error")
     try:
