@@ -117,8 +117,7 @@ def run_bound(args):
         print(f"{name:28s} {v:10d}  {fmt(r.get('before memorization'))} | {fmt(r.get('plateau'))} | "
               f"{fmt(r.get('after grokking'))}   (max per-example ratio {max(h['lemma_ratio_max']):.3f})")
     print(f"bound violated at {total_violations} logged (example, position) points in total")
-    store.write_json(os.path.join(args.results_dir, "fig5_bound.json"),
-                     {"runs": summary, "total_violations": total_violations})
+    store.write_json(out_path(args, "fig5_bound", "json"), {"runs": summary, "total_violations": total_violations})
     plt = plots.pyplot()
     fig, axes = plt.subplots(1, len(args.lam), figsize=(6 * len(args.lam), 4.5), squeeze=False)
     for ax, lam in zip(axes[0], args.lam):
@@ -131,7 +130,7 @@ def run_bound(args):
         plots.band(ax, grid, b, r"bound $L_f\sqrt{2\ell}\,a_i\|u_i\|$ (mean)", "C3", log=True)
         ax.set(xlabel="epoch", title=f"lambda = {lam:g}" + (" (baseline)" if lam == 0 else ""))
         ax.legend(fontsize=8)
-    plots.save_figure(fig, os.path.join(args.results_dir, "fig5_bound.png"),
+    plots.save_figure(fig, out_path(args, "fig5_bound", "png"),
                       f"Figure 5: Lemma 5.1 on the training set, p = {args.p}, distractors {args.regime}, "
                       f"seeds {plots.seeds_text(args.seeds)}")
 

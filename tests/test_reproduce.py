@@ -105,10 +105,13 @@ def test_vacuous_checks_are_not_decided(tmp_path):
         "adamw": {"plateau_rate": [3e-4] * 5}, "sgd": {"plateau_rate": [None] * 5}}})
     write(tmp_path, "fig10_tasks.json", {"budget": 10000, "seeds": SEEDS, "runs": {
         "perm/baseline": {"grok": [None] * 5, "violations": 0}, "perm/kl": {"grok": [None] * 5, "violations": 0}}})
-    report, line = verdict_lines(tmp_path)
-    assert "sgd: the MLP norm contracts on the plateau: **untestable here**" in report      # rule 7
+    text, line = verdict_lines(tmp_path)
+    assert "sgd: the MLP norm contracts on the plateau: **inconclusive**" in text     # marked after its data
+    write(tmp_path, report.C10_CONFIRMING, {"settings": {"sgd": {"plateau_rate": [None] * 5}}})
+    text, line = verdict_lines(tmp_path)
+    assert "sgd: the MLP norm contracts on the plateau: **untestable here**" in text        # rule 7, confirmed
     assert line["C10"] == "inconclusive"            # one optimizer had no plateau to measure
-    assert "perm: KL faster: **inconclusive**" in report and "no run of either arm grokked" in report
+    assert "perm: KL faster: **inconclusive**" in text and "no run of either arm grokked" in text
     assert line["C9"] == "inconclusive"
 
 
@@ -230,7 +233,7 @@ def test_every_registered_study_plans_its_runs():
 def test_only_takes_claims_or_studies():
     import pytest
     assert reproduce.selected(["C4"]) == ["fig4", "fig4_seeds0-9", "fig4_v4plan"]
-    assert reproduce.selected(["C8"]) == ["dims", "dims_v4plan", "heads", "heads_plan"]
+    assert reproduce.selected(["C8"]) == ["dims", "dims_v4plan", "heads", "heads_plan", "dims_after"]
     assert reproduce.selected(["fig2", "C1"]) == ["fig1", "fig1_seeds0-9", "fig2"]
     with pytest.raises(SystemExit, match="--only"):
         reproduce.selected(["C99"])
@@ -638,7 +641,7 @@ def test_v4_untestable_only_by_premise_and_a_late_marking_waits_for_its_runs(tmp
     assert report.mark_untestable("C11", parts, v3, results=str(tmp_path))[marked]["verdict"] == "untestable here"
     waiting = report.mark_untestable("C11", parts, v4, results=str(tmp_path))[marked]
     assert waiting["verdict"] == "inconclusive" and "not run yet" in waiting["reason"]
-    summary, _ = report.MARKED_AFTER_DATA["C11"][marked]
+    summary = report.MARKED_AFTER_DATA["C11"][marked].summary
     never = {"cells": {"rho0.001_wd1_lam0": {"grok": {str(s): None for s in range(5, 15)}}}}
     write(tmp_path, summary, never)
     assert report.mark_untestable("C11", parts, v4, results=str(tmp_path))[marked]["verdict"] == "untestable here"
@@ -757,3 +760,34 @@ def test_c4_reads_each_extended_ticket_as_a_bound_at_its_own_budget(tmp_path):
     assert (drawn["estimate"], drawn["ci"], drawn["verdict"]) == (at_own["estimate"], at_own["ci"], at_own["verdict"])
     assert "lottery seed 5 at 9000" in drawn["reason"]
     assert "upper bounds" not in drawn["read_in_place"]["reason"]       # there, seed 5 is measured: 4200 / 9000
+
+
+def test_every_choice_made_after_its_data_waits_for_runs_made_after_it(tmp_path):
+    """The one rule (docs/stats.md, "After-data choices"): C10's five premise markings and C5's
+    window read inconclusive, with the reading they would give, until the runs made after the
+    choice are stored; then a confirmed marking reads untestable, a refuted one inconclusive, and
+    C5 is decided on the new seeds alone."""
+    v4 = rules.RULES["v4"]
+    lion = "lion: the MLP norm contracts on the plateau"
+    parts = {lion: {"verdict": "not decided", "n": 0, "reason": "no plateau to measure"}}
+    waiting = report.mark_untestable("C10", parts, v4, results=str(tmp_path))[lion]
+    assert waiting["verdict"] == "inconclusive" and "not run yet" in waiting["reason"]
+    assert waiting["would_read"] == "untestable here"
+    settings = {o: {"plateau_rate": [None] * 5} for o in report.C10_NO_PLATEAU}
+    write(tmp_path, report.C10_CONFIRMING, {"settings": settings})
+    assert report.mark_untestable("C10", parts, v4, results=str(tmp_path))[lion]["verdict"] == "untestable here"
+    settings["lion"]["plateau_rate"][2] = 1e-4                     # a plateau after all
+    write(tmp_path, report.C10_CONFIRMING, {"settings": settings})
+    refuted = report.mark_untestable("C10", parts, v4, results=str(tmp_path))[lion]
+    assert refuted["verdict"] == "inconclusive" and "refuted" in refuted["reason"]
+
+    bound = "the bound holds at every logged point"
+    seen = {bound: {"verdict": "reproduced", "n": 5, "text": "0 violations in 381 points"}}
+    before = report.mark_untestable("C5", seen, v4, results=str(tmp_path))[bound]
+    assert before["verdict"] == "inconclusive" and before["would_read"] == "reproduced"
+    runs = lambda points, bad: {f"p113_fresh_lam{l}_seed{s}": {"points": points, "violating_points": bad}
+                                for l in (0.1, 1) for s in range(120, 128)}
+    write(tmp_path, report.C5_CONFIRMING, {"runs": runs(30, 0), "total_violations": 0})
+    assert report.mark_untestable("C5", seen, v4, results=str(tmp_path))[bound]["verdict"] == "reproduced"
+    write(tmp_path, report.C5_CONFIRMING, {"runs": runs(10, 0), "total_violations": 0})     # 160 points: too few
+    assert report.mark_untestable("C5", seen, v4, results=str(tmp_path))[bound]["verdict"] == "inconclusive"

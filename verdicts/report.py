@@ -236,18 +236,17 @@ def claim_c4(results, R=A.RULES[DECIDING], use=None):
             _other_draws(judge(times), times, drawn, judge)}
 
 
-def claim_c5(results, R=A.RULES[DECIDING], use=None):
-    d = _summary(results, "bound", use)
-    if d is None:
-        return None
-    # n counts seeds: a seed's runs (its lambdas) are pooled first
+def _runs_by_seed(d):
+    """A bound summary's runs pooled per seed (n counts seeds: a seed's lambdas are pooled first)."""
     by_seed = {}
     for name, r in d["runs"].items():
         by_seed.setdefault(name.rsplit("_seed", 1)[-1], []).append(r)
-    drops = [float(np.mean([np.log(r["before memorization"] / r["plateau"]) for r in rs]))
-             for rs in ([r for r in rs if r.get("before memorization") and r.get("plateau")] for rs in by_seed.values())
-             if rs]
-    # rule 5b on every (thinned) logged point; "far below": the smallest effect that counts is 2x
+    return by_seed
+
+
+def c5_bound(d, R=A.RULES[DECIDING]):
+    """C5's first part on a bound summary: rule 5b on every (thinned) logged point."""
+    by_seed = _runs_by_seed(d)
     if d["total_violations"]:               # any violation refutes an exact inequality, points counted or not
         bound = {"verdict": A.NOT_REPRODUCED, "n": len(by_seed), "violations": d["total_violations"],
                  "text": f"{d['total_violations']} violations of Lemma 5.1's bound",
@@ -258,7 +257,19 @@ def claim_c5(results, R=A.RULES[DECIDING], use=None):
     else:
         bound = R.exact({s: sum(r["points"] for r in rs) for s, rs in by_seed.items()},
                         {s: sum(r["violating_points"] for r in rs) for s, rs in by_seed.items()}, "Lemma 5.1's bound")
-    return {"the bound holds at every logged point": bound,
+    return bound
+
+
+def claim_c5(results, R=A.RULES[DECIDING], use=None):
+    d = _summary(results, "bound", use)
+    if d is None:
+        return None
+    by_seed = _runs_by_seed(d)
+    drops = [float(np.mean([np.log(r["before memorization"] / r["plateau"]) for r in rs]))
+             for rs in ([r for r in rs if r.get("before memorization") and r.get("plateau")] for rs in by_seed.values())
+             if rs]
+    # "far below": the smallest effect that counts is 2x
+    return {"the bound holds at every logged point": c5_bound(d, R),
             "measured/bound falls after memorization": R.effect(drops, math.log(2), "before/plateau ratio (per seed)",
                                                                 fmt=lambda x: f"{np.exp(x):.1f}x")}
 
@@ -445,11 +456,43 @@ UNTESTABLE_PARTS = {
 }
 
 
-# Rules v4, rule 7: a premise marked after its data were seen counts once runs made after the
-# marking confirm it (docs/plan.md, "Rules v4's plan", 2): {claim: {part: (the summary of the
-# confirming runs, what confirms it)}}
-MARKED_AFTER_DATA = {"C11": {"rho 0.001: plateau >= Eq. 5's bound": (
-    "regime_map_rho0.001_seeds5-14_e10000.json", "no lambda = 0 run at rho 0.001, wd 1, seeds 5-14 groks within 10,000 epochs")}}
+# One rule for every choice made after its data (rules v4, docs/stats.md, "After-data choices",
+# 2026-11-28): a premise marking, a window, a room or a threshold fixed after the runs it judges
+# existed decides only on runs made after it; until those are stored the part is inconclusive,
+# with the reading the choice would give beside it. {claim: {part: AfterData}}:
+#   choice   what was chosen after the data, and when
+#   summary  the summary of the runs made after it (docs/plan.md registers them)
+#   test     what those runs must show
+#   decide   decide(summary) -> True (the choice confirmed: the part reads as the choice says),
+#            False (refuted: inconclusive), or a verdict dict (the part decided on those runs alone)
+#   rests_on rests_on(verdict) -> whether that reading depends on the choice at all (a violation of
+#            an exact bound refutes it at every point, whatever the window)
+AfterData = collections.namedtuple("AfterData", "choice summary test decide rests_on", defaults=(lambda v: True,))
+
+
+def _no_baseline_groks(cell):
+    return lambda d: bool(d["cells"].get(cell, {}).get("grok")) and all(t is None for t in d["cells"][cell]["grok"].values())
+
+
+def _no_plateau(setting):
+    return lambda d: all(r is None for r in d["settings"][setting]["plateau_rate"]) if setting in d["settings"] else False
+
+
+C10_NO_PLATEAU = ("sgd", "lion", "muon", "bs512", "bs128")
+C10_CONFIRMING = "fig11_optimizers_seeds5-9.json"
+C5_CONFIRMING = "fig5_bound_seeds120-127.json"
+MARKED_AFTER_DATA = {
+    "C11": {"rho 0.001: plateau >= Eq. 5's bound": AfterData(
+        "its premise marked untestable (2026-11-26)", "regime_map_rho0.001_seeds5-14_e10000.json",
+        "no lambda = 0 run at rho 0.001, wd 1, seeds 5-14 groks within 10,000 epochs", _no_baseline_groks("rho0.001_wd1_lam0"))},
+    "C10": {f"{o}: the MLP norm contracts on the plateau": AfterData(
+        "its premise (no plateau to measure) marked untestable after its seeds 0-4 had shown none", C10_CONFIRMING,
+        f"no {o} run of seeds 5-9 has a plateau to measure", _no_plateau(o)) for o in C10_NO_PLATEAU},
+    "C5": {"the bound holds at every logged point": AfterData(
+        "its window (one point every 100 epochs) chosen after its runs existed", C5_CONFIRMING,
+        "seeds 120-127, the window fixed in advance, decide it by rule 5b", lambda d: c5_bound(d, A.RULES["v4"]),
+        lambda v: not v.get("violations"))},
+}
 
 
 # Rules v4's plan (docs/plan.md): the parts its runs decide, by row (2 and 7 are C11's marking
@@ -495,13 +538,34 @@ def v4_plan_note(claim, part, plan=None, results=None):
 
 
 def premise_confirmed(results, claim, part):
-    """None while the confirming runs are not stored; else whether none of them grokked."""
-    summary, _ = MARKED_AFTER_DATA[claim][part]
-    d = _load(results, summary)
-    if d is None:
+    """What the runs made after a choice say of it (AfterData.decide): None while they are not
+    stored; True, False, or the part's verdict on them alone."""
+    after = MARKED_AFTER_DATA[claim][part]
+    d = _load(results, after.summary)
+    return None if d is None else after.decide(d)
+
+
+def after_data(claim, part, v, results, premise):
+    """A part whose choice was made after its data (MARKED_AFTER_DATA), by the one rule: None if
+    the choice is confirmed (the part reads as the choice says); else the part's verdict: decided
+    on the runs made after the choice, or inconclusive with the reading the choice gives beside it."""
+    after = MARKED_AFTER_DATA[claim][part]
+    if not premise and not after.rests_on(v):
+        return None                                   # the reading does not depend on the choice
+    outcome = premise_confirmed(results, claim, part)
+    measured = v.get("text") or v.get("reason")
+    if outcome is True:
         return None
-    cell = d["cells"].get("rho0.001_wd1_lam0", {})
-    return bool(cell.get("grok")) and all(t is None for t in cell["grok"].values())
+    if isinstance(outcome, dict):
+        return {**outcome, "after_data": after.choice,
+                "reason": "; ".join(filter(None, [outcome.get("reason"), f"decided on the runs made after {after.choice} "
+                                                  f"({after.summary}); before them: {v['verdict']}"]))}
+    reading = A.UNTESTABLE if premise else v["verdict"]
+    why = (f"{after.choice}; it counts only once {after.test} ({after.summary}): "
+           + ("not run yet" if outcome is None else "refuted"))
+    return {"verdict": A.INCONCLUSIVE, "n": v.get("n", 0), "after_data": after.choice, "would_read": reading,
+            "measured": measured,
+            "reason": f"{why}; the reading it would give: {reading}" + (f" ({measured})" if measured else "")}
 
 
 def mark_untestable(claim, parts, R, with_plan=True, results="results", study=None):
@@ -517,15 +581,10 @@ def mark_untestable(claim, parts, R, with_plan=True, results="results", study=No
     out = {}
     for part, v in parts.items():
         measured = v.get("text") or v.get("reason")
-        if part in premise and R.version == "v4" and part in MARKED_AFTER_DATA.get(claim, {}):
-            summary, test = MARKED_AFTER_DATA[claim][part]
-            ok = premise_confirmed(results, claim, part)
-            if ok is not True:
-                why = (f"premise marked after its data; confirmed only if {test} ({summary}): "
-                       + ("not run yet" if ok is None else "refuted: a run grokked"))
-                v = {"verdict": A.INCONCLUSIVE, "n": v.get("n", 0),
-                     "reason": f"{why}; measured: {measured}" if measured else why}
-                out[part] = v
+        if R.version == "v4" and part in MARKED_AFTER_DATA.get(claim, {}):
+            judged = after_data(claim, part, v, results, part in premise)
+            if judged is not None:
+                out[part] = judged
                 continue
         if part in premise or (part in costly and R.version == "v3"):
             reason, design = (premise.get(part) or costly[part])
@@ -755,7 +814,7 @@ def marking_lines(results, old, table):
     claim = "C11"
     parts = old[claim][1] or {}
     lines = []
-    for part, (summary, test) in MARKED_AFTER_DATA[claim].items():
+    for part, (_, summary, test, *_) in MARKED_AFTER_DATA[claim].items():
         if part not in parts:
             continue
         unmarked = {**parts, part: {"verdict": A.NOT_DECIDED, "n": 0}}
@@ -1240,15 +1299,41 @@ def readme_table(results):
             continue
         held = holding_parts(verdict, parts)
         shown = held if verdict != A.REPRODUCED else [min(held, key=lambda pv: pv[1].get("n", 0))]
+        waiting = [(p, v) for p, v in shown if v.get("after_data")]
+        shown = [(p, v) for p, v in shown if not v.get("after_data")]
         cells = [short_cell(f"{part_label(p)}: {_part_number(v)}", 260) for p, v in shown]
+        n = ", ".join(str(v.get("n", 0)) for _, v in shown)
+        if waiting:                   # one line per choice made after its data (the one rule)
+            groups = after_data_cells(waiting)
+            cells, n = cells + [c for c, _ in groups], ", ".join(filter(None, [n] + [m for _, m in groups]))
+            others = sum(v["verdict"] == A.REPRODUCED for v in parts.values())
+            if others and verdict == A.INCONCLUSIVE:
+                cells.append(f"its {others} other part{'s' * (others > 1)} reproduced")
         if verdict == A.REPRODUCED and len(held) > 1:
             cells.append(f"and {len(held) - 1} more part{'s' * (len(held) > 2)}, all reproduced")
-        n = ", ".join(str(v.get("n", 0)) for _, v in shown)
         if verdict == A.PARTLY:          # what is reproduced, then what could not be tried and why
             untested = untestable_cells(parts)
             cells, n = cells + untested, n + ", 0" * len(untested)
         rows.append(f"| {claim} | {PAPER_SHORT[claim]} | **{verdict}** | {'<br>'.join(cells)} | {n} |")
     return "\n".join(rows)
+
+
+def after_data_cells(waiting):
+    """The parts waiting on runs made after a choice made after their data, one cell per choice:
+    who, what, the reading the choice gives on the data it was chosen with. [(cell, n)]."""
+    groups = {}
+    for p, v in waiting:
+        who, _, what = part_label(p).partition(": ")
+        who, what = (who, what) if what else ("", who)
+        measured = v.get("measured") or ""
+        shown = measured[:measured.index("]") + 1] if "]" in measured else measured.partition(": ")[0]
+        key = (what, v["would_read"], shown, v["after_data"].split(" (")[0].split(" marked")[0])
+        groups.setdefault(key, []).append((who, v.get("n", 0)))
+    return [(short_cell(f"{', '.join(filter(None, (w for w, _ in wn)))}: " * any(w for w, _ in wn)
+                        + f"{what}: reads {reading}" + (f", {shown}" if shown else "")
+                        + f" on the runs {choice} was fixed with; counts once runs made after it are in (plan, "
+                        "fifth addendum)", 300), ", ".join(str(k) for _, k in wn))
+            for (what, reading, shown, choice), wn in groups.items()]
 
 
 def medians_note(v):

@@ -248,6 +248,31 @@ STUDIES = {
         "C11", ["-m", "beyond.regime_map", "--part", "baseline", "--rhos", "0.001", "--seeds"] + [str(s) for s in range(5, 15)],
         "regime_map_rho0.001_seeds5-14_e10000.json", "regime_map_rho0.001_seeds5-14_e10000_c11.png",
         "C11 at rho 0.001, held-out seeds 5-14 (rules v4's plan, row 2: C11's marking)", variant_of="regime_map"),
+    # rules v4's plan, fifth addendum (2026-11-28, before their runs): the runs made after a choice made after its
+    # data (report.MARKED_AFTER_DATA reads their summaries); beside their claims, never part of a verdict but so
+    "optimizers_after": Study(
+        "C10", ["exp_appendix.py", "optimizers", "--settings", "sgd", "lion", "muon", "bs512", "bs128", "--seeds"]
+        + [str(s) for s in range(5, 10)], "fig11_optimizers_seeds5-9.json", "fig11_optimizers_seeds5-9.png",
+        "C10's five 'no plateau' markings on seeds 5-9, run after the marking (plan, fifth addendum)",
+        variant_of="optimizers"),
+    "bound_after": Study(
+        "C5", ["exp_appendix.py", "bound", "--seeds"] + [str(s) for s in range(120, 128)],
+        "fig5_bound_seeds120-127.json", "fig5_bound_seeds120-127.png",
+        "C5 on seeds 120-127, its window fixed in advance (plan, fifth addendum)", variant_of="bound"),
+    # the fifth addendum's cheap decisive runs (registered before them; they decide as the addendum says once run)
+    "dims_after": Study("C8", ["exp_appendix.py", "dims", "--seeds"] + [str(s) for s in range(10, 20)],
+                        "fig9_dims_seeds10-19.json", "fig9_dims_seeds10-19.png",
+                        "Figure 9 (left) at seeds 10-19, registered before their runs (plan, fifth addendum)",
+                        variant_of="dims"),
+    "priors_after": Study("C6", ["exp_appendix.py", "priors", "--arms", "baseline", "kl", "entropy", "sparsity"]
+                          + seeds(6), "fig6_priors_seeds0-5.json", "fig6_priors_seeds0-5.png",
+                          "Figures 6-7 with a sixth seed for entropy and sparsity (plan, fifth addendum)",
+                          variant_of="priors"),
+    "heldout_fig3_after": Study("C3b", ["exp_fig3_kl.py"] + RHO + ["--lam", "0", "1", "--seeds"]
+                                + [str(s) for s in range(5, 11)], "fig3_kl_refresh0.003_seeds5-10.json",
+                                "fig3_kl_refresh0.003_seeds5-10.png",
+                                "C3b's plateau part with a sixth held-out seed (plan, fifth addendum)",
+                                variant_of="heldout_fig3"),
     # beyond the paper (docs/registered/two_clocks.md): its own block of REPORT.md, not a claim row
     "two_clocks": Study("beyond", ["-m", "beyond.two_clocks"], "two_clocks.json", "two_clocks.png",
                         "Beyond the paper: the two clocks"),
