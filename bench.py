@@ -8,7 +8,7 @@ per-position transformer, with FLOP counts and the machine's measured matmul pea
 The conventional model is written the way most grokking repositories write it: nn.Linear
 q/k/v over every position, a causal mask, the MLP and unembedding at every position, the
 logits read at the last position (with --n-layers 2 --layernorm: nanoGPT's pre-LN blocks and a
-final LayerNorm, as model.DeepTransformer). Both train with the same AdamW step and float64 loss.
+final LayerNorm, as model_deep.DeepTransformer). Both train with the same AdamW step and float64 loss.
 """
 import argparse
 import math

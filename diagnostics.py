@@ -116,7 +116,7 @@ def task_gradient_stats(model, x, out, ce_each, pos_ids=None, qpos=None):
 
 
 def layer_stats(model, train, test, out, test_out, tau):
-    """The deeper model (beyond the paper, model.DeepTransformer): per block, the task gradient
+    """The deeper model (beyond the paper, model_deep.DeepTransformer): per block, the task gradient
     to its attention at the query (||dL/ds||, and ||dL/dW|| from the block's own attention
     input LN(h), as task_gradient_stats), and on the test set its D(t), informative mass and
     B_tau. grad_s_norm / grad_W_norm are the prior's layer's (every block's together with

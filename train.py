@@ -33,7 +33,8 @@ import torch
 import torch.nn.functional as F
 
 from diagnostics import evaluation, kl_to_target
-from model import DeepTransformer, Transformer
+from model import Transformer
+from model_deep import DeepTransformer
 from optim import OPTIMIZERS, build_optimizer
 from tasks import TASKS, make_task, query_slot_ids
 

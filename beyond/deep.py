@@ -1,5 +1,5 @@
 """Beyond the paper: does the answer survive outside the minimal model? A two-layer pre-LN
-transformer (model.DeepTransformer) on the regime map's headline cells. Registered in
+transformer (model_deep.DeepTransformer) on the regime map's headline cells. Registered in
 docs/registered/deep.md (2026-11-26) before any of its runs, the pilot's included.
 
     python -m beyond.deep --part pilot --jobs 2          # seed 100: the budget and the cost, by rule

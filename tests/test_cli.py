@@ -148,7 +148,7 @@ def test_train_py_copies_with_only_the_files_it_trains(tmp_path):
     """train.py with model, tasks, optim and diagnostics, and nothing else of the repository
     (no analysis, sweep or store), trains and writes its run folder."""
     import shutil
-    for f in ("train.py", "model.py", "tasks.py", "optim.py", "diagnostics.py"):
+    for f in ("train.py", "model.py", "model_deep.py", "tasks.py", "optim.py", "diagnostics.py"):
         shutil.copy(os.path.join(ROOT, f), tmp_path / f)
     r = subprocess.run([sys.executable, "train.py", *TINY, "--out", "run", "--print-every", "0"],
                        capture_output=True, text=True, cwd=tmp_path)
@@ -162,6 +162,13 @@ def test_train_py_copies_with_only_the_files_it_trains(tmp_path):
                         "print(tuple(m(torch.zeros(3, 4, dtype=torch.long))[0].shape))"],
                        capture_output=True, text=True, cwd=alone)
     assert r.returncode == 0 and r.stdout.strip() == "(3, 7)", r.stderr
+    deep = tmp_path / "model_deep_alone"                 # and so does model_deep.py
+    deep.mkdir()
+    shutil.copy(os.path.join(ROOT, "model_deep.py"), deep / "model_deep.py")
+    r = subprocess.run([sys.executable, "-c", "import torch, model_deep; m = model_deep.DeepTransformer(10, 7, 4); "
+                        "x = torch.zeros(3, 4, dtype=torch.long); print(tuple(m.run(x)['logits'].shape), "
+                        "tuple(m(x)[0].shape))"], capture_output=True, text=True, cwd=deep)
+    assert r.returncode == 0 and r.stdout.strip() == "(3, 7) (3, 7)", r.stderr
 
 
 def test_every_relative_link_in_the_pages_resolves():

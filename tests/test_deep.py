@@ -1,4 +1,4 @@
-"""The deeper model (model.DeepTransformer, beyond the paper, docs/registered/deep.md): its
+"""The deeper model (model_deep.DeepTransformer, beyond the paper, docs/registered/deep.md): its
 definition against a line-by-line pre-LN transformer, its fast path against its definition
 (forward and gradients), the minimal model as its one-layer case, the prior's layer, and the
 loop's per-layer diagnostics."""
@@ -11,7 +11,8 @@ import torch.nn.functional as F
 
 import diagnostics
 import train
-from model import DeepTransformer, Transformer
+from model import Transformer
+from model_deep import DeepTransformer
 from tasks import make_task
 
 
