@@ -791,3 +791,16 @@ def test_every_choice_made_after_its_data_waits_for_runs_made_after_it(tmp_path)
     assert report.mark_untestable("C5", seen, v4, results=str(tmp_path))[bound]["verdict"] == "reproduced"
     write(tmp_path, report.C5_CONFIRMING, {"runs": runs(10, 0), "total_violations": 0})     # 160 points: too few
     assert report.mark_untestable("C5", seen, v4, results=str(tmp_path))[bound]["verdict"] == "inconclusive"
+
+
+def test_a_costly_part_is_quoted_with_its_power_and_no_cost_where_no_design_decides():
+    """Rules v4's costs (issue #72): a design that decides is quoted with its cost, seeds and power
+    under both truths; where none within 200 seeds does, no cost is quoted, only that and the power."""
+    row = {"hours": 34.2, "seeds": 12, "power": {"slope 1": 0.875, "no law": 0.935}, "kind": "scaling",
+           "untestable": "x"}
+    assert report.cost_text(row) == ("deciding it costs 34 core-hours (more than 10; 12 seeds, power 88% if slope 1 "
+                                     "and 94% if no law)")
+    none = {**row, "seeds": None, "hours": 182.0, "power": {"slope 1": 0.17, "no law": 0.98}}
+    text = report.cost_text(none)
+    assert text == "no design decides within 200 seeds (at 60 seeds, power 17% if slope 1 and 98% if no law)"
+    assert "core-hours" not in text

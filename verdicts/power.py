@@ -289,7 +289,8 @@ def plan(results="results"):
             budget = d.budget
             at = lambda n, b: scaling_decided(n, room, sigma, b, budget, level, floor, floor_x)
             n = seeds_for(lambda n: min(at(n, 1.0), at(n, 0.0)), start=5, step=2)
-            row.update(seeds=n, scatter=sigma, power={"slope 1": at(n or 60, 1.0), "no law": at(n or 60, 0.0)})
+            at_most = n or report.SCALING_POWER_SEEDS       # the largest design simulated when none decides
+            row.update(seeds=n, scatter=sigma, power={"slope 1": at(at_most, 1.0), "no law": at(at_most, 0.0)})
         else:                              # no scatter known (no run grokked): ten seeds, costed
             row.update(seeds=10, power={}, note=d.note)
         n = row["seeds"] or MAX_SEEDS
@@ -300,9 +301,7 @@ def plan(results="results"):
     spent = 0.0
     for r in rows:
         if r["seeds"] is None or r["hours"] > UNTESTABLE_HOURS:
-            r["untestable"] = (f"deciding it costs {r['hours']:.0f} core-hours (more than {UNTESTABLE_HOURS:g}): "
-                               + (f"{r['seeds']} seeds" if r["seeds"] else f"over {MAX_SEEDS} seeds")
-                               + f" at a per-seed scatter of {r.get('scatter', float('nan')):.2f}")
+            r["untestable"] = report.cost_text(r) + f": at a per-seed scatter of {r.get('scatter', float('nan')):.2f}"
             r["design"] = r["command"].replace("N-1", str((r["seeds"] or MAX_SEEDS) - 1))
         elif spent + r["hours"] <= CAP_HOURS:
             r["in_plan"] = True

@@ -508,7 +508,8 @@ V4_PLANNED = {
     "C4": {"Bayesian ticket matches or outperforms the lottery ticket (non-inferiority, margin 1.25x)": 11},
 }
 # parts the v4 plan prices above 10 core-hours that the first plan did not list
-FRESH_SPEEDUP_COST = "deciding it costs about 17 core-hours (more than 10; docs/plan.md, rules v4's plan)"
+FRESH_SPEEDUP_COST = ("no design decides within 200 seeds (rules v4 refutes a true 1.15x in 38% of data sets at 90 "
+                      "seeds, 79% at 250, about 17 core-hours; docs/plan.md, rules v4's plan)")
 V4_COSTLY = {"C3": {"distractors fresh: the prior removes the plateau (t_grok(0) / t_grok(lambda = 1))": FRESH_SPEEDUP_COST},
              "C9": {"add: KL faster": FRESH_SPEEDUP_COST}}
 # (C4: row 9 was withdrawn for its cost before any of its runs, and row 11 funds it: docs/plan.md,
@@ -592,7 +593,7 @@ def mark_untestable(claim, parts, R, with_plan=True, results="results", study=No
                  **({"reason": f"{reason}; measured: {measured}"} if measured else {})}
         elif part in costly:
             reason, design = costly[part]
-            note = v4_plan_note(claim, part, v.get("plan") or study, results) or f"{reason}; would decide: {design}"
+            note = v4_plan_note(claim, part, v.get("plan") or study, results) or f"{reason}: would decide {design}"
             v = {**v, "verdict": v["verdict"] if v["verdict"] in (A.REPRODUCED, A.NOT_REPRODUCED) else A.INCONCLUSIVE,
                  "note": note, "reason": "; ".join(filter(None, [v.get("reason"), note]))}
         elif R.version == "v4" and v4_plan_note(claim, part) and v["verdict"] != A.UNTESTABLE:
@@ -612,8 +613,28 @@ def plan_untestable(results="results"):
     out = {}
     for row in plan["rows"]:
         if row.get("untestable"):
-            out.setdefault(row["claim"], {})[row["part"]] = (row["untestable"], row["design"])
+            out.setdefault(row["claim"], {})[row["part"]] = (cost_text(row), row["design"])
     return out
+
+
+MAX_SEEDS, SCALING_POWER_SEEDS, COSTLY_HOURS = 200, 60, 10.0     # verdicts/power.py's search bound and line
+
+
+def cost_text(row):
+    """What deciding a costly part of the plan takes, always with its power under both truths:
+    the cost and seeds of the design that decides it (80% under each), or, where no design within
+    MAX_SEEDS seeds does, that, with the power the search found at the largest design it simulated."""
+    if "hours" not in row:                      # a plan written before its rows carried their design
+        return row["untestable"]
+    pw = " and ".join(f"{p:.0%} if {truth}" for truth, p in row.get("power", {}).items())
+    if row.get("seeds") is None:
+        at = SCALING_POWER_SEEDS if row.get("kind") == "scaling" else MAX_SEEDS
+        return f"no design decides within {MAX_SEEDS} seeds (at {at} seeds, power {pw})" if pw else \
+            f"no design decides within {MAX_SEEDS} seeds"
+    if row.get("hours", 0) > COSTLY_HOURS:
+        return (f"deciding it costs {row['hours']:.0f} core-hours (more than {COSTLY_HOURS:g}; {row['seeds']} seeds, "
+                f"power {pw})" if pw else f"deciding it costs {row['hours']:.0f} core-hours (more than {COSTLY_HOURS:g})")
+    return row["untestable"]
 
 
 def plan_power(results="results", table=None):
