@@ -35,8 +35,8 @@ PREDICTED_SPEEDUP = 2.65          # the minimal model's payoff at rho 0.003 (reg
 SMALLEST = A.SMALLEST_SPEEDUP
 # Set from the passing gate by budget_rule and committed in docs/registered/deep_trained.md
 # before the first cell runs; None until then.
-PASSED_CONFIG = None
-BUDGET = None
+PASSED_CONFIG = "one head"       # the gate passed (2026-11-28): t_grok 5,540
+BUDGET = 14000                   # budget_rule(5540), committed before the first cell run
 
 
 def budget_rule(t_gate):

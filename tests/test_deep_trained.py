@@ -33,7 +33,18 @@ def test_the_gate_runs_the_fallback_only_after_the_first_failed(tmp_path):
     history = {"epoch": [0, 20000], "train_loss": [1.0, 0.0]}
     store.write(str(tmp_path), summary(None), history, cfg)                      # failed
     assert [label for label, _ in D.planned_runs(args)] == ["gate one head", "gate four heads"]
-    assert D.planned_runs(D.parse(["--store", str(tmp_path), "--part", "cells"])) == []   # no budget committed yet
+
+
+
+def test_the_cells_are_the_registered_ones_at_the_committed_budget():
+    """Committed after the gate (t_grok 5,540) and before any cell: budget_rule's 14,000 epochs."""
+    assert D.BUDGET == D.budget_rule(5540) == 14000 and D.PASSED_CONFIG == "one head"
+    cells = D.planned_runs(D.parse(["--part", "cells"]))
+    assert len(cells) == 12 and {c.seed for _, c in cells} == set(range(6))
+    for _, cfg in cells:
+        train.validate(cfg)
+        assert (cfg.epochs, cfg.n_heads, cfg.final_layernorm, cfg.decay_norms, cfg.prior_layer, cfg.refresh) == \
+            (14000, 1, False, False, "first", 0.003) and cfg.lam in (0.0, 0.3)
 
 
 def test_the_registered_power_table_is_what_the_code_computes():
