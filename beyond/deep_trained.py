@@ -78,7 +78,8 @@ def planned_runs(args):
         return out
     if PASSED_CONFIG is None or BUDGET is None:
         return []
-    return [r for arm in cell_runs(args, PASSED_CONFIG, BUDGET).values() for r in arm]
+    arms = list(cell_runs(args, PASSED_CONFIG, BUDGET).values())
+    return [arm[i] for i in range(len(args.seeds)) for arm in arms]      # seed by seed: a cut sweep leaves pairs
 
 
 # ---------------------------------------------------------------------------------------
