@@ -213,6 +213,31 @@ def serving_order(names, stem, stop_after):
     return [name for *_, name in sorted(runs)]
 
 
+def disagreeing_twins(folder, names=None):
+    """Pairs of stored runs of one config but for their budget or early stop (twins) whose shared
+    logged epochs disagree: trained on two machines, their trajectories differ (float rounding).
+    [(name a, name b, the first logged epoch where the training loss differs, grok a, grok b)].
+    Each twin serves its own key; a request for a third key is served by `serving_order`, so no
+    request depends on which twin a listing returns first (docs/running.md, "Twins")."""
+    names = sorted(n for n in (os.listdir(folder) if names is None else names) if n.endswith(".json.gz"))
+    groups = {}
+    for n in names:
+        m = re.fullmatch(r"(.*_seed\d+_)e\d+(?:_stop\d+)?\.json\.gz", n)
+        if m:
+            groups.setdefault(m.group(1), []).append(n)
+    out = []
+    for group in groups.values():
+        runs = {n: read_file(os.path.join(folder, n)) for n in group} if len(group) > 1 else {}
+        for i, a in enumerate(group):
+            for b in group[i + 1:]:
+                (sa, ha), (sb, hb) = runs[a], runs[b]
+                at_b = dict(zip(hb["epoch"], hb["train_loss"]))
+                first = next((e for e, v in zip(ha["epoch"], ha["train_loss"]) if e in at_b and at_b[e] != v), None)
+                if first is not None:
+                    out.append((a[:-8], b[:-8], first, sa["grok_epoch"], sb["grok_epoch"]))
+    return out
+
+
 def weights_path(folder, cfg, kind="final"):
     assert kind in WEIGHT_KINDS
     return os.path.join(folder, f"{run_key(cfg)}.{kind}.pt")

@@ -491,3 +491,21 @@ def test_quick_runs_print_their_progress_while_they_train(tmp_path, capsys):
     sweep.run_sweep([(label, cfg)], sweep_args(tmp_path, quick=True), log=lambda s: None)
     lines = [l for l in capsys.readouterr().out.splitlines() if store.run_key(cfg) in l]
     assert len(lines) >= 2 and all("ETA" in l for l in lines)
+
+
+def test_the_store_finds_twins_that_disagree(tmp_path):
+    """Two stored runs of one config (budget or early stop aside) that disagree on a shared epoch are
+    found; a twin that agrees (the same run cut earlier) is not."""
+    folder = str(tmp_path)
+    tiny = dict(p=7, frac=0.5, d_model=8, d_mlp=16, eval_every=5, quiet=True, device="cpu")
+    full = train.make_config(epochs=40, **tiny)
+    s, h = train.train(full)
+    store.write(folder, s, h, full)
+    short = train.make_config(epochs=20, **tiny)
+    cut = {k: (v[:5] if isinstance(v, list) and len(v) == len(h["epoch"]) else v) for k, v in h.items()}
+    store.write(folder, train.summarize(short, cut, None, 20, 1.0, "cpu"), cut, short)
+    assert store.disagreeing_twins(folder) == []
+    other = {**cut, "train_loss": cut["train_loss"][:2] + [cut["train_loss"][2] * 1.01] + cut["train_loss"][3:]}
+    store.write(folder, train.summarize(short, other, None, 20, 1.0, "cpu"), other, short)
+    (pair,) = store.disagreeing_twins(folder)
+    assert {pair[0], pair[1]} == {store.run_key(full), store.run_key(short)} and pair[2] == 10
