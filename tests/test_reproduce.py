@@ -804,3 +804,18 @@ def test_a_costly_part_is_quoted_with_its_power_and_no_cost_where_no_design_deci
     text = report.cost_text(none)
     assert text == "no design decides within 200 seeds (at 60 seeds, power 17% if slope 1 and 98% if no law)"
     assert "core-hours" not in text
+
+
+def test_every_interval_part_says_its_direction_beside_its_verdict():
+    """Issue #72: an effect in the paper's direction, clear of no effect, shows it even where it is
+    below our smallest effect that counts (C6's late part, 1.10x [1.04x, 1.17x], not reproduced)."""
+    import math
+    late = {"verdict": "not reproduced", "ci": [math.log(1.04), math.log(1.17)], "smallest": math.log(1.25)}
+    assert report.direction(late) == "direction: the paper's, clear of no effect"
+    assert report.direction({**late, "ci": [-0.2, 0.3]}) == "direction: not clear of no effect"
+    assert report.direction({**late, "ci": [-0.5, -0.1]}) == "direction: against the paper's, clear of no effect"
+    c4 = {"verdict": "reproduced", "ci": [math.log(0.69), math.log(0.88)], "margin": 1.25}
+    assert report.direction(c4) == "direction: faster, clear of no difference"
+    assert report.direction({"verdict": "reproduced", "n": 5}) == ""               # no interval: nothing to say
+    law = {"verdict": "not reproduced", "ci": [1.61, 3.54], "margin": 0.5, "room": [5, 10, 20, 33.3]}   # C3f's beta
+    assert report.direction(law) == "direction: rises with x, clear of no dependence"

@@ -782,7 +782,7 @@ def make_report(results):
             lines.append("- no summary in this folder: a study is drawn once all its runs are stored "
                          "(`python reproduce.py --dry-run` counts those stored and those missing)")
         for part, v in parts.items():
-            lines.append(f"- {part}: {A.describe(v)}")
+            lines.append(f"- {part}: {A.describe(v)}" + (f"; {direction(v)}" if direction(v) else ""))
             was = (old[claim][1] or {}).get(part)
             if was and (was["verdict"], was.get("text")) != (v["verdict"], v.get("text")):
                 lines.append(f"  - rules v3: {A.describe(was)}")
@@ -1207,6 +1207,24 @@ def deciding_part(verdict, parts):
     return pick, parts[pick]
 
 
+def direction(v):
+    """Beside a part's verdict (issue #72): whether its interval is clear of no effect, and on which
+    side, whatever the smallest effect that counts (ours) says. Parts judged by an interval of an
+    effect in the paper's direction (speed-ups, effects) or of a time ratio (non-inferiority, where
+    the paper's side is faster); "" for the others."""
+    lo, hi = v.get("ci", (None, None))
+    if lo is None or hi is None or not ("smallest" in v or "margin" in v):
+        return ""
+    if "room" in v:                                     # a law's exponent: above 0, the time rises with x
+        return ("direction: rises with x, clear of no dependence" if lo > 0 else
+                "direction: falls with x, clear of no dependence" if hi < 0 else "direction: not clear of no dependence")
+    if "margin" in v:                                   # log(t_treatment / t_reference): below 0 is faster
+        return ("direction: faster, clear of no difference" if hi < 0 else
+                "direction: slower, clear of no difference" if lo > 0 else "direction: not clear of no difference")
+    return ("direction: the paper's, clear of no effect" if lo > 0 else
+            "direction: against the paper's, clear of no effect" if hi < 0 else "direction: not clear of no effect")
+
+
 def short_cell(text, width=110):
     """`text` in at most `width` characters, cut at a word (a table cell, so no '|')."""
     text = text.replace("|", "/")
@@ -1291,7 +1309,8 @@ def _part_number(v):
     elif ": " in text and v.get("reason") == text:
         text = part_status(text)
     note = part_status(v["note"]) if v.get("note") else ""
-    return text + (f"; {note}" if note and note not in text else "")
+    way = direction(v).replace("direction: ", "")
+    return text + (f"; {way}" if way else "") + (f"; {note}" if note and note not in text else "")
 
 
 def untestable_cells(parts):
