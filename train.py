@@ -9,11 +9,12 @@ writes <out>/summary.json and <out>/history.json. From Python:
 
 The file reads top to bottom: 1. the configuration (every flag; paper App. G defaults),
 2. the loss (`training_loss`: float64 cross-entropy + lambda(t) times the structural prior,
-Eq. 6: KL to a target, or the undirected entropy / sparsity penalties), 3. the capacity and
-ticket hooks, 4. the loop (`train`: each epoch's data, forward, loss and backward in
-`forward_backward`, measure, step), 5. the run folder (with --out, a checkpoint every
---checkpoint-every epochs: a run cut short goes on from it when started again) and the
-command line. What the loop logs every
+Eq. 6: KL to a target, or the undirected entropy / sparsity penalties; and the controls beyond
+the paper, noise of the prior's size on the logits or on every weight matrix), 3. the capacity
+and ticket hooks, 4. the loop (`start` builds what it carries; `train` runs each epoch:
+`epoch_data`, `epoch_forward` (forward, loss and backward in `forward_backward`), measure,
+`epoch_step`), 5. the run folder (with --out, a checkpoint every --checkpoint-every epochs: a run
+cut short goes on from it when started again) and the command line. What the loop logs every
 --eval-every epochs (D(t), informative mass, the task gradient to the attention interaction
 matrix, the Lemma 5.1 bound) is defined in diagnostics.py. Sweeps and the run store
 (sweep.py, store.py) build on this file; it imports neither.
@@ -87,7 +88,7 @@ def get_parser():
     a("--n-heads", type=int, default=1)
     a("--d-mlp", type=int, default=256)
     a("--n-layers", type=int, default=1,
-      help="transformer blocks; above 1 (or with --layernorm) the deeper pre-LN model of model.py, "
+      help="transformer blocks; above 1 (or with --layernorm) the deeper pre-LN model of model_deep.py, "
            "beyond the paper (docs/registered/deep.md)")
     a("--layernorm", action="store_true", help="LayerNorm before each attention and MLP and before the unembedding")
     a("--final-layernorm", action=argparse.BooleanOptionalAction, default=True,
