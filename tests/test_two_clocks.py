@@ -201,7 +201,7 @@ def test_h1c_judges_the_held_out_seeds_only_and_waits_for_all_its_runs():
 
 
 def test_the_simulated_h3_design_is_the_registered_one():
-    """docs/stats.md's H3 rows (simulate_rules.composition_rows) simulate the rule as registered."""
+    """docs/stats.md's H3 rows (verdicts.simulate.composition_rows) simulate the rule as registered."""
     from verdicts import simulate as S
     assert S.H3_TOLERANCE == tc.TOLERANCE
     assert S.H3_CELLS == len(tc.held_out_cells(tc.parse([])))

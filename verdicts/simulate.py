@@ -330,6 +330,80 @@ def v4_rows(reps=REPS_V4, ns=V4_NS):
     return rows
 
 
+# ---------------------------------------------------------------------------------------
+# Rules v4's scaling rows (docs/stats.md; issue #72, 2026-11-28): rule 6 as v4 calls it
+# (eq7_slope_v4) on each scaling part's own room, floor cell and budget, under four truths: Eq. 7
+# (a floor plus C / lambda), two threshold laws (a floor plus C (lambda - lambda_c)^-e, e = 0.5
+# and 1, never grokking at or below lambda_c) and no law (the floor everywhere). Each truth's
+# level is matched to one stored median of its part (named per part). Slow (a fit is ~60 ms):
+# `python -m verdicts.simulate --scaling-v4 --write` (about 50 core-minutes); tests/test_rules.py
+# recomputes the no-floor part in full and a sample of the rest.
+V4_SCALING = "v4 scaling (continuous beta, named room, Eq. 7's floor, margin 0.5)"
+REPS_SCALING_V4 = 200     # data sets per (scenario, n): s.e. of a 2.5% rate 1.1 points, of 50% 3.5
+
+
+def threshold_law(floor, scale, lam_c, exponent):
+    """t(x) = floor + scale (lambda - lambda_c)^-exponent at lambda = 1/x; inf (never groks) at or
+    below lambda_c."""
+    return lambda x: floor + scale * (1 / x - lam_c) ** -exponent if 1 / x > lam_c else math.inf
+
+
+def law_truths(floor, lam_c, x_match, t_match, var="lambda"):
+    """Eq. 7 (or, with no floor, C / var), the two threshold laws and no law, each through t_match
+    at x_match (= 1/var), over the same floor: [(truth label, slope for coverage or None, law)]."""
+    lam = 1 / x_match
+    floor_ = "floor + " if floor else ""
+    return [((f"Eq. 7: floor + C/{var}" if floor else f"C/{var}") + " (slope 1, inside the margin)", 1.0,
+             lambda x, c=(t_match - floor) * lam: floor + c * x),
+            (f"threshold law: {floor_}C ({var} - {lam_c:g})^-0.5 (not 1/{var})", None,
+             threshold_law(floor, (t_match - floor) * (lam - lam_c) ** 0.5, lam_c, 0.5)),
+            (f"threshold law: {floor_}C ({var} - {lam_c:g})^-1 (not 1/{var})", None,
+             threshold_law(floor, (t_match - floor) * (lam - lam_c), lam_c, 1.0)),
+            ("no law: " + ("the floor everywhere" if floor else "flat at the matched level") + " (outside)", None,
+             lambda x, t=float(floor or t_match): t)]
+
+
+# (part, room (x), floor cell x or None, budget, seed scatter, floor, lambda_c, matched x, matched t,
+# ns, the variable)
+V4_SCALING_PARTS = (
+    ("C3 and C3b's room: lambda 0.003-0.3, floor cell lambda 3, budget 10,000, seed scatter 30%; "
+     "matched to 8,000 at lambda 0.003", tuple(1 / l for l in (0.003, 0.01, 0.03, 0.1, 0.3)), 1 / 3,
+     10000, 0.3, 2900, 0.002, 1 / 0.003, 8000, (5, 20), "lambda"),
+    ("C3f's room: lambda 0.01-0.2, floor cell lambda 1, budget 20,000, seed scatter 30%; matched to "
+     "the stored median at lambda 0.03 (13,000)", tuple(1 / l for l in (0.01, 0.02, 0.03, 0.05, 0.1, 0.2)), 1.0,
+     20000, 0.3, 2900, 0.02, 1 / 0.03, 13000, (10, 20), "lambda"),
+    ("C11's room: 1/wd 0.5-2, no floor, budget 40,000, seed scatter 40%; matched to 3,500 at wd 1",
+     (0.5, 1.0, 2.0), None, 40000, 0.4, 0, 0.25, 1.0, 3500, (5, 12, 30), "wd"),
+)
+
+
+def v4_scaling_rows(reps=REPS_SCALING_V4, parts=V4_SCALING_PARTS, first=None):
+    """Rule 6 (v4) on each scaling part's room. first: only the first `first` data sets of each
+    scenario (the test's sample; the same data sets the full table drew first)."""
+    rows = []
+    for part, room, floor_x, budget, sd, floor, lam_c, x_match, t_match, ns, var in parts:
+        for truth, slope, lawf in law_truths(floor, lam_c, x_match, t_match, var):
+            for n in ns:
+                rng = np.random.default_rng(stable_seed("v4 scaling", part, truth, n))
+                grid = [1 / x for x in room] + ([1 / floor_x] if floor_x else [])
+                got, cover = [], []
+                for _ in range(reps if first is None else first):
+                    v = A.scaling_verdict_v4(law_times(rng, grid, n, "normal", sd, lawf, budget), budget,
+                                             list(room), f"1/{var}", floor_x=floor_x)
+                    got.append(v["verdict"])
+                    if slope is not None and "ci" in v and not v.get("reason") and not v.get("at_cap"):
+                        cover.append(v["ci"][0] <= slope <= v["ci"][1])
+                k = len(got)
+                rows.append(dict(rule=V4_SCALING, scenario=f"{part}. Truth: {truth}", n=n,
+                                 truth=("slope 1 (inside the margin)" if slope == 1 else
+                                        "outside" if truth.startswith("no law") else f"not 1/{var}"),
+                                 reproduced=got.count(A.REPRODUCED) / k,
+                                 not_reproduced=got.count(A.NOT_REPRODUCED) / k,
+                                 not_decided=got.count(A.NOT_DECIDED) / k,
+                                 coverage=rate(cover) if slope is not None and len(cover) >= k // 4 else None))
+    return rows
+
+
 def table(reps=REPS, reps_scaling=REPS_SCALING):
     return (v4_rows() + v3_effect_rows(reps) + v3_exact_rows() + v3_scaling_rows(reps_scaling)
             + noninferiority_rows(reps) + level_rows(reps) + property_rows() + composition_rows(reps))
@@ -345,20 +419,21 @@ def markdown(rows):
     return "\n".join(out)
 
 
-START, END = "<!-- operating characteristics: generated by simulate_rules.py -->", "<!-- end of table -->"
+START, END = "<!-- operating characteristics: generated by python -m verdicts.simulate -->", "<!-- end of table -->"
+START_V4_SCALING = "<!-- v4 scaling rows: generated by python -m verdicts.simulate --scaling-v4 -->"
 
 
-def write(path, rows):
+def write(path, rows, start=START):
     text = open(path).read()
-    head, rest = text.split(START, 1)
+    head, rest = text.split(start, 1)
     tail = rest.split(END, 1)[1]
     with open(path, "w") as f:
-        f.write(f"{head}{START}\n{markdown(rows)}\n{END}{tail}")
+        f.write(f"{head}{start}\n{markdown(rows)}\n{END}{tail}")
 
 
-def read(path):
-    """The table in docs/stats.md as {(rule, scenario, n): {column: fraction or None}}."""
-    text = open(path).read().split(START, 1)[1].split(END, 1)[0]
+def read(path, start=START):
+    """A table in docs/stats.md as {(rule, scenario, n): {column: fraction or None}}."""
+    text = open(path).read().split(start, 1)[1].split(END, 1)[0]
     out = {}
     cols = ("reproduced", "not_reproduced", "not_decided", "coverage")
     for line in text.strip().splitlines()[2:]:
@@ -371,9 +446,11 @@ def read(path):
 if __name__ == "__main__":
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--write", action="store_true", help="write the table into docs/stats.md")
+    p.add_argument("--scaling-v4", action="store_true",
+                   help="rules v4's scaling rows instead (about 50 core-minutes), their own table in docs/stats.md")
     args = p.parse_args()
-    rows = table()
+    rows, start = (v4_scaling_rows(), START_V4_SCALING) if args.scaling_v4 else (table(), START)
     print(markdown(rows))
     if args.write:
-        write(os.path.join("docs", "stats.md"), rows)
+        write(os.path.join("docs", "stats.md"), rows, start)
         print("wrote the table into docs/stats.md")
