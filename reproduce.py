@@ -32,7 +32,7 @@ import time
 import numpy as np
 import torch
 
-from verdicts import report
+from verdicts import claims, readme, report
 import store
 from verdicts import studies
 import sweep
@@ -343,9 +343,9 @@ def main(argv=None):
     if not args.quick and os.path.abspath(results) == os.path.abspath("results"):
         for page, blocks in (("README.md", None), (os.path.join("docs", "running.md"), {"redraw": redraw_table(args)}),
                              (os.path.join("docs", "registered", "sensitivity.md"), None)):
-            if report.update_readme(results, path=page, blocks=blocks):
+            if readme.update_readme(results, path=page, blocks=blocks):
                 print(f"updated the generated blocks of {page}")
-    for claim, (verdict, _) in report.verdicts(results).items():
+    for claim, (verdict, _) in claims.verdicts(results).items():
         print(f"  {claim:4s} {verdict}")
     if failed:       # the report is written from what did run, but a failed study is never a success
         sys.exit(f"reproduce.py: {len(failed)} stud{'y' if len(failed) == 1 else 'ies'} failed: {', '.join(failed)}")

@@ -49,7 +49,7 @@ import os
 import analysis
 from verdicts import rules
 import plots
-from verdicts import report
+from verdicts import claims, report
 import store
 import sweep
 
@@ -85,7 +85,7 @@ HEADLINE_VARIANTS = {"init scale x0.5": dict(init_scale=0.5), "init scale x2": d
                      "separate vocabulary": dict(distractor_vocab="separate")}
 # amendment 3: the default's own cells (the regime map's, stored), judged beside the variants by
 # the same rule, so that a variant's answer reads against the default's; never a variant itself
-HEADLINE_DEFAULT = report.HEADLINE_DEFAULT
+HEADLINE_DEFAULT = claims.HEADLINE_DEFAULT
 HEADLINE_LAM = 0.3
 # amendment 5: the headline's open parts at the seeds the power plan sizes (80% chance of a
 # decision under a 1x and a 2x truth at the part's scatter on seeds 0-4), registered before
@@ -301,7 +301,7 @@ def judge_c10(arms):
     rates = [analysis.plateau_contraction(got[1])[0] for got in arms["run"].values()]
     v = R.property([None if r is None else r > 0 for r in rates], "seeds contracting")
     if all(r is None for r in rates):
-        v = rules.untestable(report.no_plateau_reason([analysis.phase_marks(got[1]) for got in arms["run"].values()]),
+        v = rules.untestable(claims.no_plateau_reason([analysis.phase_marks(got[1]) for got in arms["run"].values()]),
                                 "a mapping of this optimizer with a plateau (a smaller learning rate)")
     return {"the MLP norm contracts on the plateau": v}
 

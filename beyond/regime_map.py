@@ -22,7 +22,7 @@ import numpy as np
 import analysis
 from verdicts import rules
 import plots
-from verdicts import report
+from verdicts import claims
 import store
 import sweep
 
@@ -154,7 +154,7 @@ def select_cell(stats, cells):
 
 def held_out(cell, selection):
     """The selected cell with its held-out confirmation: Figure 3 and Figure 1 on seeds 5-9
-    (reproduce.py runs these commands; report.py judges C3 there from the Figure 3 file)."""
+    (reproduce.py runs these commands; verdicts/claims.py judges C3 there from the Figure 3 file)."""
     regime, wd = sweep.regime_name(cell["rho"]), cell["wd"]
     flags = ["--regime", regime] + ([] if wd == 1.0 else ["--wd", f"{wd:g}"]) \
         + ["--seeds"] + [str(s) for s in HELD_OUT_SEEDS]
@@ -166,7 +166,7 @@ def held_out(cell, selection):
 def c11_parts(stats, R=rules.RULES["v3"]):
     """Eq. 5's bound against the measured plateau t_grok - t_mem per distractor regime with a
     weight-decay sweep (rule 5, per seed: all of a seed's grokked runs). C11's 1/wd law is
-    judged from the cells' times (report.c11_from_cells, over its named room)."""
+    judged from the cells' times (claims.c11_from_cells, over its named room)."""
     parts = {}
     for rho in WD_RHOS:
         cells = {c["wd"]: c for c in stats.values() if c["rho"] == rho and c["lam"] == 0}
@@ -399,7 +399,7 @@ def plot_c11(stats, c11, seeds, budget, model, path):
         cells = sorted((c for c in stats.values() if c["rho"] == rho and c["lam"] == 0), key=lambda c: c["wd"])
         if not cells:
             continue
-        part = c11.get(report.c11_law(rho_label(rho)), {})
+        part = c11.get(claims.c11_law(rho_label(rho)), {})
         label = rho_label(rho) + (f": slope {part['estimate']:.2f}" if "estimate" in part else "") \
             + (f" [{part['ci'][0]:.2f}, {part['ci'][1]:.2f}]" if "ci" in part else "") + f", {part.get('verdict', '-')}"
         for c in cells:
@@ -423,7 +423,7 @@ def plot_c11(stats, c11, seeds, budget, model, path):
                     "dotted: the law, slope 1 through the wd 1 median", fontsize=9)
     ax[0].minorticks_off()
     ax[0].set_xticks([1 / w for w in WDS], [f"1/{w:g}" for w in WDS])
-    room = ", ".join(f"1/{1 / x:g}" for x in report.ROOM_C11)
+    room = ", ".join(f"1/{1 / x:g}" for x in claims.ROOM_C11)
     ax[0].legend(fontsize=7, title=f"regime: per-seed slope over the named room ({room}) [95% CI],\n"
                  "verdict (rules v3, as REPORT.md)", title_fontsize=7)
     if bound_pts:
@@ -491,10 +491,10 @@ def main(argv=None):
                  f"{selection['cell']}" + ("" if selection["shows_regime"] else
                                            f", the closest cell (no cell shows the regime; failing: {selection['failing']})")))
     if selection is not None:
-        print("Held-out confirmation (reproduce.py runs it; report.py judges C3b on it):\n"
+        print("Held-out confirmation (reproduce.py runs it; verdicts/claims.py judges C3b on it):\n"
               + "\n".join("  python " + " ".join(cmd) + " --jobs 2" for cmd in selection["commands"]))
     print("\nClaim C11 (abstract, Eq. 5): the baseline's delay grows like 1/wd and lasts at least Eq. 5's bound.")
-    c11_now = report.c11_from_cells(stats.values(), args.epochs, c11)        # the verdict REPORT.md gives
+    c11_now = claims.c11_from_cells(stats.values(), args.epochs, c11)        # the verdict REPORT.md gives
     for part, v in c11_now.items():
         print(f"  {part}: " + rules.describe(v).replace("**", ""))
     strip = lambda c: {k: v for k, v in c.items() if k != "marks"}

@@ -25,7 +25,7 @@ The study was registered under rules v2, which were removed on 2026-11-26 (docs/
 REGISTERED_V2 keeps, as frozen text, the verdicts they gave on the complete study, and the
 code recomputes each part by rules v3 beside them. v3 reads a law over a room named in
 advance, never off the medians: H1 and H1b over H1c's room (named after H1's seeds were
-seen), H2 over C11's 1/wd room (report.ROOM_C11, the same law in the same model).
+seen), H2 over C11's 1/wd room (claims.ROOM_C11, the same law in the same model).
 """
 import argparse
 import math
@@ -36,7 +36,7 @@ import numpy as np
 import analysis
 from verdicts import rules as A
 import plots
-from verdicts import report
+from verdicts import claims, report
 import store
 import sweep
 
@@ -208,7 +208,7 @@ def analyse(results, args, R=A.RULES["v3"]):
     if "h2" in c:
         times = by_inverse(c["h2"], lambda cell: per_seed(cell, results))
         out["H2: t_grok ~ 1/wd (frozen oracle attention)"] = R.scaling(
-            {x: t for x, t in times.items() if t}, args.frozen_budget, report.ROOM_C11, "1/wd")
+            {x: t for x, t in times.items() if t}, args.frozen_budget, claims.ROOM_C11, "1/wd")
         met = []
         for cell in c["h2"].values():
             for label, cfg in cell:

@@ -15,7 +15,7 @@ import sweep
 import train
 import analysis
 from verdicts import rules
-from verdicts import report
+from verdicts import claims, report
 
 TINY = ["--p", "7", "--epochs", "30", "--seeds", "0", "--stop-after", "5"]
 
@@ -41,8 +41,8 @@ def test_fig3_redraws_and_reproduce_prints_the_verdict_report_gives(tmp_path, ca
     assert "held-out seeds 10-19 decide it" in out
     assert "the prior removes the plateau (t_grok(0) / t_grok(lambda = 1)): reproduced" in out
     d = json.loads((tmp_path / "fig3_kl_fixed_seeds0-9_lam0_0.01_0.02_0.03_0.05_0.1_0.2_0.3_1.json").read_text())
-    assert report.fig3_room(d) == report.ROOM_C3F
-    assert report.fig3_parts_v3(d, "x") == report._fig3_parts(d, "x", rules.RULES["v3"], report.ROOM_C3F)
+    assert claims.fig3_room(d) == claims.ROOM_C3F
+    assert claims.fig3_parts_v3(d, "x") == claims._fig3_parts(d, "x", rules.RULES["v3"], claims.ROOM_C3F)
 
 
 def test_fig1_script(tmp_path, capsys):
@@ -140,7 +140,7 @@ def test_appendix_priors_and_teacher_stage(tmp_path, capsys):
     res = json.loads((tmp_path / "res" / "fig6_priors.json").read_text())
     assert set(res["grok"]) == {"baseline", "kl", "entropy", "teacher", "kl@0.1", "entropy@0.1"}
     assert res["low_lam"] == 0.1 and "faster than baseline" not in out     # the secondary comparisons are REPORT.md's
-    assert "entropy@0.1 faster than baseline" in report.priors_secondary(res)
+    assert "entropy@0.1 faster than baseline" in claims.priors_secondary(res)
 
 
 def test_appendix_optimizers_predicted_rates(tmp_path):
@@ -173,11 +173,11 @@ def test_a_plateau_after_structure_is_measured_to_grokking_and_said_why_not_in_t
     h["mlp_norm"] = [float(30 * np.exp(1e-3 * e)) for e in ep]         # grows on the plateau [30, 150)
     assert analysis.plateau_contraction(h)[0] is None
     assert exp_appendix.contraction_to_grok(h) == pytest.approx(-1e-3, rel=1e-9)
-    assert report.no_plateau_reason([{"t_mem": 30, "t_struct": 10}, {"t_mem": 30, "t_struct": 40},
+    assert claims.no_plateau_reason([{"t_mem": 30, "t_struct": 10}, {"t_mem": 30, "t_struct": 40},
                                      {"t_mem": None, "t_struct": 5}]) == \
         ("no plateau to measure: 2 of 3 seeds memorized; 1 of them met B_tau first (t_struct <= t_mem), "
          "1 met it fewer than three logged epochs after")
-    assert report.no_plateau_reason([{"t_mem": None, "t_struct": None}]) == "no plateau to measure: no seed memorized"
+    assert claims.no_plateau_reason([{"t_mem": None, "t_struct": None}]) == "no plateau to measure: no seed memorized"
 
 
 STUDY_ARGS = {"lengths": ["--lengths", "6", "9"],

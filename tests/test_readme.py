@@ -11,7 +11,8 @@ import pytest
 import analysis
 import store
 from beyond import choices
-from verdicts import report
+from verdicts import claims
+from verdicts import readme as blocks_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -53,7 +54,7 @@ def numbers():
         default = head[choices.HEADLINE_DEFAULT]
         (held,) = default["followup"]["confirm"]["parts"].values()
         out["fresh, held-out seeds"] = f"**{x(held)}** on {held['n']} held-out seeds"
-        table = report.verdicts("results")
+        table = claims.verdicts("results")
         c3 = next(v for p, v in table["C3"][1].items() if "removes the plateau" in p)
         out["fresh at lambda 1 (C3)"] = f"1 on seeds 0–{c3['n'] - 1} (claim C3) gives {x(c3)}, {c3['verdict']}"
         pay = store.read_json(os.path.join("results", "payoff.json"))      # H8, registered before its runs
@@ -69,7 +70,7 @@ def numbers():
         xs = [float(v) for v in re.search(r"over 1/lambda in \[([^\]]+)\]", c3f["text"]).group(1).split(",")]
         out["C3f room"] = f"over λ = {1 / max(xs):.2g}–{1 / min(xs):.2g},"      # the 1/lambda the slope was fitted over
         out["C3f verdict"] = f"C3f is {table['C3f'][0]}"
-        first = next(v for p, v in report.study_parts("results", "fig3_fixed").items() if "Eq. 7" in p)
+        first = next(v for p, v in claims.study_parts("results", "fig3_fixed").items() if "Eq. 7" in p)
         out["C3f first seeds"] = f"(seeds 0–9, run before it, gave {interval(first['text'])})"
         crit = store.read_json(os.path.join("results", "critical.json"))
         h7 = crit["H7"]
@@ -140,7 +141,7 @@ def numbers():
         rest = [k for k, (w, _) in table.items() if w not in ("reproduced", "not reproduced") and k not in waiting]
         out["the rest"] = ("The rest are inconclusive" if
                            all(table[k][0] == "inconclusive" for k in rest) else str(rest))
-        old = report.verdicts("results", rules=report.BESIDE)
+        old = claims.verdicts("results", rules=claims.BESIDE)
         out["v3 beside"] = ("rules v3 reproduced C5 and C8" if
                             [k for k, (w, _) in old.items() if w == "reproduced"] == ["C5", "C8"] else "v3 moved")
         out["not reproduced"] = ("Three are not" if named["not reproduced"] == ["C1", "C2", "C6"] else
@@ -177,11 +178,11 @@ def test_the_findings_state_no_other_number(numbers):
 
 def test_the_claim_table_is_current():
     blocks = dict(re.findall(r"<!-- generated: (\w+) .*?-->\n(.*?)\n<!-- end of generated: \1 -->", readme(), flags=re.S))
-    assert set(blocks) == set(report.README_BLOCKS)
+    assert set(blocks) == set(blocks_module.README_BLOCKS)
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
-        for name, make in report.README_BLOCKS.items():
+        for name, make in blocks_module.README_BLOCKS.items():
             assert blocks[name] == make("results"), f"README block {name!r} is stale: python reproduce.py --report-only"
     finally:
         os.chdir(cwd)

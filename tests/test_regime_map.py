@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from beyond import regime_map as M
-from verdicts import report
+from verdicts import claims
 import store
 
 BUDGET = 10000
@@ -81,11 +81,11 @@ def test_eq5_bound_and_c11_inverse_weight_decay(tmp_path):
     assert bound["verdict"] == "inconclusive" and bound["n"] == 5        # per seed: 5/5 decides nothing
     # what the script prints and draws is rules v3's verdict, the one REPORT.md gives: the law over
     # the named room (1/wd = 0.5, 1, 2) whatever the strongest decay does
-    now = report.c11_from_cells(stats.values(), BUDGET, parts)
+    now = claims.c11_from_cells(stats.values(), BUDGET, parts)
     summary = {"cells": {k: {**c, "grok": {str(s): t for s, t in c["grok"].items()}} for k, c in stats.items()},
                "c11": parts, "budget": BUDGET, "seeds": list(range(5))}
     store.write_json(str(tmp_path / "regime_map.json"), summary)
-    judged = report.claim_c11(str(tmp_path))           # the summary stores floats to 12 digits
+    judged = claims.claim_c11(str(tmp_path))           # the summary stores floats to 12 digits
     assert {k: (v["verdict"], v["n"]) for k, v in judged.items()} == {k: (v["verdict"], v["n"]) for k, v in now.items()}
     assert all(judged[k].get("estimate") == pytest.approx(v.get("estimate")) for k, v in now.items())
     law = now["fresh: t_grok ~ 1/wd over the named room"]
@@ -96,7 +96,7 @@ def test_eq5_bound_and_c11_inverse_weight_decay(tmp_path):
     # a delay that does not depend on weight decay: a flat curve over the room fails the law
     flat = {(1.0, wd, 0.0): [(300, 2900, 3000 + 10 * s, 0.37) for s in range(5)] for wd in (0.5, 1.0, 2.0, 4.0)}
     stats = M.analyse(results_for(flat), list(flat), list(range(5)), BUDGET)
-    law = report.c11_from_cells(stats.values(), BUDGET, M.c11_parts(stats))["fresh: t_grok ~ 1/wd over the named room"]
+    law = claims.c11_from_cells(stats.values(), BUDGET, M.c11_parts(stats))["fresh: t_grok ~ 1/wd over the named room"]
     assert law["verdict"] == "not reproduced" and "flat" in law["reason"]
 
 

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from verdicts import report
+from verdicts import claims, readme, report
 from verdicts import rules
 from verdicts import studies
 import reproduce
@@ -107,7 +107,7 @@ def test_vacuous_checks_are_not_decided(tmp_path):
         "perm/baseline": {"grok": [None] * 5, "violations": 0}, "perm/kl": {"grok": [None] * 5, "violations": 0}}})
     text, line = verdict_lines(tmp_path)
     assert "sgd: the MLP norm contracts on the plateau: **inconclusive**" in text     # marked after its data
-    write(tmp_path, report.C10_CONFIRMING, {"settings": {"sgd": {"plateau_rate": [None] * 5}}})
+    write(tmp_path, claims.C10_CONFIRMING, {"settings": {"sgd": {"plateau_rate": [None] * 5}}})
     text, line = verdict_lines(tmp_path)
     assert "sgd: the MLP norm contracts on the plateau: **untestable here**" in text        # rule 7, confirmed
     assert line["C10"] == "inconclusive"            # one optimizer had no plateau to measure
@@ -117,13 +117,13 @@ def test_vacuous_checks_are_not_decided(tmp_path):
 
 def test_readme_blocks_are_generated(tmp_path):
     """Every generated block is rewritten between its markers, the text around them kept."""
-    readme = tmp_path / "README.md"
-    start, end = report.block_markers("verdicts")
-    s2, e2 = report.block_markers("redraw")
-    readme.write_text(f"intro\n{start}\nSTALE-TEXT\n{end}\nmiddle\n{s2}\nOLD-TEXT\n{e2}\nrest\n")
+    page = tmp_path / "README.md"
+    start, end = readme.block_markers("verdicts")
+    s2, e2 = readme.block_markers("redraw")
+    page.write_text(f"intro\n{start}\nSTALE-TEXT\n{end}\nmiddle\n{s2}\nOLD-TEXT\n{e2}\nrest\n")
     write(tmp_path, "fig1_fresh_lam0.json", {"rows": {s: marks(500) for s in "abcdef"}, "budget": 1000})
-    assert report.update_readme(str(tmp_path), str(readme), blocks={"redraw": "new table"})
-    text = readme.read_text()
+    assert readme.update_readme(str(tmp_path), str(page), blocks={"redraw": "new table"})
+    text = page.read_text()
     assert "STALE-TEXT" not in text and "OLD-TEXT" not in text and text.startswith("intro\n") and text.endswith("rest\n")
     assert "\nmiddle\n" in text and f"{s2}\nnew table\n{e2}" in text
     assert "| C1 | four phases | **not reproduced** | diffuse attention at memorization" in text   # mass 0.3
@@ -141,31 +141,31 @@ def test_the_generated_pages_are_current(monkeypatch):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     monkeypatch.chdir(root)                               # the generators read results/ as a clone has it
     tried = _blocks(open(os.path.join(root, "docs", "registered", "sensitivity.md")).read())
-    assert set(tried) == set(report.TRIED_BLOCKS), "docs/registered/sensitivity.md: one 'what else we tried' block per choice"
-    for name, make in report.TRIED_BLOCKS.items():
+    assert set(tried) == set(readme.TRIED_BLOCKS), "docs/registered/sensitivity.md: one 'what else we tried' block per choice"
+    for name, make in readme.TRIED_BLOCKS.items():
         assert tried[name] == make("results"), f"docs/registered/sensitivity.md block {name!r} is stale: python reproduce.py --report-only"
     running = _blocks(open(os.path.join(root, "docs", "running.md")).read())
     assert set(running) == {"redraw"} and running["redraw"].count("| `python ") == len(reproduce.studies.STUDIES)
 
 
 def test_c11_parts_untestable_by_premise_match_the_committed_runs():
-    """report.UNTESTABLE_PARTS quotes counts for C11's premise: no baseline (lambda = 0) run of the
+    """claims.UNTESTABLE_PARTS quotes counts for C11's premise: no baseline (lambda = 0) run of the
     regime map groks within its budget under `fixed` or at rho 0.001, wd 0.5-4 (0 of 20 each)."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     cells = json.load(open(os.path.join(root, "results", "regime_map.json")))["cells"]
     for rho, part in (("rho0", "fixed: plateau >= Eq. 5's bound"), ("rho0.001", "rho 0.001: plateau >= Eq. 5's bound")):
         runs = [t for wd in ("0.5", "1", "2", "4") for t in cells[f"{rho}_wd{wd}_lam0"]["grok"].values()]
         assert len(runs) == 20 and all(t is None for t in runs)
-        assert "0 of 20 within 10,000 epochs at wd 0.5-4" in report.UNTESTABLE_PARTS["C11"][part][0]
+        assert "0 of 20 within 10,000 epochs at wd 0.5-4" in claims.UNTESTABLE_PARTS["C11"][part][0]
 
 
 def test_a_bug_in_a_claim_function_raises_under_the_tests(tmp_path, monkeypatch):
     write(tmp_path, "fig4_tickets.json", {"budget": 10000})            # no "grok": a KeyError
     import pytest
     with pytest.raises(KeyError):
-        report.verdicts(str(tmp_path))
+        claims.verdicts(str(tmp_path))
     monkeypatch.delenv("PYTEST_CURRENT_TEST")                            # outside the tests: reported
-    assert report.verdicts(str(tmp_path))["C4"][0] == "not decided"
+    assert claims.verdicts(str(tmp_path))["C4"][0] == "not decided"
 
 
 def test_dry_run_prints_the_plan_from_the_registry(capsys, tmp_path):
@@ -288,7 +288,7 @@ def test_a_variant_is_reported_beside_its_claim_and_never_decides_it(tmp_path):
     assert line["C6"] == "not reproduced"        # unchanged: the variant is beside it, never counted
     side = text.split("Figures 6-7 at rho 0.003:\n")[1].split("\n- ")[0]
     assert "  - kl faster than weight decay alone: **not reproduced**" in side       # 3x slower on 5/5 seeds
-    assert report.study_parts(str(tmp_path), "priors_rho")["kl faster than weight decay alone"]["verdict"] == \
+    assert claims.study_parts(str(tmp_path), "priors_rho")["kl faster than weight decay alone"]["verdict"] == \
         "not reproduced"
 
 
@@ -306,19 +306,19 @@ def test_a_plan_study_decides_only_the_parts_it_was_run_for(tmp_path):
                                                  "0.1": [2600, 2500, 2700, 2100, 3100]}))
     plateau = "distractors fresh: the prior removes the plateau (t_grok(0) / t_grok(lambda = 1))"
     law = "distractors fresh: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"
-    five = report.verdicts(str(tmp_path))["C3"][1]
+    five = claims.verdicts(str(tmp_path))["C3"][1]
     assert five[plateau]["verdict"] == "inconclusive" and "plan" not in five[plateau]
     seeds = list(range(18))
     write(tmp_path, "fig3_kl_seeds0-17_lam0_1.json", fig3_summary(seeds, {"0": [3000 + 10 * s for s in seeds],
                                                                   "1": [1000 + 10 * s for s in seeds]}))
-    parts = report.verdicts(str(tmp_path))["C3"][1]
+    parts = claims.verdicts(str(tmp_path))["C3"][1]
     assert parts[plateau]["verdict"] == "reproduced" and parts[plateau]["plan"] == "fig3_plan"
     assert parts[plateau]["n"] == 18
     assert parts[law] == {k: v for k, v in five[law].items()}         # the plan's summary has no law: untouched
-    assert report.verdicts(str(tmp_path), plan_seeds=False)["C3"][1][plateau]["verdict"] == "inconclusive"
-    assert list(report.study_parts(str(tmp_path), "fig3_plan")) == [plateau]
+    assert claims.verdicts(str(tmp_path), plan_seeds=False)["C3"][1][plateau]["verdict"] == "inconclusive"
+    assert list(claims.study_parts(str(tmp_path), "fig3_plan")) == [plateau]
     text, line = verdict_lines(tmp_path, "five")
-    assert line["C3"] == report.verdicts(str(tmp_path), plan_seeds=False)["C3"][0]
+    assert line["C3"] == claims.verdicts(str(tmp_path), plan_seeds=False)["C3"][0]
     moved = text.split("## Verdicts that moved\n")[1].split("\n## ")[0]
     assert f"{plateau} (fig3_plan): inconclusive -> reproduced" in moved
     claim_line = next(l for l in moved.splitlines() if l.startswith("- C3:"))      # the claim first, its parts below
@@ -332,9 +332,9 @@ def test_each_study_section_shows_its_own_figures_parts(tmp_path, capsys):
                                           "grok": {"baseline": [500] * 5, "kl": [900, 950, 1000, 920, 990]}})
     acc = lambda a: {str(s): {"6": 1.0, "8": a, "10": a - 0.1} for s in SEEDS}
     write(tmp_path, "fig8_lengths.json", {"accuracy": {"baseline": acc(0.5), "kl": acc(0.8)}})
-    assert list(report.study_parts(str(tmp_path), "routing")) == ["KL faster under dynamic routing"]
-    assert list(report.study_parts(str(tmp_path), "lengths")) == ["KL keeps higher accuracy at longer test lengths"]
-    assert report.study_parts(str(tmp_path), "heads") is None                   # no summary
+    assert list(claims.study_parts(str(tmp_path), "routing")) == ["KL faster under dynamic routing"]
+    assert list(claims.study_parts(str(tmp_path), "lengths")) == ["KL keeps higher accuracy at longer test lengths"]
+    assert claims.study_parts(str(tmp_path), "heads") is None                   # no summary
     for f in ("fig8_routing.png", "fig8_lengths.png"):
         (tmp_path / f).write_bytes(b"")
     text = "\n".join(report.studies_section(str(tmp_path)))
@@ -418,7 +418,7 @@ def test_a_partial_tasks_summary_leaves_the_missing_arm_not_decided(tmp_path):
     ρ = 0.003 addition row had its baselines and no KL runs, and claim C9 raised a KeyError."""
     base = {"grok": [3000, 3100, None, 2900, 3300], "violations": 0, "starved_per_seed": [True] * 5}
     write(tmp_path, "fig10_tasks.json", {"budget": 10000, "seeds": SEEDS, "runs": {"add/baseline": base}})
-    parts = report.claim_c9(str(tmp_path))
+    parts = claims.claim_c9(str(tmp_path))
     assert parts["add: KL faster"]["verdict"] == "not decided"
     assert "kl arm" in parts["add: KL faster"]["reason"]
 
@@ -460,17 +460,17 @@ def test_the_plan_column_names_an_undecided_part_and_says_when_its_seeds_are_run
     table = {"C9": ("inconclusive", {"decided": part("reproduced", "x"), "ran": part("inconclusive", "x"),
                                      "not run": part("not decided")}),
              "C7": ("inconclusive", {"ran": part("inconclusive", "y"), "too dear": part("untestable here")})}
-    got = report.plan_power(str(tmp_path), table)
+    got = claims.plan_power(str(tmp_path), table)
     assert got["C9"]["part"] == "not run" and not got["C9"]["run"]
     assert got["C7"]["part"] == "ran" and got["C7"]["run"] and got["C7"]["n_now"] == 4
-    assert report.plan_power(str(tmp_path))["C9"]["part"] == "decided"       # no table: the plan as written
+    assert claims.plan_power(str(tmp_path))["C9"]["part"] == "decided"       # no table: the plan as written
 
 
 def test_what_else_we_tried_lists_each_reading_with_its_verdict(tmp_path):
     """docs/registered/sensitivity.md's generated blocks: under a choice, every reading of its part from the
     sensitivity study's summary, with its verdict, numbers and held-out note; C10's block adds
     the registered mapping choice; with no summary, "not run yet"."""
-    make = report.TRIED_BLOCKS["tried_c2"]
+    make = readme.TRIED_BLOCKS["tried_c2"]
     assert make(str(tmp_path)).endswith("not run yet.")
     level = {"verdict": "reproduced", "n": 5, "estimate": 0.99, "ci": [0.98, 1.0], "text": "final test acc 0.994"}
     write(tmp_path, "choices.json", {"verdicts": {
@@ -484,7 +484,7 @@ def test_what_else_we_tried_lists_each_reading_with_its_verdict(tmp_path):
     assert "held-out confirmation on seeds 5-9 has 3 of 10 runs stored" in text
     assert "- C2-Q: 4 of 10 runs stored" in text and "sgd" not in text
     assert "- by the registered rule, C2: **not decided yet**: 1 of 2 readings have runs missing" in text
-    c10 = report.TRIED_BLOCKS["tried_c10"](str(tmp_path))
+    c10 = readme.TRIED_BLOCKS["tried_c10"](str(tmp_path))
     assert "best train accuracy 0.500" in c10 and "sgd: none memorized" in c10
 
 
@@ -521,11 +521,11 @@ def test_a_stored_config_without_a_later_flag_meets_the_same_setting_asked_for_n
 
 def test_a_table_cell_is_cut_at_a_word_and_never_holds_a_pipe():
     text = "diffuse attention at memorization (informative mass <= 0.25; uniform 0.2)"
-    assert report.short_cell(text, 44) == "diffuse attention at memorization…"   # not "(informat…"
-    assert report.short_cell(text, 48) == "diffuse attention at memorization (informative…"
-    assert report.short_cell("a|b", 48) == "a/b"                         # a '|' would split the cell
-    assert report.short_cell("x" * 60, 20) == "x" * 19 + "…"            # one long word: cut inside it
-    assert report.short_cell(text, len(text)) == text
+    assert readme.short_cell(text, 44) == "diffuse attention at memorization…"   # not "(informat…"
+    assert readme.short_cell(text, 48) == "diffuse attention at memorization (informative…"
+    assert readme.short_cell("a|b", 48) == "a/b"                         # a '|' would split the cell
+    assert readme.short_cell("x" * 60, 20) == "x" * 19 + "…"            # one long word: cut inside it
+    assert readme.short_cell(text, len(text)) == text
 
 
 def test_every_kept_printout_ends_with_the_verdict_lines_the_rules_give_now():
@@ -546,38 +546,38 @@ def test_the_readme_table_names_a_part_without_its_asides_and_its_status_in_a_cl
     up to the first ': ', keeping the plan row that decides it (REPORT.md keeps every word)."""
     name = ("cell rho0.003_wd1_lam0 (the closest cell: none shows the paper's regime), seeds [5, 6, 7]: "
             "the prior removes the plateau (t_grok(0) / t_grok(lambda = 1))")
-    assert report.part_label(name) == "cell rho0.003_wd1_lam0: the prior removes the plateau"
-    assert report.part_label("a (b (c) d) e") == "a e"                   # nested asides go whole
-    assert report.part_status("deciding it costs 41 core-hours (more than 10): over 200 seeds at a "
+    assert readme.part_label(name) == "cell rho0.003_wd1_lam0: the prior removes the plateau"
+    assert readme.part_label("a (b (c) d) e") == "a e"                   # nested asides go whole
+    assert readme.part_status("deciding it costs 41 core-hours (more than 10): over 200 seeds at a "
                               "per-seed scatter of 0.32; would decide: python x.py") == \
         "deciding it costs 41 core-hours (more than 10)"
-    assert report.part_status("deciding it costs about 17 core-hours (more than 10; docs/plan.md, "
+    assert readme.part_status("deciding it costs about 17 core-hours (more than 10; docs/plan.md, "
                               "rules v4's plan)") == "deciding it costs about 17 core-hours (more than 10)"
-    assert report.part_status("runs planned (docs/plan.md, rules v4's plan, row 8)") == "runs planned (plan, row 8)"
-    assert report.part_status("the amendment postdates these runs: held-out seeds 10-19 decide it "
+    assert readme.part_status("runs planned (docs/plan.md, rules v4's plan, row 8)") == "runs planned (plan, row 8)"
+    assert readme.part_status("the amendment postdates these runs: held-out seeds 10-19 decide it "
                               "(docs/plan.md, rules v4's plan, row 7)") == \
         "the amendment postdates these runs; runs planned (plan, row 7)"
-    assert report.part_status("the 40k design (docs/plan.md: 12 seeds, 34 core-hours)") == "the 40k design"
-    assert report.part_status("a cost (more than 10: a note)") == "a cost (more than 10)"
-    assert report.part_status("at the seeds of rules v4's plan, row 8 (docs/plan.md)") == \
+    assert readme.part_status("the 40k design (docs/plan.md: 12 seeds, 34 core-hours)") == "the 40k design"
+    assert readme.part_status("a cost (more than 10: a note)") == "a cost (more than 10)"
+    assert readme.part_status("at the seeds of rules v4's plan, row 8 (docs/plan.md)") == \
         "after its planned runs (plan, row 8)"
     reason = "no run of either arm grokked: no informative seed; runs planned (docs/plan.md, rules v4's plan, row 5)"
     part = {"verdict": "inconclusive", "n": 0, "reason": reason, "note": "runs planned (docs/plan.md, rules v4's plan, row 5)"}
-    assert report._part_number(part) == "no run of either arm grokked; runs planned (plan, row 5)"   # said once
+    assert readme._part_number(part) == "no run of either arm grokked; runs planned (plan, row 5)"   # said once
     run = "no run of either arm grokked within 30000: no informative seed; at the seeds of rules v4's plan, row 5 (docs/plan.md)"
     part = {"verdict": "inconclusive", "n": 0, "reason": run, "note": "at the seeds of rules v4's plan, row 5 (docs/plan.md)"}
-    assert report._part_number(part) == "no run of either arm grokked within 30000; after its planned runs (plan, row 5)"
+    assert readme._part_number(part) == "no run of either arm grokked within 30000; after its planned runs (plan, row 5)"
     judged = {"verdict": "inconclusive", "n": 30, "text": "speed-up 1.66x [1.21x, 2.00x] (Hodges-Lehmann, Wilcoxon "
               "interval), smallest that counts 1.25x, sign test 23/28, p = 0.000456"}
-    assert report._part_number(judged) == "speed-up 1.66x [1.21x, 2.00x] (counts from 1.25x)"   # why it is undecided
+    assert readme._part_number(judged) == "speed-up 1.66x [1.21x, 2.00x] (counts from 1.25x)"   # why it is undecided
     banded = {"verdict": "not reproduced", "n": 5, "text": "final test acc 0.563 [0.034, 1.092], band [0, 0.0265487)"}
-    assert report._part_number(banded) == "final test acc 0.563 [0.034, 1.092] (the paper's band [0, 0.0265))"
+    assert readme._part_number(banded) == "final test acc 0.563 [0.034, 1.092] (the paper's band [0, 0.0265))"
     law = {"verdict": "inconclusive", "n": 5, "text": "beta 0.20 [-1.48, 1.88] in t = F + C x^beta (Eq. 7; ...); "
            "1/x within 1 +- 0.5; rise over the room 1.34x"}
-    assert report._part_number(law) == "beta 0.20 [-1.48, 1.88] (the law: beta within 1 +- 0.5)"
+    assert readme._part_number(law) == "beta 0.20 [-1.48, 1.88] (the law: beta within 1 +- 0.5)"
     unmeasured = {"verdict": "inconclusive", "n": 5, "text": "room named [0.5, 1.0, 2.0]; 1/wd = [0.5] dropped: median "
                   "censored at 10000 (no time measured)"}
-    assert report._part_number(unmeasured) == "1/wd = [0.5] dropped: median censored at 10000"
+    assert readme._part_number(unmeasured) == "1/wd = [0.5] dropped: median censored at 10000"
 
 
 def test_a_claim_reproduced_where_testable_lists_what_is_reproduced_and_why_the_rest_is_not(monkeypatch):
@@ -593,9 +593,9 @@ def test_a_claim_reproduced_where_testable_lists_what_is_reproduced_and_why_the_
              "muon: the norm contracts": {"verdict": "untestable here", "n": 0, "reason": "no plateau to measure: "
                                           "every muon seed meets B_tau first"},
              "lion (lr / 3): the norm contracts": {"verdict": "untestable here", "n": 0, "reason": "no memorization: x"}}
-    monkeypatch.setattr(report, "verdicts", lambda results: {"C10": ("reproduced where testable", parts)})
-    monkeypatch.setitem(report.PAPER_SHORT, "C10", "optimizers")
-    row = report.readme_table("results").splitlines()[-1]
+    monkeypatch.setattr(readme, "verdicts", lambda results: {"C10": ("reproduced where testable", parts)})
+    monkeypatch.setitem(claims.PAPER_SHORT, "C10", "optimizers")
+    row = readme.readme_table("results").splitlines()[-1]
     assert row == ("| C10 | optimizers | **reproduced where testable** | frozen faster: speed-up 1.46x [1.34x, 1.61x] "
                    "(counts from 1.25x)<br>adamw: the norm contracts: seeds contracting 12/12 (95% interval [0.74, "
                    "1.00]) (a majority counts: above 1/2)<br>sgd, muon: the norm contracts: untestable here, no plateau "
@@ -633,21 +633,21 @@ def test_v4_untestable_only_by_premise_and_a_late_marking_waits_for_its_runs(tmp
     write(tmp_path, "plan.json", {"rows": [{"claim": "C4", "part": "ni", "untestable": "deciding it costs 12 core-hours "
                                             "(more than 10)", "design": "80 seeds"}]})
     part = {"ni": {"verdict": "inconclusive", "n": 10, "text": "time ratio 1.18x [0.69x, 2.01x]"}}
-    assert report.mark_untestable("C4", part, v3, results=str(tmp_path))["ni"]["verdict"] == "untestable here"
-    now = report.mark_untestable("C4", part, v4, results=str(tmp_path))["ni"]
+    assert claims.mark_untestable("C4", part, v3, results=str(tmp_path))["ni"]["verdict"] == "untestable here"
+    now = claims.mark_untestable("C4", part, v4, results=str(tmp_path))["ni"]
     assert now["verdict"] == "inconclusive" and "12 core-hours" in now["note"] and now["text"] == part["ni"]["text"]
     marked = "rho 0.001: plateau >= Eq. 5's bound"
     parts = {marked: {"verdict": "not decided", "n": 0, "reason": "no data"}}
-    assert report.mark_untestable("C11", parts, v3, results=str(tmp_path))[marked]["verdict"] == "untestable here"
-    waiting = report.mark_untestable("C11", parts, v4, results=str(tmp_path))[marked]
+    assert claims.mark_untestable("C11", parts, v3, results=str(tmp_path))[marked]["verdict"] == "untestable here"
+    waiting = claims.mark_untestable("C11", parts, v4, results=str(tmp_path))[marked]
     assert waiting["verdict"] == "inconclusive" and "not run yet" in waiting["reason"]
-    summary = report.MARKED_AFTER_DATA["C11"][marked].summary
+    summary = claims.MARKED_AFTER_DATA["C11"][marked].summary
     never = {"cells": {"rho0.001_wd1_lam0": {"grok": {str(s): None for s in range(5, 15)}}}}
     write(tmp_path, summary, never)
-    assert report.mark_untestable("C11", parts, v4, results=str(tmp_path))[marked]["verdict"] == "untestable here"
+    assert claims.mark_untestable("C11", parts, v4, results=str(tmp_path))[marked]["verdict"] == "untestable here"
     never["cells"]["rho0.001_wd1_lam0"]["grok"]["7"] = 9100
     write(tmp_path, summary, never)
-    refuted = report.mark_untestable("C11", parts, v4, results=str(tmp_path))[marked]
+    refuted = claims.mark_untestable("C11", parts, v4, results=str(tmp_path))[marked]
     assert refuted["verdict"] == "inconclusive" and "refuted" in refuted["reason"]
 
 
@@ -659,14 +659,14 @@ def test_v4_judges_eq7_only_on_the_seeds_run_after_its_amendment(tmp_path):
     seen = {"regime": "fixed", "budget": 20000, "seeds": list(range(10)),
             "table": {f"{l:g}": {"grok": [steep(l, s) if steep(l, s) < 20000 else None for s in range(10)]} for l in lams}}
     v4 = rules.RULES["v4"]
-    law = report._fig3_parts(seen, "x", v4, report.ROOM_C3F)["x: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"]
+    law = claims._fig3_parts(seen, "x", v4, claims.ROOM_C3F)["x: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"]
     assert law["verdict"] == "inconclusive" and "held-out seeds 10-19 decide it" in law["reason"]
-    assert report._fig3_parts(seen, "x", rules.RULES["v3"], report.ROOM_C3F)[
+    assert claims._fig3_parts(seen, "x", rules.RULES["v3"], claims.ROOM_C3F)[
         "x: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"]["verdict"] == "not reproduced"
     held = {**seen, "seeds": list(range(10, 20))}
-    law = report._fig3_parts(held, "x", v4, report.ROOM_C3F)["x: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"]
+    law = claims._fig3_parts(held, "x", v4, claims.ROOM_C3F)["x: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"]
     assert law["verdict"] == "not reproduced" and law["estimate"] == pytest.approx(4, abs=0.1)
-    before, after = report.eq7_before_after(seen, v4, report.ROOM_C3F)
+    before, after = claims.eq7_before_after(seen, v4, claims.ROOM_C3F)
     assert "floor" not in before and after["floor"] == pytest.approx(2900, abs=1)
 
 
@@ -681,11 +681,11 @@ def test_c3fs_held_out_seeds_replace_the_first_seeds_law_and_report_its_confirma
     write(tmp_path, studies.summary("fig3_fixed"), {"regime": "fixed", "budget": 20000, "seeds": first,
                                                      "table": table(first, [0, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 1])})
     law = lambda p: "1/lambda over the named room" in p
-    before = report.verdicts(str(tmp_path))["C3f"][1]
+    before = claims.verdicts(str(tmp_path))["C3f"][1]
     assert [v["verdict"] for p, v in before.items() if law(p)] == ["inconclusive"]
     write(tmp_path, studies.summary("fig3_fixed_v4plan"), {"regime": "fixed", "budget": 20000, "seeds": held,
                                                             "table": table(held, [0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 1])})
-    parts = report.verdicts(str(tmp_path))["C3f"][1]
+    parts = claims.verdicts(str(tmp_path))["C3f"][1]
     (name, v), = [(p, v) for p, v in parts.items() if law(p)]
     assert "seeds [10, 11" in name and v["verdict"] == "not reproduced" and v["plan"] == "fig3_fixed_v4plan"
     assert v["replaces"] == next(p for p in before if law(p)) and "held-out seeds 10-19" in v["note"]
@@ -701,28 +701,28 @@ def test_a_plan_study_never_drops_a_part_it_does_not_decide():
     """On the committed summaries: every part the seeds before the plans give is still in the
     verdict, or was replaced by the plan's part of the same name at other seeds (C3f's law)."""
     results = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results")
-    now, first = report.verdicts(results), report.verdicts(results, plan_seeds=False)
+    now, first = claims.verdicts(results), claims.verdicts(results, plan_seeds=False)
     for claim, (_, parts) in first.items():
         replaced = {v.get("replaces") for v in now[claim][1].values()}
         assert not set(parts or {}) - set(now[claim][1]) - replaced, claim
 
 
 def test_every_row_of_rules_v4s_plan_is_a_study_of_its_claim_that_decides_its_part():
-    """report.V4_PLANNED names each planned part's row, V4_PLAN_STUDIES the row's study: the study
+    """claims.V4_PLANNED names each planned part's row, V4_PLAN_STUDIES the row's study: the study
     must judge that claim and, once run, replace that part (with_plan_seeds), or the note would
     say "planned" for ever, or "run" for a part the study never decides."""
-    for claim, parts in report.V4_PLANNED.items():
+    for claim, parts in claims.V4_PLANNED.items():
         for part, row in parts.items():
-            s = studies.STUDIES[report.V4_PLAN_STUDIES[row]]
+            s = studies.STUDIES[claims.V4_PLAN_STUDIES[row]]
             assert s.claim == claim and s.plan_for is not None, (claim, part)
             assert s.plan_parts is None or s.plan_parts in part, (claim, part)
-    assert report.v4_plan_note("C9", "perm: KL faster") == "runs planned (docs/plan.md, rules v4's plan, row 5)"
-    assert report.v4_plan_note("C9", "perm: KL faster", "tasks_perm_v4plan").startswith("at the seeds of")
-    assert report.v4_plan_note("C9", "perm: KL faster", "tasks_perm_plan").startswith("runs planned")
+    assert claims.v4_plan_note("C9", "perm: KL faster") == "runs planned (docs/plan.md, rules v4's plan, row 5)"
+    assert claims.v4_plan_note("C9", "perm: KL faster", "tasks_perm_v4plan").startswith("at the seeds of")
+    assert claims.v4_plan_note("C9", "perm: KL faster", "tasks_perm_plan").startswith("runs planned")
     ran = "arparity: the bound holds, and starves the attention gradient after memorization"
     results = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results")
     assert os.path.exists(os.path.join(results, studies.summary("autoregressive_v4plan")))
-    assert "not here" in report.v4_plan_note("C9", ran, "autoregressive_plan", results)
+    assert "not here" in claims.v4_plan_note("C9", ran, "autoregressive_plan", results)
 
 
 def test_a_retrain_that_is_another_draw_is_reported_beside_the_verdict_and_not_read():
@@ -732,8 +732,8 @@ def test_a_retrain_that_is_another_draw_is_reported_beside_the_verdict_and_not_r
     d = {"seeds": seeds, "budget": 10000, "grok": {"baseline": [4000 + 100 * s for s in seeds], "frozen": [2500] * 12},
          "budgets": {"baseline": [10000] * 12, "frozen": [10000] * 12}}
     d["grok"]["baseline"][3] = None
-    plain = report._speedup(d, "baseline", "frozen", rules.RULES["v4"])
-    drawn = report._speedup({**d, "retrain_grokked_within": {"baseline": {"3": 3000}}}, "baseline", "frozen", rules.RULES["v4"])
+    plain = claims._speedup(d, "baseline", "frozen", rules.RULES["v4"])
+    drawn = claims._speedup({**d, "retrain_grokked_within": {"baseline": {"3": 3000}}}, "baseline", "frozen", rules.RULES["v4"])
     assert (drawn["estimate"], drawn["ci"], drawn["verdict"]) == (plain["estimate"], plain["ci"], plain["verdict"])
     assert "baseline seed 3 at 3000" in drawn["reason"] and "read in place" in drawn["reason"]
     assert drawn["read_in_place"]["estimate"] < plain["estimate"]
@@ -749,7 +749,7 @@ def test_c4_reads_each_extended_ticket_as_a_bound_at_its_own_budget(tmp_path):
     d["grok"]["lottery"]["5"] = None
     def part(summary):                       # C4's one part, judged on this summary
         (tmp_path / studies.summary("fig4")).write_text(json.dumps(summary))
-        return next(iter(report.claim_c4(str(tmp_path), rules.RULES["v4"]).values()))
+        return next(iter(claims.claim_c4(str(tmp_path), rules.RULES["v4"]).values()))
     at_budget = part(d)
     extended = {**d, "budgets": {a: {s: 50000 if (a, s) == ("lottery", "5") else 10000 for s in seeds}
                                  for a in ("lottery", "bayes")}}
@@ -770,27 +770,27 @@ def test_every_choice_made_after_its_data_waits_for_runs_made_after_it(tmp_path)
     v4 = rules.RULES["v4"]
     lion = "lion: the MLP norm contracts on the plateau"
     parts = {lion: {"verdict": "not decided", "n": 0, "reason": "no plateau to measure"}}
-    waiting = report.mark_untestable("C10", parts, v4, results=str(tmp_path))[lion]
+    waiting = claims.mark_untestable("C10", parts, v4, results=str(tmp_path))[lion]
     assert waiting["verdict"] == "inconclusive" and "not run yet" in waiting["reason"]
     assert waiting["would_read"] == "untestable here"
-    settings = {o: {"plateau_rate": [None] * 5} for o in report.C10_NO_PLATEAU}
-    write(tmp_path, report.C10_CONFIRMING, {"settings": settings})
-    assert report.mark_untestable("C10", parts, v4, results=str(tmp_path))[lion]["verdict"] == "untestable here"
+    settings = {o: {"plateau_rate": [None] * 5} for o in claims.C10_NO_PLATEAU}
+    write(tmp_path, claims.C10_CONFIRMING, {"settings": settings})
+    assert claims.mark_untestable("C10", parts, v4, results=str(tmp_path))[lion]["verdict"] == "untestable here"
     settings["lion"]["plateau_rate"][2] = 1e-4                     # a plateau after all
-    write(tmp_path, report.C10_CONFIRMING, {"settings": settings})
-    refuted = report.mark_untestable("C10", parts, v4, results=str(tmp_path))[lion]
+    write(tmp_path, claims.C10_CONFIRMING, {"settings": settings})
+    refuted = claims.mark_untestable("C10", parts, v4, results=str(tmp_path))[lion]
     assert refuted["verdict"] == "inconclusive" and "refuted" in refuted["reason"]
 
     bound = "the bound holds at every logged point"
     seen = {bound: {"verdict": "reproduced", "n": 5, "text": "0 violations in 381 points"}}
-    before = report.mark_untestable("C5", seen, v4, results=str(tmp_path))[bound]
+    before = claims.mark_untestable("C5", seen, v4, results=str(tmp_path))[bound]
     assert before["verdict"] == "inconclusive" and before["would_read"] == "reproduced"
     runs = lambda points, bad: {f"p113_fresh_lam{l}_seed{s}": {"points": points, "violating_points": bad}
                                 for l in (0.1, 1) for s in range(120, 128)}
-    write(tmp_path, report.C5_CONFIRMING, {"runs": runs(30, 0), "total_violations": 0})
-    assert report.mark_untestable("C5", seen, v4, results=str(tmp_path))[bound]["verdict"] == "reproduced"
-    write(tmp_path, report.C5_CONFIRMING, {"runs": runs(10, 0), "total_violations": 0})     # 160 points: too few
-    assert report.mark_untestable("C5", seen, v4, results=str(tmp_path))[bound]["verdict"] == "inconclusive"
+    write(tmp_path, claims.C5_CONFIRMING, {"runs": runs(30, 0), "total_violations": 0})
+    assert claims.mark_untestable("C5", seen, v4, results=str(tmp_path))[bound]["verdict"] == "reproduced"
+    write(tmp_path, claims.C5_CONFIRMING, {"runs": runs(10, 0), "total_violations": 0})     # 160 points: too few
+    assert claims.mark_untestable("C5", seen, v4, results=str(tmp_path))[bound]["verdict"] == "inconclusive"
 
 
 def test_a_costly_part_is_quoted_with_its_power_and_no_cost_where_no_design_decides():
@@ -798,10 +798,10 @@ def test_a_costly_part_is_quoted_with_its_power_and_no_cost_where_no_design_deci
     under both truths; where none within 200 seeds does, no cost is quoted, only that and the power."""
     row = {"hours": 34.2, "seeds": 12, "power": {"slope 1": 0.875, "no law": 0.935}, "kind": "scaling",
            "untestable": "x"}
-    assert report.cost_text(row) == ("deciding it costs 34 core-hours (more than 10; 12 seeds, power 88% if slope 1 "
+    assert claims.cost_text(row) == ("deciding it costs 34 core-hours (more than 10; 12 seeds, power 88% if slope 1 "
                                      "and 94% if no law)")
     none = {**row, "seeds": None, "hours": 182.0, "power": {"slope 1": 0.17, "no law": 0.98}}
-    text = report.cost_text(none)
+    text = claims.cost_text(none)
     assert text == "no design decides within 200 seeds (at 60 seeds, power 17% if slope 1 and 98% if no law)"
     assert "core-hours" not in text
 
@@ -811,11 +811,11 @@ def test_every_interval_part_says_its_direction_beside_its_verdict():
     below our smallest effect that counts (C6's late part, 1.10x [1.04x, 1.17x], not reproduced)."""
     import math
     late = {"verdict": "not reproduced", "ci": [math.log(1.04), math.log(1.17)], "smallest": math.log(1.25)}
-    assert report.direction(late) == "direction: the paper's, clear of no effect"
-    assert report.direction({**late, "ci": [-0.2, 0.3]}) == "direction: not clear of no effect"
-    assert report.direction({**late, "ci": [-0.5, -0.1]}) == "direction: against the paper's, clear of no effect"
+    assert claims.direction(late) == "direction: the paper's, clear of no effect"
+    assert claims.direction({**late, "ci": [-0.2, 0.3]}) == "direction: not clear of no effect"
+    assert claims.direction({**late, "ci": [-0.5, -0.1]}) == "direction: against the paper's, clear of no effect"
     c4 = {"verdict": "reproduced", "ci": [math.log(0.69), math.log(0.88)], "margin": 1.25}
-    assert report.direction(c4) == "direction: faster, clear of no difference"
-    assert report.direction({"verdict": "reproduced", "n": 5}) == ""               # no interval: nothing to say
+    assert claims.direction(c4) == "direction: faster, clear of no difference"
+    assert claims.direction({"verdict": "reproduced", "n": 5}) == ""               # no interval: nothing to say
     law = {"verdict": "not reproduced", "ci": [1.61, 3.54], "margin": 0.5, "room": [5, 10, 20, 33.3]}   # C3f's beta
-    assert report.direction(law) == "direction: rises with x, clear of no dependence"
+    assert claims.direction(law) == "direction: rises with x, clear of no dependence"

@@ -5,7 +5,7 @@ parts the plan runs. A part whose decision costs more than UNTESTABLE_HOURS is "
 here" (rule 7), with its cost; the plan runs the cheapest parts first, up to CAP_HOURS.
 
     python -m verdicts.power              # print the plan (about 10 minutes: the scaling parts simulate the rule)
-    python -m verdicts.power --write      # and write docs/plan.md and results/plan.json (report.py reads it)
+    python -m verdicts.power --write      # and write docs/plan.md and results/plan.json (verdicts/claims.py reads it)
 
 "Either way": under the paper's effect (a 2x speed-up where the paper gives no size; twice
 the smallest effect that counts for other effects; slope 1 for a law; a property that holds
@@ -26,7 +26,7 @@ from collections import namedtuple
 import numpy as np
 
 from verdicts import rules as A
-from verdicts import report
+from verdicts import claims
 
 POWER = 0.8
 CAP_HOURS = 25.0             # the whole plan (issue #39)
@@ -35,7 +35,7 @@ MAX_SEEDS = 200
 STORE = os.path.join("results", "store")
 REPS = 4000
 
-# A part's design: its claim and part name (report.py's), the kind of rule, the smallest effect
+# A part's design: its claim and part name (verdicts/claims.py's), the kind of rule, the smallest effect
 # that counts (the rule's scale), the truths' effect under the paper, and the new runs a seed
 # costs: store key patterns ({seed}) of the arms to train for a new seed, whose cost is read off
 # their stored runs (median epochs run x median ms/epoch, the speed they were trained at).
@@ -253,7 +253,7 @@ def arm_hours(pattern, n_seeds, store=STORE):
 
 
 def plan(results="results"):
-    table = report.verdicts(results, with_plan=False, plan_seeds=False)
+    table = claims.verdicts(results, with_plan=False, plan_seeds=False)
     rows = []
     for d in DESIGNS:
         v = table.get(d.claim, (None, {}))[1].get(d.part)
@@ -289,7 +289,7 @@ def plan(results="results"):
             budget = d.budget
             at = lambda n, b: scaling_decided(n, room, sigma, b, budget, level, floor, floor_x)
             n = seeds_for(lambda n: min(at(n, 1.0), at(n, 0.0)), start=5, step=2)
-            at_most = n or report.SCALING_POWER_SEEDS       # the largest design simulated when none decides
+            at_most = n or claims.SCALING_POWER_SEEDS       # the largest design simulated when none decides
             row.update(seeds=n, scatter=sigma, power={"slope 1": at(at_most, 1.0), "no law": at(at_most, 0.0)})
         else:                              # no scatter known (no run grokked): ten seeds, costed
             row.update(seeds=10, power={}, note=d.note)
@@ -301,7 +301,7 @@ def plan(results="results"):
     spent = 0.0
     for r in rows:
         if r["seeds"] is None or r["hours"] > UNTESTABLE_HOURS:
-            r["untestable"] = report.cost_text(r) + f": at a per-seed scatter of {r.get('scatter', float('nan')):.2f}"
+            r["untestable"] = claims.cost_text(r) + f": at a per-seed scatter of {r.get('scatter', float('nan')):.2f}"
             r["design"] = r["command"].replace("N-1", str((r["seeds"] or MAX_SEEDS) - 1))
         elif spent + r["hours"] <= CAP_HOURS:
             r["in_plan"] = True

@@ -765,7 +765,7 @@ def scaling_verdict_v4(times, budget, room, label="1/lambda", margin=SLOPE_MARGI
 
 
 def combine_v4(parts):
-    """Rule 7 (v4): v3's combination; what may be untestable is decided before it (report.py marks
+    """Rule 7 (v4): v3's combination; what may be untestable is decided before it (verdicts/claims.py marks
     only parts untestable by premise, confirmed on runs made after the marking)."""
     return combine_v3(parts)
 

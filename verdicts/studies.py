@@ -1,10 +1,10 @@
 """Every study, listed once: the claim it judges, the command that runs it, and the summary
 and figure it writes. reproduce.py runs and plans from this list (`--dry-run` counts each
-study's runs from its script's own `planned_runs`, never from a typed number), report.py
+study's runs from its script's own `planned_runs`, never from a typed number), verdicts/claims.py
 reads each claim's summaries through it, and the README's tables name its figures.
 
 Adding a study: write its script (with `parse`, `planned_runs` and `main`), add one entry
-here, and a claim function in report.py if it judges a new claim.
+here, and a claim function in verdicts/claims.py if it judges a new claim.
 """
 from collections import namedtuple
 

@@ -1,0 +1,231 @@
+"""The README's generated blocks (and those of docs/registered/sensitivity.md): the claim table,
+one row per claim with the part or parts that decide or hold its verdict, and the "what else we
+tried" blocks; every number in them comes from the claims' verdicts (verdicts/claims.py) and the
+summaries, through `update_readme`.
+
+    python reproduce.py --report-only    # rewrites every generated block
+"""
+import re
+
+from verdicts import rules as A
+from verdicts import studies
+from verdicts.claims import PAPER_SHORT, _load, direction, verdicts
+from verdicts.report import CHOICE_CLAIMS, choice_line, claim_outcome, held_out_note
+
+
+def block_markers(name):
+    return f"<!-- generated: {name} (reproduce.py --report-only) -->", f"<!-- end of generated: {name} -->"
+
+
+def deciding_part(verdict, parts):
+    """The part that decides a claim's verdict under rule 5: (its name, its verdict dict)."""
+    want = A.REPRODUCED if verdict == A.PARTLY else verdict      # reproduced where testable: what is
+    pick = next((p for p, v in parts.items() if v["verdict"] == want), None)
+    if pick is None:     # inconclusive from a mix of reproduced / not decided parts
+        pick = next((p for p, v in parts.items() if v["verdict"] not in (A.REPRODUCED, A.UNTESTABLE)),
+                    next(iter(parts)))
+    return pick, parts[pick]
+
+
+def short_cell(text, width=110):
+    """`text` in at most `width` characters, cut at a word (a table cell, so no '|')."""
+    text = text.replace("|", "/")
+    if len(text) <= width:
+        return text
+    cut = text[:width - 1]
+    words = cut.rsplit(" ", 1)[0] if " " in cut[width // 2:] else cut     # a word, unless that loses half
+    return words.rstrip(" ,;:([") + "…"
+
+
+def part_label(name):
+    """A part's name for the README's table: without its parenthetical asides and seed lists
+    (REPORT.md keeps them), e.g. "cell rho0.003_wd1_lam0 (the closest cell: ...), seeds [5, 6]: the
+    prior removes the plateau (t_grok(0) / t_grok(lambda = 1))" -> "cell rho0.003_wd1_lam0: the prior
+    removes the plateau"."""
+    while re.search(r"\([^()]*\)", name):
+        name = re.sub(r"\s*\([^()]*\)", "", name)
+    name = re.sub(r",\s*seeds \[[^\]]*\]", "", name)
+    return re.sub(r"\s+", " ", name).strip()
+
+
+def part_status(note):
+    """A part's status for the README's table: its first clause (up to the first ': '), with the
+    pointer into docs/plan.md shortened, e.g. "deciding it costs 41 core-hours (more than 10): over
+    200 seeds ..." -> "deciding it costs 41 core-hours (more than 10)"."""
+    note, _, rest = note.partition(": ")
+    note += ")" * (note.count("(") - note.count(")"))      # a cut inside an aside closes it
+    row = re.search(r"rules v4's plan, (row \d+)", rest)
+    if row and "plan" not in note:                # the runs that decide it are named past the cut
+        done = f"at the seeds of rules v4's plan, {row.group(1)}" in rest
+        note += f"; {'after its planned runs' if done else 'runs planned'} (plan, {row.group(1)})"
+    note = re.sub(r"\(docs/plan\.md, rules v4's plan, (row \d+)\)", r"(plan, \1)", note)
+    note = re.sub(r"at the seeds of rules v4's plan, (row \d+)", r"after its planned runs (plan, \1)", note)
+    note = re.sub(r";\s*docs/plan\.md[^)]*\)", ")", note)
+    return note.replace(" (docs/plan.md)", "").strip()
+
+
+def holding_parts(verdict, parts):
+    """The parts that decide a claim's verdict, or hold it where it is undecided (rule 5): every
+    part not reproduced where the claim is not; every part neither reproduced nor untestable where
+    it is inconclusive; the reproduced parts where it is reproduced where testable (the untested
+    ones: `untestable_cells`); all of them where it is reproduced. [(name, verdict dict)]."""
+    if verdict == A.NOT_REPRODUCED:
+        keep = lambda v: v["verdict"] == A.NOT_REPRODUCED
+    elif verdict == A.PARTLY:
+        keep = lambda v: v["verdict"] == A.REPRODUCED
+    elif verdict == A.REPRODUCED:
+        keep = lambda v: True
+    else:
+        keep = lambda v: v["verdict"] not in (A.REPRODUCED, A.UNTESTABLE)
+    return [(p, v) for p, v in parts.items() if keep(v)] or [deciding_part(verdict, parts)]
+
+
+def _part_threshold(text):
+    """What the interval is judged against, from a part's text: the smallest effect that counts,
+    the paper's band, the law's tolerance, the non-inferiority margin or, for a share of seeds, the
+    majority (rule 5) ("" if none is named)."""
+    for pattern, say in ((r"smallest that counts ([^,;]+)", "counts from {}"),
+                         (r"band (\[[^)]*\))", "the paper's band {}"),
+                         (r"1/x within (1 \+- [0-9.]+)", "the law: beta within {}"),
+                         (r"(non-inferior if the upper end < [0-9.]+x)", "{}"),
+                         (r"(?<!\d)\d+/\d+ \(95% interval \[", "a majority counts: above 1/2")):
+        found = re.search(pattern, text)
+        if found:
+            short = re.sub(r"\d+\.\d{4,}", lambda m: f"{float(m.group()):.3g}", found.group(found.lastindex or 0))
+            return " (" + say.format(short) + ")"
+    return ""
+
+
+def _part_number(v):
+    """A part's one number: its estimate with its interval (the text up to the interval's end) and
+    what the interval is judged against, or the reason it has none; then its status in a clause
+    (`part_status`)."""
+    text = v.get("text") or v.get("reason", "")
+    if v["verdict"] in (A.UNTESTABLE, A.NOT_DECIDED) and v.get("reason"):
+        text = v["reason"]
+    if text.startswith("room named") and "; " in text:     # a law with no time measured: what was dropped
+        text = text.split("; ", 1)[1].split(" (")[0]
+    elif "[" in text:
+        text, whole = text[:text.index("]") + 1], text
+        text += ")" * (text.count("(") - text.count(")")) + _part_threshold(whole)
+    elif ": " in text and v.get("reason") == text:
+        text = part_status(text)
+    note = part_status(v["note"]) if v.get("note") else ""
+    way = direction(v).replace("direction: ", "")
+    return text + (f"; {way}" if way else "") + (f"; {note}" if note and note not in text else "")
+
+
+def untestable_cells(parts):
+    """The parts untestable here, one line per claim and reason, each part named by what comes
+    before the claim it shares: "sgd, lion: the MLP norm contracts on the plateau: untestable here,
+    no plateau to measure"."""
+    groups = {}
+    for p, v in parts.items():
+        if v["verdict"] == A.UNTESTABLE:
+            who, _, what = part_label(p).partition(": ")
+            who, what = (who, what) if what else ("", who)
+            groups.setdefault((what, part_status(v.get("reason") or "no data")), []).append(who)
+    return [short_cell(f"{', '.join(filter(None, who))}: " * any(who) + f"{what}: untestable here, {why}", 260)
+            for (what, why), who in groups.items()]
+
+
+def readme_table(results):
+    """The README's claim table: per claim the paper's statement in a phrase, the verdict, the
+    part(s) that decide or hold it with their number, and n; from the same verdicts as REPORT.md
+    (where every part has its reason)."""
+    rows = ["| claim | the paper says | verdict | what decides or holds it: estimate [95% interval] (what counts) | n |",
+            "|---|---|---|---|---|"]
+    for claim, (verdict, parts) in verdicts(results).items():
+        if not parts:
+            rows.append(f"| {claim} | {PAPER_SHORT[claim]} | {verdict} | no summary yet | 0 |")
+            continue
+        held = holding_parts(verdict, parts)
+        shown = held if verdict != A.REPRODUCED else [min(held, key=lambda pv: pv[1].get("n", 0))]
+        waiting = [(p, v) for p, v in shown if v.get("after_data")]
+        shown = [(p, v) for p, v in shown if not v.get("after_data")]
+        cells = [short_cell(f"{part_label(p)}: {_part_number(v)}", 260) for p, v in shown]
+        n = ", ".join(str(v.get("n", 0)) for _, v in shown)
+        if waiting:                   # one line per choice made after its data (the one rule)
+            groups = after_data_cells(waiting)
+            cells, n = cells + [c for c, _ in groups], ", ".join(filter(None, [n] + [m for _, m in groups]))
+            others = sum(v["verdict"] == A.REPRODUCED for v in parts.values())
+            if others and verdict == A.INCONCLUSIVE:
+                cells.append(f"its {others} other part{'s' * (others > 1)} reproduced")
+        if verdict == A.REPRODUCED and len(held) > 1:
+            cells.append(f"and {len(held) - 1} more part{'s' * (len(held) > 2)}, all reproduced")
+        if verdict == A.PARTLY:          # what is reproduced, then what could not be tried and why
+            untested = untestable_cells(parts)
+            cells, n = cells + untested, n + ", 0" * len(untested)
+        rows.append(f"| {claim} | {PAPER_SHORT[claim]} | **{verdict}** | {'<br>'.join(cells)} | {n} |")
+    return "\n".join(rows)
+
+
+def after_data_cells(waiting):
+    """The parts waiting on runs made after a choice made after their data, one cell per choice:
+    who, what, the reading the choice gives on the data it was chosen with. [(cell, n)]."""
+    groups = {}
+    for p, v in waiting:
+        who, _, what = part_label(p).partition(": ")
+        who, what = (who, what) if what else ("", who)
+        measured = v.get("measured") or ""
+        shown = measured[:measured.index("]") + 1] if "]" in measured else measured.partition(": ")[0]
+        key = (what, v["would_read"], shown, v["after_data"].split(" (")[0].split(" marked")[0])
+        groups.setdefault(key, []).append((who, v.get("n", 0)))
+    return [(short_cell(f"{', '.join(filter(None, (w for w, _ in wn)))}: " * any(w for w, _ in wn)
+                        + f"{what}: reads {reading}" + (f", {shown}" if shown else "")
+                        + f" on the runs {choice} was fixed with; counts once runs made after it are in (plan, "
+                        "fifth addendum)", 300), ", ".join(str(k) for _, k in wn))
+            for (what, reading, shown, choice), wn in groups.items()]
+
+
+README_BLOCKS = {"verdicts": readme_table}
+
+
+# docs/registered/sensitivity.md: under each choice the code makes, what else the sensitivity study tried
+# (docs/registered/sensitivity.md), generated from its summary so that the numbers stay those of the store
+
+TRIED_PARTS = {"tried_c2": ("c2",), "tried_c1": ("c1",), "tried_c6": ("c6",), "tried_c10": ("c10 pilot", "c10"),
+               "tried_headline": ("headline",)}
+
+
+def tried(parts):
+    """The text of one "what else we tried" block: each reading of `parts` with its verdict and
+    numbers (REPORT.md's Choices lines), or how many of its runs are stored."""
+    def make(results):
+        d = _load(results, studies.summary("choices"))
+        head = "*What else we tried* ([sensitivity.md](sensitivity.md), pre-registered; seeds 0–4 unless said; generated):"
+        rows = [] if d is None else [(part, reading, row) for part in parts
+                                     for reading, row in d["verdicts"].get(part, {}).items()]
+        if not rows:
+            return head + " not run yet."
+        lines = [head] + [f"- by the registered rule, {CHOICE_CLAIMS[part]}: {claim_outcome(d['verdicts'][part])[1]}"
+                          for part in parts if part in CHOICE_CLAIMS and d["verdicts"].get(part)]
+        lines += [f"- {reading}: {choice_line(row)}{held_out_note(part, row)}" for part, reading, row in rows]
+        if "c10 pilot" in parts and "c10 choice" in d["verdicts"]:
+            lines.append("- the registered choice (first mapping to memorize): " + ", ".join(
+                f"{o}: {c or 'none memorized'}" for o, c in d["verdicts"]["c10 choice"].items()))
+        return "\n".join(lines)
+    return make
+
+
+TRIED_BLOCKS = {name: tried(parts) for name, parts in TRIED_PARTS.items()}
+
+
+def update_readme(results, path="README.md", blocks=None):
+    """Rewrite every generated block of the README, or of another page (docs/registered/sensitivity.md), between
+    its markers, from `results`;
+    `blocks` adds generated text computed elsewhere ({name: text}). False if none was found."""
+    text = open(path).read()
+    found = False
+    for name, make in {**README_BLOCKS, **TRIED_BLOCKS, **(blocks or {})}.items():
+        start, end = block_markers(name)
+        if start not in text:
+            continue
+        head, rest = text.split(start, 1)
+        tail = rest.split(end, 1)[1]
+        body = make(results) if callable(make) else make
+        text, found = f"{head}{start}\n{body}\n{end}{tail}", True
+    if found:
+        with open(path, "w") as f:
+            f.write(text)
+    return found
