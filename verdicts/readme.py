@@ -5,6 +5,7 @@ summaries, through `update_readme`.
 
     python reproduce.py --report-only    # rewrites every generated block
 """
+import math
 import re
 
 from verdicts import rules as A
@@ -105,6 +106,10 @@ def _part_number(v):
         text = v["reason"]
     if text.startswith("room named") and "; " in text:     # a law with no time measured: what was dropped
         text = text.split("; ", 1)[1].split(" (")[0]
+    elif "ci" in v and "[" in text and all(math.isinf(e) for e in v["ci"]):    # no order statistic reaches 2.5%
+        text, whole = text[:text.index(" [")], text
+        text += (f" (no finite interval: {v['n']} seeds with a bound; the Wilcoxon interval needs 6)"
+                 + _part_threshold(whole))
     elif "[" in text:
         text, whole = text[:text.index("]") + 1], text
         text += ")" * (text.count("(") - text.count(")")) + _part_threshold(whole)
