@@ -819,3 +819,23 @@ def test_every_interval_part_says_its_direction_beside_its_verdict():
     assert claims.direction({"verdict": "reproduced", "n": 5}) == ""               # no interval: nothing to say
     law = {"verdict": "not reproduced", "ci": [1.61, 3.54], "margin": 0.5, "room": [5, 10, 20, 33.3]}   # C3f's beta
     assert claims.direction(law) == "direction: rises with x, clear of no dependence"
+
+
+def test_the_fifth_addendums_runs_decide_their_parts_on_their_own_seeds(tmp_path):
+    """docs/plan.md, row 14: once dims_after's summary is stored, C8's width part is read from its
+    seeds alone, in place of the earlier seeds' part, and names its row; before, nothing moves."""
+    from verdicts import studies
+    ds = (16, 32, 64, 128, 256)
+    def dims(seeds, sign):           # t_struct falls (sign +1) or rises (sign -1) with d, per seed
+        return {"seeds": seeds, "budget": 10000,
+                "struct": {f"d{d}": [2000 - sign * 5 * d + 7 * i for i in range(len(seeds))] for d in ds}}
+    write(tmp_path, studies.summary("dims"), dims(list(range(10)), +1))
+    before = claims.verdicts(str(tmp_path), only=["C8"])["C8"][1]["larger d reaches B_tau sooner"]
+    assert before["verdict"] == "reproduced" and "addendum" not in before
+    write(tmp_path, studies.summary("dims_after"), dims(list(range(10, 20)), -1))
+    after = claims.verdicts(str(tmp_path), only=["C8"])["C8"][1]["larger d reaches B_tau sooner"]
+    assert after["verdict"] == "not reproduced" and after["addendum"] == 14 and after["plan"] == "dims_after"
+    assert after["n"] == 10 and "row 14" in after["note"] and "disclosed" not in after
+    # the first seeds' verdict is what the plan found (plan_seeds=False), the addendum's is not read there
+    assert claims.verdicts(str(tmp_path), only=["C8"], plan_seeds=False)["C8"][1][
+        "larger d reaches B_tau sooner"]["verdict"] == "reproduced"

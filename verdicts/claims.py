@@ -199,7 +199,8 @@ def claim_c3_other_regimes(results, R=A.RULES[DECIDING]):
 def claim_c3_paper_regime(results, R=A.RULES[DECIDING], use=None):
     """C3 judged where the lambda = 0 baseline shows the paper's story: the regime map's
     pre-registered selection (docs/registered/regime_map.md), on the held-out seeds 5-9 the selection never saw.
-    (`use` is not read: the map's selection names the held-out summary.)"""
+    (The map's selection names the held-out summary; `use` reads another study in its place only for
+    "heldout_fig3", as the fifth addendum's sixth seed does.)"""
     d = _load(results, "regime_map.json")
     if d is None:
         return None
@@ -208,7 +209,8 @@ def claim_c3_paper_regime(results, R=A.RULES[DECIDING], use=None):
     if sel is None:
         return {part: {"verdict": A.NOT_DECIDED, "n": 0,
                        "reason": "the regime map selects a cell once every lambda = 0 cell has its five seeds"}}
-    f = _load(results, sel["fig3_file"])
+    other = (use or {}).get("heldout_fig3")
+    f = _load(results, sel["fig3_file"] if other in (None, "heldout_fig3") else studies.summary(other))
     where = f"cell {sel['cell']}" + ("" if sel["shows_regime"] else " (the closest cell: none shows the paper's regime)")
     if f is None:
         return {f"{where}: {part}": {"verdict": A.NOT_DECIDED, "n": 0, "reason": "held-out runs not done: python "
@@ -582,6 +584,9 @@ def mark_untestable(claim, parts, R, with_plan=True, results="results", study=No
     out = {}
     for part, v in parts.items():
         measured = v.get("text") or v.get("reason")
+        if v.get("addendum"):                          # decided on the runs the fifth addendum registered
+            out[part] = v
+            continue
         if R.version == "v4" and part in MARKED_AFTER_DATA.get(claim, {}):
             judged = after_data(claim, part, v, results, part in premise)
             if judged is not None:
@@ -702,6 +707,38 @@ def with_plan_seeds(results, claim, parts, R):
     return parts
 
 
+# The fifth addendum's cheap decisive runs (docs/plan.md, rows 14-16; registered 2026-11-28 before any
+# of them): once its summary is written, each study decides the parts it names on its own seeds, in
+# place of the same parts at the earlier seeds. {claim: (study, row, which parts, what is disclosed)}
+ADDENDUM = {"C8": ("dims_after", 14, lambda part: part.startswith("larger d"), ""),
+            "C6": ("priors_after", 15, lambda part: "entropy" in part or "sparsity" in part,
+                   "a sixth seed, added after seeing five"),
+            "C3b": ("heldout_fig3_after", 16, lambda part: "removes the plateau" in part,
+                    "a sixth held-out seed, added after seeing five")}
+
+
+def with_addendum_runs(results, claim, parts, R):
+    """The parts the fifth addendum's study of `claim` decides (ADDENDUM), read from its seeds alone
+    once its summary is stored, each in place of its twin at the earlier seeds ("replaces"), with
+    its row ("addendum") and, where the design was chosen after seeing data, that ("disclosed")."""
+    if claim not in ADDENDUM or not parts:
+        return parts
+    name, row, wanted, disclosed = ADDENDUM[claim]
+    if _load(results, studies.summary(name)) is None:
+        return parts
+    got = {p: v for p, v in (CLAIMS[claim](results, R, use={studies.STUDIES[name].variant_of: name}) or {}).items()
+           if wanted(p)}
+    note = f"at the seeds of rules v4's plan, row {row} (docs/plan.md)"          # the fifth addendum's rows
+    made = {p: {**v, "plan": name, "addendum": row, "note": note,
+                "reason": "; ".join(filter(None, [v.get("reason"), note, disclosed])),
+                **({"disclosed": disclosed} if disclosed else {})} for p, v in got.items()}
+    out = {}
+    for part, v in parts.items():
+        twin = next((p for p in made if _without_seeds(p) == _without_seeds(part)), None)
+        out[twin or part] = v if twin is None else {**made[twin], **({"replaces": part} if twin != part else {})}
+    return out
+
+
 def _without_seeds(part):
     """A part's name without the seeds it was measured at: "fixed, seeds [0, 1], 20000" -> "fixed, 20000"."""
     return re.sub(r"seeds \[[\d, ]*\],? ?", "", part)
@@ -737,7 +774,7 @@ def verdicts(results, only=None, rules=DECIDING, with_plan=True, plan_seeds=True
         try:
             parts = fn(results, R)
             if plan_seeds:
-                parts = with_plan_seeds(results, claim, parts, R)
+                parts = with_addendum_runs(results, claim, with_plan_seeds(results, claim, parts, R), R)
             parts = mark_untestable(claim, parts, R, with_plan, results)
         except Exception as e:
             if "PYTEST_CURRENT_TEST" in os.environ:

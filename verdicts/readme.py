@@ -117,7 +117,8 @@ def _part_number(v):
         text = part_status(text)
     note = part_status(v["note"]) if v.get("note") else ""
     way = direction(v).replace("direction: ", "")
-    return text + (f"; {way}" if way else "") + (f"; {note}" if note and note not in text else "")
+    said = "; ".join(filter(None, [way, note if note not in text else "", v.get("disclosed")]))
+    return text + (f"; {said}" if said else "")
 
 
 def untestable_cells(parts):

@@ -269,8 +269,8 @@ STUDIES = {
                           "Figures 6-7 with a sixth seed for entropy and sparsity (plan, fifth addendum)",
                           variant_of="priors"),
     "heldout_fig3_after": Study("C3b", ["exp_fig3_kl.py"] + RHO + ["--lam", "0", "1", "--seeds"]
-                                + [str(s) for s in range(5, 11)], "fig3_kl_refresh0.003_seeds5-10.json",
-                                "fig3_kl_refresh0.003_seeds5-10.png",
+                                + [str(s) for s in range(5, 11)], "fig3_kl_refresh0.003_seeds5-10_lam0_1.json",
+                                "fig3_kl_refresh0.003_seeds5-10_lam0_1.png",
                                 "C3b's plateau part with a sixth held-out seed (plan, fifth addendum)",
                                 variant_of="heldout_fig3"),
     # beyond the paper (docs/registered/two_clocks.md): its own block of REPORT.md, not a claim row
