@@ -3,6 +3,7 @@ and its rule."""
 import math
 import os
 
+import numpy as np
 import pytest
 
 from beyond import payoff as P
@@ -80,3 +81,35 @@ def test_the_summary_and_its_report_block(tmp_path):
     block = "\n".join(report.payoff_block(str(tmp_path)))
     assert "H8: **holds**, 7 of 8 cells within 1.5x" in block and "n = 80 runs" in block
     assert "rho 0.002: " + out["cells"]["rho 0.002"]["text"] in block
+
+
+def test_what_the_rule_cannot_see_is_the_band_the_tolerance_leaves():
+    """Every cell exactly on T(wd): any factor within 1.5x passes; an outlier cell changes nothing
+    (7 of 8 suffice) but two do. The exponent: six cells at wd 1 hold whatever it is, so it
+    passes while one of wd 2 and 0.5 stays within 1.5x: |b - 1| <= log 1.5 / log 2."""
+    lo, hi = P.factor_range([1000.0] * 8, [1000.0] * 8)
+    assert lo == pytest.approx(1 / 1.5, rel=1e-3) and hi == pytest.approx(1.5, rel=1e-3)
+    assert P.factor_range([1000.0] * 7 + [5000.0], [1000.0] * 8) == [lo, hi]
+    two = P.factor_range([1000.0] * 6 + [1400.0, 1400.0], [1000.0] * 8)
+    assert two[1] == pytest.approx(1.5, rel=1e-3) and two[0] == pytest.approx(1.4 / 1.5, rel=1e-3)
+    wds = [1.0] * 6 + [2.0, 0.5]
+    gms = [3000.0 * w ** -1.0 for w in wds]
+    b_lo, b_hi = P.exponent_range(gms, wds, math.log(3000.0))
+    half = math.log(1.5) / math.log(2)
+    assert b_lo == pytest.approx(1 - half, abs=2e-3) and b_hi == pytest.approx(1 + half, abs=2e-3)
+
+
+def test_the_pooled_ratio_and_the_new_cells_exponent_are_described():
+    """Cells at twice T(wd) pool to 2x; prior arms on a clean wd^-0.5 law give an exponent near 0.5."""
+    model = {"a": math.log(3000.0), "beta": 1.0}
+    cells = {}
+    for i, wd in enumerate((0.7, 1.0, 1.5, 1.0)):
+        times = [2 * 3000.0 * wd ** -0.5 * (1 + 0.01 * k) for k in range(5)]
+        gm = float(np.exp(np.mean(np.log(times))))
+        cells[f"c{i}"] = {"prior_gm": gm, "predicted_time": gm / (2 * (1 + 0.001 * i)), "wd": wd,
+                          "grok": {"lambda 0.3": times}}
+    d = P.describe_fit(cells, model)
+    assert d["pooled_ratio"][0] == pytest.approx(2 * 1.0015, rel=1e-3) and d["pooled_ratio"][1] < 2 < d["pooled_ratio"][2]
+    assert d["beta_new"][0] == pytest.approx(0.5, abs=0.02) and d["runs_new"] == 20
+    cells["c0"]["prior_gm"] = None                     # a prior arm run that never grokked: nothing described
+    assert P.describe_fit(cells, model) is None

@@ -66,6 +66,14 @@ def numbers():
         out["H8 ratio"] = (f"fell within {pay['tolerance']:g}× of T(wd) (its ratio to T(wd): {min(ratio):.2f}–{max(ratio):.2f})"
                            if len(ratio) == pay["of"] else "some prior arm never grokked")
         out["H8 verdict"] = f"H8 **{pay['verdict']}** by its {pay['needed']}-of-{pay['of']} rule"
+        d8 = pay["described"]                           # beside H8, never judged (issue #72)
+        out["H8 pooled"] = ("the pooled ratio is {:.2f}× [{:.2f}, {:.2f}]".format(*d8["pooled_ratio"])
+                            + " and the exponent fitted on the new cells {:.2f} [{:.2f}, {:.2f}]".format(*d8["beta_new"]))
+        out["H8 blind"] = ("the rule would have passed any constant factor from {:.2f} to {:.2f} on T(wd), ".format(
+            *d8["factor_passes"]) + "or any exponent from {:.2f} to {:.2f}".format(*d8["exponent_passes"]))
+        seen = d8["seen_before"]
+        out["H8 seen"] = (f"it fails the initial scale ×0.5 cell run before registration ({seen['never']} of "
+                          f"{len(seen['grok'])} prior-arm runs never grokked)" if seen["holds"] is False else "")
         c3f = next(v for p, v in table["C3f"][1].items() if "Eq. 7" in p)
         out["C3f beta"] = f"**β = {interval(c3f['text'])}** (claim C3f, {c3f['n']} seeds)"
         xs = [float(v) for v in re.search(r"over 1/lambda in \[([^\]]+)\]", c3f["text"]).group(1).split(",")]
@@ -144,16 +152,8 @@ def numbers():
         out["would read"] = ("they wait, inconclusive" if set(reads) <= {"reproduced", "untestable here"} and
                              all(v["verdict"] == "reproduced" for k in waiting for v in table[k][1].values()
                                  if not v.get("after_data")) else str(reads))
-        c5 = table["C5"][1]["the bound holds at every logged point"]
-        out["C5 points"] = "C5: " + re.search(r"\d+ violations", c5["measured"]).group() + " in " + \
-            re.search(r"in (\d+) points", c5["measured"]).group(1) + " points of Lemma 5.1's bound"
         out["C5 window"] = f"C5's one point per {analysis.THIN_EPOCHS} epochs"
         out["rows"] = f"({len(table)} rows: C3 in three settings)"
-        c10 = table["C10"][1]
-        frozen = next(v for p, v in c10.items() if p.startswith("frozen"))
-        out["C10 frozen"] = f"{x(frozen)} sooner over {frozen['n']} seeds"
-        k, n = re.search(r"(\d+)/(\d+) \(95%", c10["beta2_0.98: the MLP norm contracts on the plateau"]["text"]).groups()
-        out["C10 beta2"] = f"in {k} of {n} seeds at β2 = 0.98"
         rest = [k for k, (w, _) in table.items() if w not in ("reproduced", "not reproduced") and k not in waiting]
         out["the rest"] = ("The rest are inconclusive" if
                            all(table[k][0] == "inconclusive" for k in rest) else str(rest))

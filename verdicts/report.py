@@ -194,6 +194,19 @@ def payoff_block(results):
                  f"({d['needed']} needed); n = {d['stored_runs']} runs (two arms, {d['planned_runs'] // (2 * d['of'])} "
                  f"seeds, {d['budget']:,} epochs per run). [payoff.png](payoff.png)")
     lines += [f"  - {name}: {r['text']}" for name, r in d["cells"].items()]
+    desc = d.get("described")
+    if desc:                          # issue #72, 2026-11-28: beside H8, never judged
+        f = lambda v, u="": f"{v[0]:.2f}{u} [{v[1]:.2f}, {v[2]:.2f}]"
+        seen = desc.get("seen_before")
+        lines.append(f"- described beside H8, never judged: the prior arm's geometric mean over T(wd), pooled over the "
+                     f"{desc['cells']} cells, {f(desc['pooled_ratio'], 'x')} (t-interval over cells); the exponent of wd "
+                     f"fitted on the new cells' {desc['runs_new']} prior-arm runs (wd "
+                     + ", ".join(f"{w:g}" for w in desc["wd_new"]) + f") {f(desc['beta_new'])} (bootstrap over runs); "
+                     "the 7-of-8 rule would pass c T(wd) for any c in [{:.2f}, {:.2f}]".format(*desc["factor_passes"])
+                     + " and T(1) wd^-b for any b in [{:.2f}, {:.2f}]".format(*desc["exponent_passes"])
+                     + (f"; the {seen['cell']} cell, stored before registration, fails it ({seen['never']} of "
+                        f"{len(seen['grok'])} prior-arm runs never grokked within {d['budget']:,})"
+                        if seen and seen["holds"] is False else ""))
     return lines + [""]
 
 
