@@ -51,6 +51,11 @@ def numbers():
         out["rare regimes' speed-up"] = f"{lo}–{hi}×"
         bounds = sum(v["never_grokked"]["baseline"] == v["n_run"] for v in rare)
         out["lower bounds"] = {1: "in one of the three cells", 2: "in two of the three cells"}.get(bounds, str(bounds))
+        open_cells = sum(v["verdict"] == "inconclusive" and not np.isfinite(v["ci"]).all() for v in rare)
+        out["no interval"] = ("five bounded seeds give no interval: inconclusive by rules v4" if open_cells == bounds
+                              else "some bounded cell has an interval")
+        third = next(v for v in rare if np.isfinite(v["ci"]).all())
+        out["third cell"] = f"the third cell, {x(third).replace('×', '×', 1)}, {third['verdict']}"
         head = store.read_json(os.path.join("results", "choices.json"))["verdicts"]["headline"]
         default = head[choices.HEADLINE_DEFAULT]
         (held,) = default["followup"]["confirm"]["parts"].values()
@@ -99,13 +104,10 @@ def numbers():
         t = [v for lam in ("0.013", "0.01") for v in h7["grok"][lam].values()]
         out["H7 runs"] = ("all ten runs at λ = 0.013 and 0.01 grokked" if len(t) == 10 and None not in t
                           else "not all grokked")
-        med = lambda lam: f"{h7['cells'][lam]['median']:,.0f}"
-        pred = lambda lam: f"{h7['predictions']['a'][lam]['median']:,.0f}"
-        out["H7 medians"] = (f"at medians {med('0.013')} and {med('0.01')} epochs where the power law fitted on earlier "
-                             f"runs predicted {pred('0.013')} and {pred('0.01')}")
-        out["H7 verdict"] = "neither registered account holds" if h7["verdict"] == "neither" else h7["verdict"]
+        out["H7 verdict"] = "so neither registered account holds" if h7["verdict"] == "neither" else h7["verdict"]
         late = lambda lam: h7["predictions"]["a"][lam]["median"] / h7["cells"][lam]["median"]
-        out["H7 accounts"] = f"power law ({late('0.013'):.2f}× and {late('0.01'):.2f}× too late)"
+        out["H7 accounts"] = (f"nor the power law fitted on earlier runs ({late('0.013'):.2f}×, "
+                             f"{late('0.01'):.2f}× too late)")
         control = h7["grok"]["0"].values()
         out["H7 control"] = (f"nor within {h7['budget']:,} at seeds 90–94" if len(control) == 5 and
                              all(v is None for v in control) else "the control grokked")
@@ -116,12 +118,6 @@ def numbers():
         pilot = store.read_json(os.path.join("results", "deep_pilot.json"))
         if pilot["t_grok"] == {"a": None, "b": None}:
             out["deep pilot"] = f"neither pilot run grokked within {deep.PILOT_EPOCHS:,} epochs (one seed each"
-        cells = store.read_json(os.path.join("results", "regime_map.json"))["cells"]
-        out["deep minimal"] = (f"the minimal model's medians are {cells['rho1_wd1_lam0']['median_grok']:,.0f} and "
-                               f"{cells['rho0_wd1_lam0.3']['median_grok']:,.0f}),")
-        cost = pilot["core_hours_by_step"]
-        out["deep cost"] = (f"the registered grid costs {min(cost):.0f}–{max(cost):.0f} core-hours, above its "
-                            f"{deep.MAX_CORE_HOURS:.0f}-hour line" if pilot["step"] is None else "a step fits")
         c1 = next(v for p, v in table["C1"][1].items() if "diffuse" in p)
         out["C1 mass"] = f"**{interval(c1['text'])}**"
         named = {v: [k for k, (w, _) in table.items() if w == v and k[:3] not in ("C3b", "C3f")]
