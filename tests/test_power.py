@@ -24,7 +24,7 @@ def test_property_decided_sums_the_binomial_over_the_rules_decisive_counts():
     summed by hand; at 5 seeds no count decides (5/5's interval reaches below one half)."""
     n, p = 9, 0.9
     decisive = [k for k in range(n + 1)
-                if A.property_verdict_v3([True] * k + [False] * (n - k))["verdict"] in (A.REPRODUCED, A.NOT_REPRODUCED)]
+                if A.property_verdict([True] * k + [False] * (n - k))["verdict"] in (A.REPRODUCED, A.NOT_REPRODUCED)]
     want = sum(math.comb(n, k) * p ** k * (1 - p) ** (n - k) for k in decisive)
     assert power.property_decided(n, p) == pytest.approx(want)
     assert 0.5 < want < 1

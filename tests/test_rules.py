@@ -86,11 +86,11 @@ def test_noninferiority_matches_or_outperforms():
 
 
 def test_properties_need_six_seeds():
-    assert A.property_verdict_v3([True] * 5)["verdict"] == A.INCONCLUSIVE
-    assert "6 seeds can" in A.property_verdict_v3([True] * 5)["reason"]
-    assert A.property_verdict_v3([True] * 6)["verdict"] == A.REPRODUCED
-    assert A.property_verdict_v3([False] * 6)["verdict"] == A.NOT_REPRODUCED
-    assert A.property_verdict_v3([True] * 9 + [False])["verdict"] == A.REPRODUCED
+    assert A.property_verdict([True] * 5)["verdict"] == A.INCONCLUSIVE
+    assert "6 seeds can" in A.property_verdict([True] * 5)["reason"]
+    assert A.property_verdict([True] * 6)["verdict"] == A.REPRODUCED
+    assert A.property_verdict([False] * 6)["verdict"] == A.NOT_REPRODUCED
+    assert A.property_verdict([True] * 9 + [False])["verdict"] == A.REPRODUCED
 
 
 def law(xs, f, noise=0.05, n_seeds=5, seed=0, budget=1e9):
@@ -251,13 +251,13 @@ def test_v3_counts_informative_seeds_only():
 
 def test_v3_levels_judge_a_quantity_not_a_count():
     mass = [0.36, 0.37, 0.35, 0.38, 0.366]
-    assert A.property_verdict_v3([m <= 0.25 for m in mass])["verdict"] == A.INCONCLUSIVE     # as a count, 0/5 decides nothing
-    assert A.level_verdict_v3(mass, 0, 0.25, "informative mass")["verdict"] == A.NOT_REPRODUCED
-    assert A.level_verdict_v3([0.2, 0.21, 0.19, 0.2, None, 0.22], 0, 0.25)["n"] == 5
+    assert A.property_verdict([m <= 0.25 for m in mass])["verdict"] == A.INCONCLUSIVE     # as a count, 0/5 decides nothing
+    assert A.level_verdict(mass, 0, 0.25, "informative mass")["verdict"] == A.NOT_REPRODUCED
+    assert A.level_verdict([0.2, 0.21, 0.19, 0.2, None, 0.22], 0, 0.25)["n"] == 5
     # a band with two ends (C2's "full" accuracy, [0.99, 1.01)): the interval must clear both
-    assert A.level_verdict_v3([0.995, 0.996, 0.994, 0.997, 0.995], 0.99, 1.01)["verdict"] == A.REPRODUCED
-    assert A.level_verdict_v3([0.34, 0.30, 0.37, 0.33, 0.35], 0.99, 1.01)["verdict"] == A.NOT_REPRODUCED
-    assert A.level_verdict_v3([0.98, 0.995, 0.99, 0.999, 0.985], 0.99, 1.01)["verdict"] == A.INCONCLUSIVE
+    assert A.level_verdict([0.995, 0.996, 0.994, 0.997, 0.995], 0.99, 1.01)["verdict"] == A.REPRODUCED
+    assert A.level_verdict([0.34, 0.30, 0.37, 0.33, 0.35], 0.99, 1.01)["verdict"] == A.NOT_REPRODUCED
+    assert A.level_verdict([0.98, 0.995, 0.99, 0.999, 0.985], 0.99, 1.01)["verdict"] == A.INCONCLUSIVE
 
 
 def test_v3_exact_inequality_on_every_point():
@@ -317,10 +317,10 @@ def test_v3_scaling_with_a_floor_cell_judges_eq7():
 
 def test_v3_untestable_parts_are_neither():
     u = A.untestable("no plateau: groks at 50-130 epochs", "a task with a plateau")
-    assert A.combine_v3({"a": u}) == A.UNTESTABLE
-    assert A.combine_v3({"a": u, "b": {"verdict": A.REPRODUCED}}) == A.PARTLY
-    assert A.combine_v3({"b": {"verdict": A.REPRODUCED}}) == A.REPRODUCED
-    assert A.combine_v3({"a": u, "b": {"verdict": A.NOT_REPRODUCED}}) == A.NOT_REPRODUCED
+    assert A.combine_testable({"a": u}) == A.UNTESTABLE
+    assert A.combine_testable({"a": u, "b": {"verdict": A.REPRODUCED}}) == A.PARTLY
+    assert A.combine_testable({"b": {"verdict": A.REPRODUCED}}) == A.REPRODUCED
+    assert A.combine_testable({"a": u, "b": {"verdict": A.NOT_REPRODUCED}}) == A.NOT_REPRODUCED
 
 
 # ---------------------------------------------------------------------------------------

@@ -23,8 +23,8 @@ PAPER_SHORT = {claim: short for claim, (short, _) in studies.CLAIMS.items()}
 
 
 # ---------------------------------------------------------------------------------------
-# The report: one function per claim, each returning {part: verdict dict} from the summaries
-# the scripts wrote; every verdict comes from the rules in analysis.py (nothing else decides)
+# One function per claim, each returning {part: verdict dict} from the summaries the scripts
+# wrote; every verdict comes from the rules in verdicts/rules.py (nothing else decides)
 
 
 # The rules that decide (docs/stats.md, version 4, registered 2026-11-26 before this recomputation)

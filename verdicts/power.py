@@ -158,7 +158,7 @@ def seeds_for(decided_at, start=5, step=1):
 
 
 def property_decided(n, p):
-    ks = [k for k in range(n + 1) if A.property_verdict_v3([True] * k + [False] * (n - k))["verdict"]
+    ks = [k for k in range(n + 1) if A.property_verdict([True] * k + [False] * (n - k))["verdict"]
           in (A.REPRODUCED, A.NOT_REPRODUCED)]
     return sum(math.comb(n, k) * p ** k * (1 - p) ** (n - k) for k in ks)
 

@@ -609,6 +609,6 @@ def study_parts_text(results, name):
     s = studies.STUDIES[name]
     role = f"reported beside claim {s.claim}, outside its verdict" if s.variant_of else f"claim {s.claim}"
     lines = [f"\nVerdict by the repository's rules (verdicts/) on this study's runs ({role}; the claim's verdict "
-             f"over all its studies is in REPORT.md): {A.combine_v3(parts).upper()}"]
+             f"over all its studies is in REPORT.md): {A.combine_testable(parts).upper()}"]
     lines += [f"  {part}: " + A.describe(v).replace("**", "") for part, v in parts.items()]
     return "\n".join(lines) + "\n"

@@ -1,9 +1,10 @@
 """The verdict rules every claim is judged by: statistics over seeds, censoring, the scaling
 fits, and how parts combine into a claim's verdict. docs/stats.md states each rule, its
 assumptions and its error rates measured on synthetic data with a known truth
-(verdicts/simulate.py). Rules v3 decide (versions 1 and 2 were removed on 2026-11-26:
-docs/stats.md names the commit whose report prints their verdicts). What they judge is
-measured in analysis.py.
+(verdicts/simulate.py). Rules v4 decide and v3 is reported beside them (versions 1 and 2 were
+removed on 2026-11-26: docs/stats.md names the commit whose report prints their verdicts). A
+rule that v4 took over unchanged has one name (no version label); a label marks the rules
+whose two versions differ, both reported. What they judge is measured in analysis.py.
 """
 import functools
 import math
@@ -193,8 +194,8 @@ def _sign_flip_p(values):
 #    any part is, so REPORT.md lists every part; a part with no data is "not decided".
 #    "Untestable here": a part whose premise never occurs here or whose plan costs more than
 #    10 core-hours (docs/plan.md); it gives the reason and the design that would decide, and
-#    is neither reproduced nor not (combine_v3 leaves it out).
-#    is neither reproduced nor not (combine_v3 leaves it out).
+#    is neither reproduced nor not (combine_testable leaves it out).
+#    is neither reproduced nor not (combine_testable leaves it out).
 
 UNTESTABLE = "untestable here"
 SMALLEST_SPEEDUP = 1.25
@@ -202,7 +203,7 @@ SLOPE_MARGIN_V3 = 0.5
 MAX_VIOLATION_RATE = 0.01
 
 
-def _cap_v3(verdict, n, reasons):
+def _cap_few_seeds(verdict, n, reasons):
     if n < MIN_SEEDS and verdict in (REPRODUCED, NOT_REPRODUCED):
         reasons.append(f"{verdict} in direction, but {n} informative seeds < {MIN_SEEDS}")
         return INCONCLUSIVE
@@ -242,7 +243,7 @@ def effect_verdict_v3(effects, smallest, what="effect", fmt=lambda x: f"{x:+.2f}
             reasons.append("below the smallest effect that counts, but lower bounds could lift it")
         elif lo > 0:
             reasons.append("above 0, but upper bounds could lower it")
-    verdict = _cap_v3(verdict, n, reasons)
+    verdict = _cap_few_seeds(verdict, n, reasons)
     if bound_note:
         reasons.append(bound_note)
     return {**out, "verdict": verdict, "ci": [lo, hi],
@@ -330,7 +331,7 @@ def noninferiority_verdict_v3(reference, treatment, budget, margin=NONINFERIORIT
     verdict = (REPRODUCED if hi < math.log(margin) and not lower else
                NOT_REPRODUCED if lo > math.log(margin) and not upper else INCONCLUSIVE)
     reasons = []
-    verdict = _cap_v3(verdict, len(effects), reasons)
+    verdict = _cap_few_seeds(verdict, len(effects), reasons)
     if note:
         reasons.append(note)
     x = lambda v: f"{np.exp(v):.2f}x"
@@ -339,7 +340,7 @@ def noninferiority_verdict_v3(reference, treatment, budget, margin=NONINFERIORIT
             "reason": "; ".join(reasons)}
 
 
-def level_verdict_v3(values, low, high, what="mean"):
+def level_verdict(values, low, high, what="mean"):
     """Rule 4 (v3): the t-interval of the per-seed values (None: not measurable, left out)
     against the band [low, high)."""
     vals = [float(v) for v in values if v is not None]
@@ -354,12 +355,12 @@ def level_verdict_v3(values, low, high, what="mean"):
     est, lo, hi = ti
     verdict = REPRODUCED if low <= lo and hi < high else NOT_REPRODUCED if hi < low or lo >= high else INCONCLUSIVE
     reasons = []
-    verdict = _cap_v3(verdict, len(vals), reasons)
+    verdict = _cap_few_seeds(verdict, len(vals), reasons)
     return {**out, "verdict": verdict, "estimate": est, "ci": [lo, hi],
             "text": f"{what} {est:.3f} [{lo:.3f}, {hi:.3f}], {band}", "reason": "; ".join(reasons)}
 
 
-def property_verdict_v3(oks, what="seeds showing it"):
+def property_verdict(oks, what="seeds showing it"):
     """Rule 5: per-seed booleans (None = not measurable for that seed, left out)."""
     oks = [bool(o) for o in oks if o is not None]
     if not oks:
@@ -368,7 +369,7 @@ def property_verdict_v3(oks, what="seeds showing it"):
     lo, hi = clopper_pearson_one_sided(k, n, alpha=(1 - LEVEL) / 2)
     verdict = REPRODUCED if lo > 0.5 else NOT_REPRODUCED if hi < 0.5 else INCONCLUSIVE
     reasons = []
-    verdict = _cap_v3(verdict, n, reasons)
+    verdict = _cap_few_seeds(verdict, n, reasons)
     if verdict == INCONCLUSIVE and n < 6 and k in (0, n):
         reasons.append(f"{k}/{n}: no count of {n} seeds decides a property at 2.5% per side (6 seeds can)")
     return {"verdict": verdict, "n": n, "k": k, "ci": [lo, hi],
@@ -387,7 +388,7 @@ def exact_inequality_verdict(points, violations, what="the bound"):
     upper = 1 - 0.025 ** (1 / n_points)                         # Clopper-Pearson, 0 of n, one side 97.5%
     verdict = REPRODUCED if upper < MAX_VIOLATION_RATE else INCONCLUSIVE
     reasons = []
-    verdict = _cap_v3(verdict, len(points), reasons)
+    verdict = _cap_few_seeds(verdict, len(points), reasons)
     if upper >= MAX_VIOLATION_RATE:
         reasons.append(f"{n_points} points bound the rate only below {upper:.2%} (need < {MAX_VIOLATION_RATE:.0%})")
     return {**out, "verdict": verdict, "ci": [0.0, upper],
@@ -488,7 +489,7 @@ def scaling_verdict_v3(times, budget, room, label="1/lambda", margin=SLOPE_MARGI
     if bias:
         kind = {"lower": "a lower bound", "upper": "an upper bound", "both": "biased both ways"}[bias]
         reasons.append(f"{int(censored.sum())} runs in the room censored at {budget:g} make the slope {kind}")
-    out["verdict"] = _cap_v3(verdict, len(informative), reasons)
+    out["verdict"] = _cap_few_seeds(verdict, len(informative), reasons)
     out["reason"] = "; ".join(reasons)
     return out
 
@@ -501,8 +502,9 @@ def untestable(reason, design):
 PARTLY = "reproduced where testable"
 
 
-def combine_v3(parts):
-    """Rule 7 (v3): rule 5's combination over the parts that are testable here; a claim whose
+def combine_testable(parts):
+    """Rule 7 (v3 and v4, one function: v4 decides what may be untestable before it, in
+    verdicts/claims.py, by premise only, confirmed on runs made after a marking): rule 5's combination over the parts that are testable here; a claim whose
     parts are all untestable is untestable, and one whose testable parts are all reproduced
     while others are untestable is "reproduced where testable", never plain reproduced."""
     testable = {k: p for k, p in parts.items() if p["verdict"] != UNTESTABLE}
@@ -538,7 +540,7 @@ def combine_v3(parts):
 # 6. Scaling laws: v3's rule, with beta fitted continuously (a grid on [-2, 15] refined by
 #    golden-section search) instead of on v3's grid of -1 to 6, at whose edge three of C3f's
 #    seeds sat.
-# 7. "Untestable here" only where the paper's premise never occurs here (report.UNTESTABLE_PARTS,
+# 7. "Untestable here" only where the paper's premise never occurs here (claims.UNTESTABLE_PARTS,
 #    each with its evidence), and a premise marked after its data were seen only once runs
 #    made after the marking confirm it. A part that is merely costly is inconclusive, with its
 #    cost and design. A claim with an inconclusive part is inconclusive; "reproduced where
@@ -670,7 +672,7 @@ def effect_verdict_v4(effects, smallest, what="effect", fmt=lambda x: f"{x:+.2f}
             reasons.append(f"{n} seeds with a bound: the Wilcoxon interval needs 6 or more")
         elif not (math.isfinite(lo) and math.isfinite(hi)):
             reasons.append("the bounds leave an end of the interval open")
-    verdict = _cap_v3(verdict, n, reasons)
+    verdict = _cap_few_seeds(verdict, n, reasons)
     if bound_note:
         reasons.append(bound_note)
     end = lambda v: fmt(v).replace("infx", "inf")          # an end with no order statistic: 0x / inf, -inf / +inf
@@ -699,7 +701,7 @@ def noninferiority_verdict_v4(reference, treatment, budget, margin=NONINFERIORIT
     est, lo, hi, kind = pi
     verdict = REPRODUCED if hi < math.log(margin) else NOT_REPRODUCED if lo > math.log(margin) else INCONCLUSIVE
     reasons = []
-    verdict = _cap_v3(verdict, len(effects), reasons)
+    verdict = _cap_few_seeds(verdict, len(effects), reasons)
     if note:
         reasons.append(note)
     x = lambda v: f"{np.exp(v):.2f}x" if math.isfinite(v) else ("0" if v < 0 else "inf")
@@ -764,20 +766,14 @@ def scaling_verdict_v4(times, budget, room, label="1/lambda", margin=SLOPE_MARGI
     return scaling_verdict_v3(times, budget, room, label, margin, floor_x, smallest, slope_fit=eq7_slope_v4)
 
 
-def combine_v4(parts):
-    """Rule 7 (v4): v3's combination; what may be untestable is decided before it (verdicts/claims.py marks
-    only parts untestable by premise, confirmed on runs made after the marking)."""
-    return combine_v3(parts)
-
-
 # Every version by name, so that a claim can be judged under each (REPORT.md shows v4 and v3).
 RULES = {
     "v3": SimpleNamespace(version="v3", effect=effect_verdict_v3, speedup=speedup_verdict_v3,
-                          level=level_verdict_v3, property=property_verdict_v3, scaling=scaling_verdict_v3,
+                          level=level_verdict, property=property_verdict, scaling=scaling_verdict_v3,
                           noninferiority=noninferiority_verdict_v3, exact=exact_inequality_verdict,
-                          combine=combine_v3),
+                          combine=combine_testable),
     "v4": SimpleNamespace(version="v4", effect=effect_verdict_v4, speedup=speedup_verdict_v4,
-                          level=level_verdict_v3, property=property_verdict_v3, scaling=scaling_verdict_v4,
+                          level=level_verdict, property=property_verdict, scaling=scaling_verdict_v4,
                           noninferiority=noninferiority_verdict_v4, exact=exact_inequality_verdict,
-                          combine=combine_v4),
+                          combine=combine_testable),
 }

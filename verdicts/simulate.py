@@ -1,10 +1,11 @@
-"""Operating characteristics of the verdict rules (verdicts/rules.py, version 3), measured on
-synthetic data whose truth is known: how often each rule says "reproduced" when the claimed
+"""Operating characteristics of the verdict rules (verdicts/rules.py: v4, which decides, and v3
+beside it), measured on synthetic data whose truth is known: how often each rule says "reproduced" when the claimed
 effect is absent, how often its interval covers the truth, and its power at the effect sizes
 the paper claims. The rules are called as they are, once per simulated data set.
 
     python -m verdicts.simulate            # print the table (about 20 s)
     python -m verdicts.simulate --write    # and write it into docs/stats.md between its markers
+    python -m verdicts.simulate --scaling-v4 --write   # rules v4's scaling rows (about 50 core-minutes)
 
 tests/test_rules.py recomputes the table and fails if a rule drifts from the numbers in
 docs/stats.md, or if an error rate or a coverage leaves its bound.
@@ -82,7 +83,7 @@ def level_rows(reps=REPS):
         rep, cover = [], []
         for _ in range(reps):
             vals = list(mean + rng.normal(0, 0.004, 5))
-            v = A.level_verdict_v3(vals, 0.99, 1.01)
+            v = A.level_verdict(vals, 0.99, 1.01)
             rep.append(v["verdict"] == A.REPRODUCED)
             cover.append(v["ci"][0] <= mean <= v["ci"][1])
         rows.append(dict(rule="level (band [0.99, 1.01))", scenario=f"mean accuracy {mean}, sd 0.004", n=5,
@@ -94,7 +95,7 @@ def property_rows():
     """Exact: P(reproduced) = P(k >= smallest k the rule calls reproduced) under Binomial(n, p)."""
     rows = []
     for n in (5, 6, 10):
-        k_min = next((k for k in range(n + 1) if A.property_verdict_v3([True] * k + [False] * (n - k))["verdict"]
+        k_min = next((k for k in range(n + 1) if A.property_verdict([True] * k + [False] * (n - k))["verdict"]
                       == A.REPRODUCED), None)
         for p, truth in ((0.5, "holds in half the seeds"), (0.9, "holds in 90%"), (1.0, "holds always")):
             prob = 0.0 if k_min is None else sum(math.comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(k_min, n + 1))
