@@ -150,7 +150,12 @@ def judge_d2(sp):
 
 def mechanism(results, grid, budget):
     """C1's phases and C5's starvation on the lambda 0 runs, by the rules of those claims."""
-    hists = [results[label][1] for cell, _ in CELLS for label, _ in grid[cell, "lambda 0"] if label in results]
+    return mechanism_of([results[label][1] for cell, _ in CELLS for label, _ in grid[cell, "lambda 0"]
+                         if label in results], budget)
+
+
+def mechanism_of(hists, budget):
+    """C1's phases and C5's starvation on these runs' histories (two blocks), by those claims' rules."""
     marks = [analysis.phase_marks(h) for h in hists]
     out = {"four phases in order (the regime map's criterion, first block)":
            R.property([analysis.meets_regime_criterion(m, budget) for m in marks], "runs in order")}

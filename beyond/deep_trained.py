@@ -5,7 +5,7 @@ on a pilot that never grokked.
 
     python -m beyond.deep_trained --part gate --jobs 1          # the gate: one lambda 0 run
     python -m beyond.deep_trained --part cells --jobs 2         # the cells, once a gate passed
-    python -m beyond.deep_trained --plot-only                   # judge and print from the store
+    python -m beyond.deep_trained --part cells --plot-only      # judge and draw from the store
     python -m beyond.deep_trained --power                       # the registration's power table
 
 The model people train: nanoGPT's pre-LN blocks, two of them, no LayerNorm before the
@@ -21,8 +21,10 @@ import os
 
 import numpy as np
 
+import plots
 import store
 import sweep
+from beyond import deep
 from verdicts import rules as A
 
 LAYERS, LAM, REGIME = 2, 0.3, "refresh0.003"
@@ -117,6 +119,68 @@ def power_table(p):
 
 
 # ---------------------------------------------------------------------------------------
+# Judging the cells (rules v4's speed-up part), the mechanism on the lambda 0 runs, the figure
+
+def summarize(results, args, gate=None, minimal=None):
+    """results/deep_trained.json: the gate, each arm's t_grok per stored seed, the registered
+    verdict once every cell run is stored ("not decided" before), the minimal model's payoff in
+    the same cell beside it, and the mechanism per block on the lambda 0 runs (described)."""
+    arms = cell_runs(args, PASSED_CONFIG, BUDGET)
+    grok = {arm: {label.rsplit("seed", 1)[1]: results[label][0]["grok_epoch"] for label, _ in rs if label in results}
+            for arm, rs in arms.items()}
+    planned = sum(len(rs) for rs in arms.values())
+    stored = sum(len(g) for g in grok.values())
+    out = {"config": PASSED_CONFIG, "budget": BUDGET, "regime": REGIME, "lam": LAM, "seeds": list(args.seeds),
+           "planned_runs": planned, "stored_runs": stored, "grok": grok, "predicted_speedup": PREDICTED_SPEEDUP,
+           "gate": None if gate is None else {"seed": GATE_SEED, "mem_epoch": gate["mem_epoch"],
+                                              "grok_epoch": gate["grok_epoch"], "passes": gate_passes(gate)}}
+    out["speedup"] = (A.speedup_verdict_v4(grok["lambda 0"], grok[f"lambda {LAM:g}"], BUDGET, smallest=SMALLEST)
+                      if stored == planned else
+                      {"verdict": A.NOT_DECIDED, "n": 0, "reason": f"{stored} of {planned} cell runs stored"})
+    if minimal is not None:
+        out["minimal"] = minimal
+    hists = [results[label][1] for label, _ in arms["lambda 0"] if label in results]
+    out["mechanism"] = deep.mechanism_of(hists, BUDGET) if hists else {}
+    return out
+
+
+def minimal_cell(results_dir):
+    """The minimal model's payoff in the same cell (rho 0.003, wd 1, seeds 0-4), by rules v4."""
+    path = os.path.join(results_dir, "regime_map.json")
+    if not os.path.exists(path):
+        return None
+    d = store.read_json(path)["cells"]
+    grok = lambda k: d[k]["grok"]
+    return {"grok": {"lambda 0": grok("rho0.003_wd1_lam0"), f"lambda {LAM:g}": grok(f"rho0.003_wd1_lam{LAM:g}")},
+            "speedup": A.speedup_verdict_v4(grok("rho0.003_wd1_lam0"), grok(f"rho0.003_wd1_lam{LAM:g}"), 10000)}
+
+
+def plot(out, path):
+    """Each seed's t_grok in both arms, the two-layer model beside the minimal model in the same
+    cell (a run that never grokked drawn at its budget, hollow)."""
+    plt = plots.pyplot()
+    fig, ax = plt.subplots(figsize=(8, 4.6))
+    models = [("two-layer, as people train it", out["grok"], out["budget"])]
+    if out.get("minimal"):
+        models.insert(0, ("minimal model (regime map)", out["minimal"]["grok"], 10000))
+    for j, (name, grok, budget) in enumerate(models):
+        for k, arm in enumerate(("lambda 0", f"lambda {LAM:g}")):
+            x = 2 * j + k
+            ts = list(grok.get(arm, {}).values())
+            for i, t in enumerate(ts):
+                ax.scatter(x + 0.06 * (i - len(ts) / 2), budget if t is None else t, color=f"C{k}",
+                           facecolors="none" if t is None else f"C{k}", s=30)
+    names = [f"{'minimal' if 'minimal' in name else 'two-layer'}\nlambda {lam}" for name, _, _ in models
+             for lam in ("0", f"{LAM:g}")]
+    ax.set_xticks(range(len(names)), names)
+    ax.set(yscale="log", ylabel="t_grok (hollow: never within the budget)",
+           title=f"rho 0.003: {out['stored_runs']} of {out['planned_runs']} two-layer runs stored; "
+                 f"speed-up: {out['speedup']['verdict']}")
+    plots.save_figure(fig, path, "Beyond the paper: the two-layer model as people train it "
+                                 "(docs/registered/deep_trained.md)")
+
+
+# ---------------------------------------------------------------------------------------
 # The command line
 
 def get_parser():
@@ -143,7 +207,15 @@ def main(argv=None):
     if not runs:
         print("the cells wait for a gate that passed and their budget (docs/registered/deep_trained.md)")
         return
+    minimal = minimal_cell(args.results_dir)       # before the sweep points results_dir at results/partial
     results = sweep.run_sweep(runs, args)
+    if args.part == "cells":                       # judge and draw what is stored
+        gate = store.read(args.store or store.STORE, gate_runs(args)[0][1])
+        out = summarize(results, args, gate and gate[0], minimal)
+        print(f"deep_trained: {out['stored_runs']} of {out['planned_runs']} cell runs stored; speed-up "
+              + A.describe(out["speedup"]).replace("**", ""))
+        store.write_json(os.path.join(args.results_dir, "deep_trained.json"), out, digits=6)
+        plot(out, os.path.join(args.results_dir, "deep_trained.png"))
     for label, _ in runs:
         if label in results and label.startswith("gate"):
             s = results[label][0]

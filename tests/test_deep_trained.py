@@ -52,3 +52,24 @@ def test_the_registered_power_table_is_what_the_code_computes():
         doc = f.read()
     for row in D.power_table(D.power()).splitlines()[2:]:
         assert row in doc, row
+
+
+def test_the_cells_are_judged_once_every_run_is_stored(monkeypatch):
+    """Rules v4's speed-up part, registered: not decided while a cell run is missing; with all
+    twelve, reproduced when the prior arm groks 3x sooner on every seed, a censored lambda 0 run
+    entering as a bound."""
+    monkeypatch.setattr(D.deep, "mechanism_of", lambda hists, budget: {"n": len(hists)})
+    args = D.parse([])
+    arms = D.cell_runs(args, D.PASSED_CONFIG, D.BUDGET)
+    t0 = [6000, 7000, None, 6500, 8000, 5000]
+    results = {label: ({"grok_epoch": t0[i]}, {}) for i, (label, _) in enumerate(arms["lambda 0"])}
+    partial = D.summarize(results, args)
+    assert partial["speedup"]["verdict"] == "not decided" and partial["stored_runs"] == 6
+    assert partial["mechanism"] == {"n": 6}
+    results.update({label: ({"grok_epoch": (t0[i] or D.BUDGET) / 3}, {})
+                    for i, (label, _) in enumerate(arms[f"lambda {D.LAM:g}"])})
+    out = D.summarize(results, args, gate={"mem_epoch": 2020, "grok_epoch": 5540})
+    assert out["stored_runs"] == out["planned_runs"] == 12 and out["gate"]["passes"]
+    v = out["speedup"]
+    assert v["verdict"] == "reproduced" and v["n"] == 6 and v["ci"][0] > 1.0
+    assert out["grok"]["lambda 0"]["2"] is None and out["budget"] == D.BUDGET

@@ -172,7 +172,7 @@ def beyond_the_paper(results):
         if part in registered:
             lines.append(f"  - as registered (rules v2): **{registered[part][0]}**, {registered[part][1]}")
     return lines + [""] + critical_block(results) + payoff_block(results) + deep_block(results) \
-        + information_block(results) + choices_block(results)
+        + deep_trained_block(results) + information_block(results) + choices_block(results)
 
 
 def payoff_block(results):
@@ -267,6 +267,34 @@ def deep_block(results):
     lines += [f"- minimal model, same cells, seeds 0-4: " + "; ".join(
         f"{cell} {A.describe(v).replace('**', '')}" for cell, v in d["minimal"].items())]
     lines += [f"- lambda 0 runs, {part}: {A.describe(v)}" for part, v in d["mechanism"].items()]
+    return lines + [""]
+
+
+def deep_trained_block(results):
+    """The two-layer model as people train it (docs/registered/deep_trained.md, registered before
+    its runs): the gate, the cells' t_grok per arm, the registered speed-up verdict once all are
+    stored, the minimal model's payoff in the same cell beside it, the mechanism on the lambda 0 runs."""
+    lines = ["## Beyond the paper: the two-layer model as people train it (registered, "
+             "docs/registered/deep_trained.md)", ""]
+    d = _load(results, studies.summary("deep_trained"))
+    if d is None:                     # drawn once every cell run is stored (a partial redraw: results/partial/)
+        return lines + ["- not complete: `python -m beyond.deep_trained --part cells --jobs 2 --threads 1` trains "
+                        "what is missing (`python reproduce.py --dry-run --only deep_trained` counts it); a partial "
+                        "redraw goes to results/partial/", ""]
+    g = d.get("gate")
+    if g:
+        lines.append(f"- gate (seed {g['seed']}, lambda 0): memorized at {g['mem_epoch']:,}, grokked at "
+                     f"{g['grok_epoch']:,}: {'passes' if g['passes'] else 'fails'}; the cells' budget by rule "
+                     f"{d['budget']:,} epochs ({d['config']} configuration, {d['regime']})")
+    grok = lambda ts: ", ".join("never" if t is None else f"{t:,}" for t in ts.values()) or "none stored"
+    lines.append(f"- cells: {d['stored_runs']} of {d['planned_runs']} runs stored (seeds "
+                 f"{d['seeds'][0]}-{d['seeds'][-1]}); t_grok " + "; ".join(
+                     f"{arm}: {grok(ts)}" for arm, ts in d["grok"].items()))
+    lines.append(f"- the prior's payoff (rules v4's speed-up part, predicted {d['predicted_speedup']:g}x): "
+                 f"{A.describe(d['speedup'])}")
+    if d.get("minimal"):
+        lines.append(f"  - the minimal model, same cell, seeds 0-4 (beside): {A.describe(d['minimal']['speedup'])}")
+    lines += [f"- lambda 0 runs, {part} (described): {A.describe(v)}" for part, v in d.get("mechanism", {}).items()]
     return lines + [""]
 
 
