@@ -290,8 +290,9 @@ STUDIES = {
     "deep": Study("beyond", ["-m", "beyond.deep"], "deep.json", "deep.png",
                   "Beyond the paper: a two-layer LayerNorm transformer"),
     # beyond the paper (docs/registered/deep_trained.md, registered 2026-11-28): the two-layer model as people
-    # train it, gated on a run that groks
-    "deep_trained": Study("beyond", ["-m", "beyond.deep_trained"], "deep_trained.json", "deep_trained.png",
+    # train it, gated on a run that groks; the gate passed (2026-11-28), so its command is the cells'
+    "deep_trained": Study("beyond", ["-m", "beyond.deep_trained", "--part", "cells"], "deep_trained.json",
+                          "deep_trained.png",
                           "Beyond the paper: a two-layer transformer as people train it"),
     # beyond the paper (docs/registered/information.md, registered 2026-11-28): the information or any gradient
     "information": Study("beyond", ["-m", "beyond.information"], "information.json", "information.png",
