@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CORE = ["model.py", "model_deep.py", "tasks.py", "optim.py", "diagnostics.py", "train.py"]
+CORE = ["model.py", "model_deep.py", "tasks.py", "optim.py", "diagnostics.py", "runfolder.py", "train.py"]
 SHARED = ["sweep.py", "store.py", "plots.py", "analysis.py"]
 FIGURES = sorted(os.path.basename(f) for f in glob.glob(os.path.join(ROOT, "exp_*.py")))
 PACKAGES = ("verdicts", "beyond")

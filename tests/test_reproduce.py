@@ -200,13 +200,13 @@ def test_a_dry_run_times_a_shape_once_and_keeps_the_saved_timing(capsys, tmp_pat
 
 
 def test_a_dry_run_charges_a_run_cut_short_only_its_epochs_left(tmp_path, monkeypatch):
-    """A missing run with a checkpoint (train.save_checkpoint) at half its budget costs half;
+    """A missing run with a checkpoint (runfolder.save_checkpoint) at half its budget costs half;
     the dry run charged it the whole budget before."""
     import argparse
     import pytest
     import torch
+    import runfolder
     import store
-    import train
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(reproduce, "timed_ms_per_epoch", lambda cfg: 1.0)
     args = argparse.Namespace(quick=True, results_dir=str(tmp_path), store=None)
@@ -216,7 +216,7 @@ def test_a_dry_run_charges_a_run_cut_short_only_its_epochs_left(tmp_path, monkey
     (_, cfg), *others = module.planned_runs(sargs)
     folder = os.path.join(sargs.runs_dir, store.run_key(cfg))
     os.makedirs(folder)
-    torch.save({"epoch": cfg.epochs // 2}, train.checkpoint_path(folder))
+    torch.save({"epoch": cfg.epochs // 2}, runfolder.checkpoint_path(folder))
     n = 1 + len(others)
     assert hours() == pytest.approx(before * (n - 0.5) / n)
 
@@ -541,58 +541,50 @@ def test_every_kept_printout_ends_with_the_verdict_lines_the_rules_give_now():
         assert text.split(reproduce.VERDICT_TAIL, 1)[0] + report.study_parts_text(results, name) == text, path
 
 
-def test_the_readme_table_names_a_part_without_its_asides_and_its_status_in_a_clause():
-    """The README's table reads a part's name without its parentheses and seed list, and its status
-    up to the first ': ', keeping the plan row that decides it (REPORT.md keeps every word)."""
+def test_the_readme_table_names_a_part_without_its_asides_and_its_status_from_fields():
+    """The README's table reads a part's name without its parentheses and seed list (REPORT.md
+    keeps every word), and its number and status from the verdict's fields, never from its prose:
+    garbling a verdict's text and reason changes nothing in its cell."""
     name = ("cell rho0.003_wd1_lam0 (the closest cell: none shows the paper's regime), seeds [5, 6, 7]: "
             "the prior removes the plateau (t_grok(0) / t_grok(lambda = 1))")
     assert readme.part_label(name) == "cell rho0.003_wd1_lam0: the prior removes the plateau"
     assert readme.part_label("a (b (c) d) e") == "a e"                   # nested asides go whole
-    assert readme.part_status("deciding it costs 41 core-hours (more than 10): over 200 seeds at a "
-                              "per-seed scatter of 0.32; would decide: python x.py") == \
-        "deciding it costs 41 core-hours (more than 10)"
-    assert readme.part_status("deciding it costs about 17 core-hours (more than 10; docs/plan.md, "
-                              "rules v4's plan)") == "deciding it costs about 17 core-hours (more than 10)"
-    assert readme.part_status("runs planned (docs/plan.md, rules v4's plan, row 8)") == "runs planned (plan, row 8)"
-    assert readme.part_status("the amendment postdates these runs: held-out seeds 10-19 decide it "
-                              "(docs/plan.md, rules v4's plan, row 7)") == \
-        "the amendment postdates these runs; runs planned (plan, row 7)"
-    assert readme.part_status("the 40k design (docs/plan.md: 12 seeds, 34 core-hours)") == "the 40k design"
-    assert readme.part_status("a cost (more than 10: a note)") == "a cost (more than 10)"
-    assert readme.part_status("at the seeds of rules v4's plan, row 8 (docs/plan.md)") == \
-        "after its planned runs (plan, row 8)"
-    reason = "no run of either arm grokked: no informative seed; runs planned (docs/plan.md, rules v4's plan, row 5)"
-    part = {"verdict": "inconclusive", "n": 0, "reason": reason, "note": "runs planned (docs/plan.md, rules v4's plan, row 5)"}
-    assert readme._part_number(part) == "no run of either arm grokked; runs planned (plan, row 5)"   # said once
-    run = "no run of either arm grokked within 30000: no informative seed; at the seeds of rules v4's plan, row 5 (docs/plan.md)"
-    part = {"verdict": "inconclusive", "n": 0, "reason": run, "note": "at the seeds of rules v4's plan, row 5 (docs/plan.md)"}
-    assert readme._part_number(part) == "no run of either arm grokked within 30000; after its planned runs (plan, row 5)"
-    judged = {"verdict": "inconclusive", "n": 30, "text": "speed-up 1.66x [1.21x, 2.00x] (Hodges-Lehmann, Wilcoxon "
-              "interval), smallest that counts 1.25x, sign test 23/28, p = 0.000456"}
-    assert readme._part_number(judged) == "speed-up 1.66x [1.21x, 2.00x] (counts from 1.25x)"   # why it is undecided
-    banded = {"verdict": "not reproduced", "n": 5, "text": "final test acc 0.563 [0.034, 1.092], band [0, 0.0265487)"}
-    assert readme._part_number(banded) == "final test acc 0.563 [0.034, 1.092] (the paper's band [0, 0.0265))"
-    law = {"verdict": "inconclusive", "n": 5, "text": "beta 0.20 [-1.48, 1.88] in t = F + C x^beta (Eq. 7; ...); "
-           "1/x within 1 +- 0.5; rise over the room 1.34x"}
-    assert readme._part_number(law) == "beta 0.20 [-1.48, 1.88] (the law: beta within 1 +- 0.5)"
-    unmeasured = {"verdict": "inconclusive", "n": 5, "text": "room named [0.5, 1.0, 2.0]; 1/wd = [0.5] dropped: median "
-                  "censored at 10000 (no time measured)"}
-    assert readme._part_number(unmeasured) == "1/wd = [0.5] dropped: median censored at 10000"
+    garbled = lambda v: {**v, "text": "x [1, 2]: y", "reason": "z: w"}
+    base = {s: 4000 + 150 * s for s in range(8)}
+    fast = rules.speedup_verdict_v4(base, {s: t / (1.6 + 0.05 * (s % 3)) for s, t in base.items()}, 10000)
+    assert readme._part_number(fast) == readme._part_number(garbled(fast)) == f"{fast['shown']} (counts from 1.25x); " \
+        "the paper's, clear of no effect"
+    assert fast["shown"].startswith("speed-up 1.6") and fast["shown"].endswith("x]")
+    open_ends = rules.speedup_verdict_v4({s: None for s in range(5)}, {s: 3000.0 for s in range(5)}, 10000)
+    assert "no finite interval: 5 seeds with a bound" in readme._part_number(open_ends)
+    band = rules.level_verdict([0.5, 0.6, 0.55, 0.58, 0.52], 0, 3 / 113, "final test acc")
+    assert readme._part_number(garbled(band)).endswith("(the paper's band [0, 0.0265))")
+    law = rules.scaling_verdict_v4({1 / l: {s: None for s in range(5)} for l in (0.25, 0.5, 1)}, 10000, [1, 2, 4],
+                                   "1/wd")
+    assert law["verdict"] == "not decided" and law["dropped"] == "1/wd = [1.0, 2.0, 4.0] dropped: median censored at 10000"
+    costly = {**law, "verdict": "inconclusive", "status": "deciding it costs 34 core-hours (more than 10)"}
+    assert readme._part_number(garbled(costly)) == f"{law['dropped']}; deciding it costs 34 core-hours (more than 10)"
+    none = rules.speedup_verdict_v4({0: None, 1: None}, {0: None, 1: None}, 30000)
+    planned = {**none, **claims.v4_plan_note("C9", "perm: KL faster", plan="tasks_perm_v4plan")}
+    assert readme._part_number(garbled(planned)) == \
+        "no run of either arm grokked within 30000; after its planned runs (plan, row 5)"
+    waiting = {**none, **claims.v4_plan_note("C9", "perm: KL faster")}
+    assert readme._part_number(waiting).endswith("; runs planned (plan, row 5)")
 
 
 def test_a_claim_reproduced_where_testable_lists_what_is_reproduced_and_why_the_rest_is_not(monkeypatch):
     """The README's row of a claim reproduced where testable names every reproduced part with its
     number, then the untestable parts grouped by the claim they share and the reason; a share of
     seeds is shown against the majority that counts (rule 5)."""
-    parts = {"frozen faster": {"verdict": "reproduced", "n": 90, "text": "speed-up 1.46x [1.34x, 1.61x] (mean), "
-                               "smallest that counts 1.25x"},
-             "adamw: the norm contracts": {"verdict": "reproduced", "n": 12, "text": "seeds contracting 12/12 (95% "
-                                           "interval [0.74, 1.00])"},
-             "sgd: the norm contracts": {"verdict": "untestable here", "n": 0, "reason": "no plateau to measure: no "
-                                         "sgd seed memorizes"},
-             "muon: the norm contracts": {"verdict": "untestable here", "n": 0, "reason": "no plateau to measure: "
-                                          "every muon seed meets B_tau first"},
-             "lion (lr / 3): the norm contracts": {"verdict": "untestable here", "n": 0, "reason": "no memorization: x"}}
+    parts = {"frozen faster": {"verdict": "reproduced", "n": 90, "shown": "speed-up 1.46x [1.34x, 1.61x]",
+                               "against": "counts from 1.25x"},
+             "adamw: the norm contracts": rules.property_verdict([True] * 12, "seeds contracting"),
+             "sgd: the norm contracts": {"verdict": "untestable here", "n": 0, "status": "no plateau to measure",
+                                         "reason": "no plateau to measure: no sgd seed memorizes"},
+             "muon: the norm contracts": {"verdict": "untestable here", "n": 0, "status": "no plateau to measure",
+                                          "reason": "no plateau to measure: every muon seed meets B_tau first"},
+             "lion (lr / 3): the norm contracts": {"verdict": "untestable here", "n": 0, "status": "no memorization",
+                                                   "reason": "no memorization: x"}}
     monkeypatch.setattr(readme, "verdicts", lambda results: {"C10": ("reproduced where testable", parts)})
     monkeypatch.setitem(claims.PAPER_SHORT, "C10", "optimizers")
     row = readme.readme_table("results").splitlines()[-1]

@@ -12,6 +12,7 @@ import exp_appendix
 import exp_fig3_kl
 import store
 import sweep
+import runfolder
 import train
 
 
@@ -168,15 +169,15 @@ def test_a_run_in_flight_at_a_sessions_end_goes_on_from_its_checkpoint(tmp_path,
     cfg.checkpoint_every = 4
     whole = sweep.run_sweep([(label, cfg)], sweep_args(tmp_path / "whole"), log=lambda s: None)[label]
 
-    save = train.save_checkpoint
+    save = runfolder.save_checkpoint
     def killed_at_epoch_8(path, *a):            # the session ends before epoch 8's checkpoint
         if os.path.exists(path):
             raise KeyboardInterrupt
         save(path, *a)
-    monkeypatch.setattr(train, "save_checkpoint", killed_at_epoch_8)
+    monkeypatch.setattr(runfolder, "save_checkpoint", killed_at_epoch_8)
     with pytest.raises(KeyboardInterrupt):
         sweep.run_sweep([(label, cfg)], sweep_args(tmp_path), log=lambda s: None)
-    monkeypatch.setattr(train, "save_checkpoint", save)
+    monkeypatch.setattr(runfolder, "save_checkpoint", save)
     logs = []
     summary, history = sweep.run_sweep([(label, cfg)], sweep_args(tmp_path), log=logs.append)[label]
     assert any("resumed at epoch 4" in l for l in logs), logs

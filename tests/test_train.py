@@ -7,6 +7,7 @@ import torch
 import torch.nn.functional as F
 
 import diagnostics
+import runfolder
 import train
 from model import Transformer
 from tasks import make_task
@@ -289,17 +290,17 @@ def test_a_run_cut_short_resumes_to_the_same_run(tmp_path, monkeypatch, changes)
     whole_w, cut_w = {}, {}
     whole = train.train(train.make_config(**kw), weights=whole_w)   # no --out: no checkpoint
 
-    save = train.save_checkpoint
+    save = runfolder.save_checkpoint
     def save_once(path, *a):
         if os.path.exists(path):
             raise Killed
         save(path, *a)
-    monkeypatch.setattr(train, "save_checkpoint", save_once)
+    monkeypatch.setattr(runfolder, "save_checkpoint", save_once)
     cfg = train.make_config(out=str(tmp_path / "run"), **kw)
     with pytest.raises(Killed):
         train.train(cfg)
     assert torch.load(tmp_path / "run" / "checkpoint.pt")["epoch"] == 20
-    monkeypatch.setattr(train, "save_checkpoint", save)
+    monkeypatch.setattr(runfolder, "save_checkpoint", save)
     resumed = train.train(cfg, weights=cut_w)
 
     assert resumed[1] == whole[1]                          # every logged float, bitwise
@@ -319,7 +320,7 @@ def test_a_checkpoint_of_another_config_is_refused_and_a_saved_run_drops_it(tmp_
     assert torch.load(tmp_path / "checkpoint.pt")["epoch"] == 20
     with pytest.raises(ValueError, match="checkpoint of another config .*lam"):
         train.train(train.make_config(**{**kw, "lam": 0.1}))
-    train.save_run(str(tmp_path), summary, history, {})
+    runfolder.save_run(str(tmp_path), summary, history, {})
     assert not (tmp_path / "checkpoint.pt").exists() and (tmp_path / "summary.json").exists()
 
 

@@ -120,7 +120,8 @@ PLATEAU_LAM = 1.0             # v3: "the prior removes the plateau" judged at la
 # have none (deciding them costs more than 10 core-hours).
 EQ7_HELD_OUT = {"fixed": frozenset(range(10, 20))}
 EQ7_PLAN_ROW = {"fixed": 7}             # the row of docs/plan.md that runs them
-EQ7_AMENDED = "Eq. 7's amendment (2026-11-25) postdates these runs: it decides only on seeds run after it"
+EQ7_AMENDED_STATUS = "Eq. 7's amendment (2026-11-25) postdates these runs"
+EQ7_AMENDED = EQ7_AMENDED_STATUS + ": it decides only on seeds run after it"
 
 
 def _fig3_parts(d, label, R, room=ROOM_C3):
@@ -139,11 +140,14 @@ def _fig3_parts(d, label, R, room=ROOM_C3):
                               f"row {EQ7_PLAN_ROW[d['regime']]})"
                               if held else " (none is planned: deciding this law costs more than 10 core-hours)")
         law = {**law, "verdict": A.INCONCLUSIVE, "reason": "; ".join(filter(None, [note, law.get("reason")])),
-               **({"note": note} if held else {})}
+               **({"note": note, "status": f"{EQ7_AMENDED_STATUS}; {plan_status(EQ7_PLAN_ROW[d['regime']], False)}"}
+                  if held else {})}
     elif R.version == "v4" and law["verdict"] != A.NOT_DECIDED:      # the held-out seeds: they decide it
         note = (f"held-out seeds {d['seeds'][0]}-{d['seeds'][-1]}, run after Eq. 7's amendment "
                 f"(docs/plan.md, rules v4's plan, row {EQ7_PLAN_ROW[d['regime']]})")
-        law = {**law, "note": note, "reason": "; ".join(filter(None, [note, law.get("reason")]))}
+        law = {**law, "note": note, "reason": "; ".join(filter(None, [note, law.get("reason")])),
+               "status": f"held-out seeds {d['seeds'][0]}-{d['seeds'][-1]}, run after Eq. 7's amendment "
+                         f"(plan, row {EQ7_PLAN_ROW[d['regime']]})"}
     parts[f"{label}: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"] = law
     return parts
 
@@ -378,7 +382,8 @@ def claim_c10(results, R=A.RULES[DECIDING], use=None):
             parts[f"{name}: the MLP norm contracts on the plateau"] = R.property(
                 [None if r is None else r > 0 for r in v["plateau_rate"]], "seeds contracting")
             if all(r is None for r in v["plateau_rate"]):
-                parts[f"{name}: the MLP norm contracts on the plateau"]["reason"] = no_plateau_reason(v.get("marks"))
+                parts[f"{name}: the MLP norm contracts on the plateau"].update(
+                    reason=no_plateau_reason(v.get("marks")), status=NO_PLATEAU)
     return parts
 
 
@@ -427,35 +432,41 @@ def claim_c11(results, R=A.RULES[DECIDING], use=None):
     return {"t_grok ~ 1/wd": {"verdict": A.NOT_DECIDED, "n": 0, "reason": "no weight-decay sweep in the map's summary yet"}}
 
 
-# Rules v3, rule 7 (docs/stats.md): parts whose premise never occurs here, with the reason and the
-# design that would decide them; the power plan (power.py, docs/plan.md) adds the parts whose
-# decision costs more than 10 core-hours, with its cost.
+# Rules v3, rule 7 (docs/stats.md): parts whose premise never occurs here, each (status, evidence,
+# the design that would decide it); the reason printed is "status: evidence", the README shows the
+# status. The power plan (power.py, docs/plan.md) adds the parts whose decision costs more than 10
+# core-hours, with its cost.
 NO_PLATEAU = "no plateau to measure"
 UNTESTABLE_PARTS = {
     "C9": {"parity: the bound holds, and starves the attention gradient after memorization": (
-        "sparse parity groks 50-130 epochs after it starts, with no plateau after memorization to starve",
+        "sparse parity groks 50-130 epochs after it starts, with no plateau after memorization to starve", "",
         "a parity task with a plateau (more input bits or a smaller train fraction)")},
     "C10": {**{f"{o}: the MLP norm contracts on the plateau": (
-        f"{NO_PLATEAU}: every {o} seed meets B_tau before or as it memorizes",
+        NO_PLATEAU, f"every {o} seed meets B_tau before or as it memorizes",
         "a setting of this optimizer with a plateau (a smaller learning rate or a longer warm-up)")
         for o in ("muon", "bs512")},
             **{f"{o}: the MLP norm contracts on the plateau": (
-                f"{NO_PLATEAU}: no {o} seed memorizes within the budget under optim.py's mapping of lr and wd",
+                NO_PLATEAU, f"no {o} seed memorizes within the budget under optim.py's mapping of lr and wd",
                 "a mapping under which it memorizes with a plateau (the sensitivity study tried the registered one: "
                 "REPORT.md's choices block, C10)")
                for o in ("sgd", "lion", "bs128")}},
     "C11": {**{f"fixed: {part}": (
-        "no run without a prior groks under fixed distractors: 0 of 20 within 10,000 epochs at wd 0.5-4, "
+        "no run without a prior groks under fixed distractors", "0 of 20 within 10,000 epochs at wd 0.5-4, "
         "0 of 10 within 20,000 and 0 of 5 within 50,000 at wd 1 (the two clocks' H4)",
         "none known: the paper's premise, a delay set by weight decay, does not occur here")
         for part in ("t_grok ~ 1/wd over the named room", "plateau >= Eq. 5's bound")},
         # added 2026-11-26 (docs/stats.md, rule 7): this part had read "not decided, no data" since v3; its
         # premise, a plateau that ends in grokking, never occurs within the map's budget at rho 0.001
         "rho 0.001: plateau >= Eq. 5's bound": (
-            "no run without a prior groks within the budget at rho 0.001: 0 of 20 within 10,000 epochs "
+            "no run without a prior groks within the budget at rho 0.001", "0 of 20 within 10,000 epochs "
             "at wd 0.5-4, so no plateau ends to be measured",
             "the 40k-epoch design of this regime's law (docs/plan.md: 12 seeds, 34 core-hours, more than 10)")},
 }
+
+
+def premise_reason(status, evidence):
+    """An untestable part's reason as printed: its status, then the evidence."""
+    return f"{status}: {evidence}" if evidence else status
 
 
 # One rule for every choice made after its data (rules v4, docs/stats.md, "After-data choices",
@@ -469,7 +480,9 @@ UNTESTABLE_PARTS = {
 #            False (refuted: inconclusive), or a verdict dict (the part decided on those runs alone)
 #   rests_on rests_on(verdict) -> whether that reading depends on the choice at all (a violation of
 #            an exact bound refutes it at every point, whatever the window)
-AfterData = collections.namedtuple("AfterData", "choice summary test decide rests_on", defaults=(lambda v: True,))
+#   name     the choice in two words, as the README names it ("its premise", "its window")
+AfterData = collections.namedtuple("AfterData", "choice summary test decide rests_on name",
+                                   defaults=(lambda v: True, "its premise"))
 
 
 def _no_baseline_groks(cell):
@@ -493,7 +506,7 @@ MARKED_AFTER_DATA = {
     "C5": {"the bound holds at every logged point": AfterData(
         "its window (one point every 100 epochs) chosen after its runs existed", C5_CONFIRMING,
         "seeds 120-127, the window fixed in advance, decide it by rule 5b", lambda d: c5_bound(d, A.RULES["v4"]),
-        lambda v: not v.get("violations"))},
+        lambda v: not v.get("violations"), "its window")},
 }
 
 
@@ -510,8 +523,9 @@ V4_PLANNED = {
     "C4": {"Bayesian ticket matches or outperforms the lottery ticket (non-inferiority, margin 1.25x)": 11},
 }
 # parts the v4 plan prices above 10 core-hours that the first plan did not list
-FRESH_SPEEDUP_COST = ("no design decides within 200 seeds (rules v4 refutes a true 1.15x in 38% of data sets at 90 "
-                      "seeds, 79% at 250, about 17 core-hours; docs/plan.md, rules v4's plan)")
+FRESH_SPEEDUP_STATUS = ("no design decides within 200 seeds (rules v4 refutes a true 1.15x in 38% of data sets at 90 "
+                        "seeds, 79% at 250, about 17 core-hours)")
+FRESH_SPEEDUP_COST = FRESH_SPEEDUP_STATUS[:-1] + "; docs/plan.md, rules v4's plan)"
 V4_COSTLY = {"C3": {"distractors fresh: the prior removes the plateau (t_grok(0) / t_grok(lambda = 1))": FRESH_SPEEDUP_COST},
              "C9": {"add: KL faster": FRESH_SPEEDUP_COST}}
 # (C4: row 9 was withdrawn for its cost before any of its runs, and row 11 funds it: docs/plan.md,
@@ -525,19 +539,27 @@ V4_PLAN_STUDIES = {1: "autoregressive_v4plan", 3: "frozen_v4plan", 4: "optimizer
                    11: "fig4_v4plan"}
 
 
+def plan_status(row, run):
+    """A part's status in the README when a row of the plan decides it."""
+    return f"{'after its planned runs' if run else 'runs planned'} (plan, row {row})"
+
+
 def v4_plan_note(claim, part, plan=None, results=None):
-    """What rules v4's plan says of a part: its row, planned or run (plan: the study this verdict
-    was read from; results: where the row's study's summary is looked for); or its cost, where
-    the plan prices it above 10 core-hours."""
+    """What rules v4's plan says of a part, {"note": as REPORT.md prints it, "status": as the
+    README shows it}, or None: its row, planned or run (plan: the study this verdict was read from;
+    results: where the row's study's summary is looked for); or its cost, where the plan prices
+    it above 10 core-hours."""
     row = V4_PLANNED.get(claim, {}).get(part)
     if row is None:
-        return V4_COSTLY.get(claim, {}).get(part)
+        cost = V4_COSTLY.get(claim, {}).get(part)
+        return None if cost is None else {"note": cost, "status": FRESH_SPEEDUP_STATUS}
     study = V4_PLAN_STUDIES.get(row)
     if plan is not None and plan == study:
-        return f"at the seeds of rules v4's plan, row {row} (docs/plan.md)"
+        return {"note": f"at the seeds of rules v4's plan, row {row} (docs/plan.md)", "status": plan_status(row, True)}
     if results is not None and os.path.exists(os.path.join(results, studies.summary(study))):
-        return f"decided at the seeds of rules v4's plan, row {row} ({study}), not here"
-    return f"runs planned (docs/plan.md, rules v4's plan, row {row})"
+        return {"note": f"decided at the seeds of rules v4's plan, row {row} ({study}), not here",
+                "status": f"decided at the seeds of plan row {row} ({study}), not here"}
+    return {"note": f"runs planned (docs/plan.md, rules v4's plan, row {row})", "status": plan_status(row, False)}
 
 
 def premise_confirmed(results, claim, part):
@@ -567,7 +589,7 @@ def after_data(claim, part, v, results, premise):
     why = (f"{after.choice}; it counts only once {after.test} ({after.summary}): "
            + ("not run yet" if outcome is None else "refuted"))
     return {"verdict": A.INCONCLUSIVE, "n": v.get("n", 0), "after_data": after.choice, "would_read": reading,
-            "measured": measured,
+            "measured": measured, "measured_shown": v.get("shown") or v.get("status") or "", "choice_name": after.name,
             "reason": f"{why}; the reading it would give: {reading}" + (f" ({measured})" if measured else "")}
 
 
@@ -593,17 +615,19 @@ def mark_untestable(claim, parts, R, with_plan=True, results="results", study=No
                 out[part] = judged
                 continue
         if part in premise or (part in costly and R.version == "v3"):
-            reason, design = (premise.get(part) or costly[part])
-            v = {**A.untestable(reason, design), "n": v.get("n", 0),
+            status, evidence, design = premise[part] if part in premise else (costly[part][0], "", costly[part][1])
+            reason = premise_reason(status, evidence)
+            v = {**A.untestable(reason, design), "n": v.get("n", 0), "status": status,
                  **({"reason": f"{reason}; measured: {measured}"} if measured else {})}
         elif part in costly:
-            reason, design = costly[part]
-            note = v4_plan_note(claim, part, v.get("plan") or study, results) or f"{reason}: would decide {design}"
+            cost, design = costly[part]
+            pn = (v4_plan_note(claim, part, v.get("plan") or study, results)
+                  or {"note": f"{cost}: would decide {design}", "status": cost})
             v = {**v, "verdict": v["verdict"] if v["verdict"] in (A.REPRODUCED, A.NOT_REPRODUCED) else A.INCONCLUSIVE,
-                 "note": note, "reason": "; ".join(filter(None, [v.get("reason"), note]))}
+                 **pn, "reason": "; ".join(filter(None, [v.get("reason"), pn["note"]]))}
         elif R.version == "v4" and v4_plan_note(claim, part) and v["verdict"] != A.UNTESTABLE:
-            note = v4_plan_note(claim, part, v.get("plan") or study, results)
-            v = {**v, "note": note, "reason": "; ".join(filter(None, [v.get("reason"), note]))}
+            pn = v4_plan_note(claim, part, v.get("plan") or study, results)
+            v = {**v, **pn, "reason": "; ".join(filter(None, [v.get("reason"), pn["note"]]))}
         out[part] = v
     return out
 
@@ -729,7 +753,7 @@ def with_addendum_runs(results, claim, parts, R):
     got = {p: v for p, v in (CLAIMS[claim](results, R, use={studies.STUDIES[name].variant_of: name}) or {}).items()
            if wanted(p)}
     note = f"at the seeds of rules v4's plan, row {row} (docs/plan.md)"          # the fifth addendum's rows
-    made = {p: {**v, "plan": name, "addendum": row, "note": note,
+    made = {p: {**v, "plan": name, "addendum": row, "note": note, "status": plan_status(row, True),
                 "reason": "; ".join(filter(None, [v.get("reason"), note, disclosed])),
                 **({"disclosed": disclosed} if disclosed else {})} for p, v in got.items()}
     out = {}

@@ -5,7 +5,6 @@ summaries, through `update_readme`.
 
     python reproduce.py --report-only    # rewrites every generated block
 """
-import math
 import re
 
 from verdicts import rules as A
@@ -49,22 +48,6 @@ def part_label(name):
     return re.sub(r"\s+", " ", name).strip()
 
 
-def part_status(note):
-    """A part's status for the README's table: its first clause (up to the first ': '), with the
-    pointer into docs/plan.md shortened, e.g. "deciding it costs 41 core-hours (more than 10): over
-    200 seeds ..." -> "deciding it costs 41 core-hours (more than 10)"."""
-    note, _, rest = note.partition(": ")
-    note += ")" * (note.count("(") - note.count(")"))      # a cut inside an aside closes it
-    row = re.search(r"rules v4's plan, (row \d+)", rest)
-    if row and "plan" not in note:                # the runs that decide it are named past the cut
-        done = f"at the seeds of rules v4's plan, {row.group(1)}" in rest
-        note += f"; {'after its planned runs' if done else 'runs planned'} (plan, {row.group(1)})"
-    note = re.sub(r"\(docs/plan\.md, rules v4's plan, (row \d+)\)", r"(plan, \1)", note)
-    note = re.sub(r"at the seeds of rules v4's plan, (row \d+)", r"after its planned runs (plan, \1)", note)
-    note = re.sub(r";\s*docs/plan\.md[^)]*\)", ")", note)
-    return note.replace(" (docs/plan.md)", "").strip()
-
-
 def holding_parts(verdict, parts):
     """The parts that decide a claim's verdict, or hold it where it is undecided (rule 5): every
     part not reproduced where the claim is not; every part neither reproduced nor untestable where
@@ -81,44 +64,23 @@ def holding_parts(verdict, parts):
     return [(p, v) for p, v in parts.items() if keep(v)] or [deciding_part(verdict, parts)]
 
 
-def _part_threshold(text):
-    """What the interval is judged against, from a part's text: the smallest effect that counts,
-    the paper's band, the law's tolerance, the non-inferiority margin or, for a share of seeds, the
-    majority (rule 5) ("" if none is named)."""
-    for pattern, say in ((r"smallest that counts ([^,;]+)", "counts from {}"),
-                         (r"band (\[[^)]*\))", "the paper's band {}"),
-                         (r"1/x within (1 \+- [0-9.]+)", "the law: beta within {}"),
-                         (r"(non-inferior if the upper end < [0-9.]+x)", "{}"),
-                         (r"(?<!\d)\d+/\d+ \(95% interval \[", "a majority counts: above 1/2")):
-        found = re.search(pattern, text)
-        if found:
-            short = re.sub(r"\d+\.\d{4,}", lambda m: f"{float(m.group()):.3g}", found.group(found.lastindex or 0))
-            return " (" + say.format(short) + ")"
-    return ""
-
-
 def _part_number(v):
-    """A part's one number: its estimate with its interval (the text up to the interval's end) and
-    what the interval is judged against, or the reason it has none; then its status in a clause
-    (`part_status`)."""
-    text = v.get("text") or v.get("reason", "")
+    """A part's one number, from its fields: the estimate with its interval and what the interval is
+    judged against ("shown", "against"), or what left a law without a room ("dropped"), or the
+    status of a part with no number; then its direction, its status in a clause and what its
+    design disclosed."""
     if v["verdict"] in (A.UNTESTABLE, A.NOT_DECIDED) and v.get("reason"):
-        text = v["reason"]
-    if text.startswith("room named") and "; " in text:     # a law with no time measured: what was dropped
-        text = text.split("; ", 1)[1].split(" (")[0]
-    elif "ci" in v and "[" in text and all(math.isinf(e) for e in v["ci"]):    # no order statistic reaches 2.5%
-        text, whole = text[:text.index(" [")], text
-        text += (f" (no finite interval: {v['n']} seeds with a bound; the Wilcoxon interval needs 6)"
-                 + _part_threshold(whole))
-    elif "[" in text:
-        text, whole = text[:text.index("]") + 1], text
-        text += ")" * (text.count("(") - text.count(")")) + _part_threshold(whole)
-    elif ": " in text and v.get("reason") == text:
-        text = part_status(text)
-    note = part_status(v["note"]) if v.get("note") else ""
-    way = direction(v).replace("direction: ", "")
-    said = "; ".join(filter(None, [way, note if note not in text else "", v.get("disclosed")]))
-    return text + (f"; {said}" if said else "")
+        head = v.get("status") or v["reason"]
+    elif "shown" in v:
+        head = v["shown"] + (f" ({v['against']})" if v.get("against") else "")
+    elif "dropped" in v:
+        head = v["dropped"]
+    else:
+        head = v.get("text") or v.get("reason", "")
+    status = v.get("status", "")
+    said = "; ".join(filter(None, [direction(v).replace("direction: ", ""), status if status not in head else "",
+                                   v.get("disclosed")]))
+    return head + (f"; {said}" if said else "")
 
 
 def untestable_cells(parts):
@@ -130,7 +92,7 @@ def untestable_cells(parts):
         if v["verdict"] == A.UNTESTABLE:
             who, _, what = part_label(p).partition(": ")
             who, what = (who, what) if what else ("", who)
-            groups.setdefault((what, part_status(v.get("reason") or "no data")), []).append(who)
+            groups.setdefault((what, v.get("status") or v.get("reason") or "no data"), []).append(who)
     return [short_cell(f"{', '.join(filter(None, who))}: " * any(who) + f"{what}: untestable here, {why}", 260)
             for (what, why), who in groups.items()]
 
@@ -173,9 +135,7 @@ def after_data_cells(waiting):
     for p, v in waiting:
         who, _, what = part_label(p).partition(": ")
         who, what = (who, what) if what else ("", who)
-        measured = v.get("measured") or ""
-        shown = measured[:measured.index("]") + 1] if "]" in measured else measured.partition(": ")[0]
-        key = (what, v["would_read"], shown, v["after_data"].split(" (")[0].split(" marked")[0])
+        key = (what, v["would_read"], v.get("measured_shown", ""), v.get("choice_name", "its choice"))
         groups.setdefault(key, []).append((who, v.get("n", 0)))
     return [(short_cell(f"{', '.join(filter(None, (w for w, _ in wn)))}: " * any(w for w, _ in wn)
                         + f"{what}: reads {reading}" + (f", {shown}" if shown else "")

@@ -249,6 +249,7 @@ def effect_verdict_v3(effects, smallest, what="effect", fmt=lambda x: f"{x:+.2f}
     return {**out, "verdict": verdict, "ci": [lo, hi],
             "text": f"{what} {fmt(out['estimate'])} [{fmt(lo)}, {fmt(hi)}], smallest that counts {fmt(smallest)}, "
                     f"sign-flip p = {out['p_signflip']:.3g}{seeds_note}",
+            "shown": f"{what} {fmt(out['estimate'])} [{fmt(lo)}, {fmt(hi)}]", "against": f"counts from {fmt(smallest)}",
             "reason": "; ".join(reasons)}
 
 
@@ -302,6 +303,7 @@ def _speedup(effect_verdict, baseline, treatment, budget, what, smallest):
         return {"verdict": NOT_DECIDED, "n": 0, "reason": "no seed run in both arms"}
     if not effects:
         return {"verdict": INCONCLUSIVE, "n": 0, "n_run": len(seeds), "n_informative": 0,
+                "shown": f"no run of either arm grokked within {_budget_text(budget)}",
                 "reason": f"no run of either arm grokked within {_budget_text(budget)}: no informative seed"}
     v = effect_verdict(effects, math.log(smallest), what, fmt=lambda x: f"{np.exp(x):.2f}x", bounds=bounds,
                        n_run=len(seeds), bound_note=note)
@@ -337,6 +339,7 @@ def noninferiority_verdict_v3(reference, treatment, budget, margin=NONINFERIORIT
     x = lambda v: f"{np.exp(v):.2f}x"
     return {**out, "verdict": verdict, "estimate": est, "ci": [lo, hi],
             "text": f"{what} {x(est)} [{x(lo)}, {x(hi)}], non-inferior if the upper end < {margin:g}x",
+            "shown": f"{what} {x(est)} [{x(lo)}, {x(hi)}]", "against": f"non-inferior if the upper end < {margin:g}x",
             "reason": "; ".join(reasons)}
 
 
@@ -357,7 +360,8 @@ def level_verdict(values, low, high, what="mean"):
     reasons = []
     verdict = _cap_few_seeds(verdict, len(vals), reasons)
     return {**out, "verdict": verdict, "estimate": est, "ci": [lo, hi],
-            "text": f"{what} {est:.3f} [{lo:.3f}, {hi:.3f}], {band}", "reason": "; ".join(reasons)}
+            "text": f"{what} {est:.3f} [{lo:.3f}, {hi:.3f}], {band}", "shown": f"{what} {est:.3f} [{lo:.3f}, {hi:.3f}]",
+            "against": f"the paper's band [{low:.3g}, {high:.3g})", "reason": "; ".join(reasons)}
 
 
 def property_verdict(oks, what="seeds showing it"):
@@ -373,7 +377,8 @@ def property_verdict(oks, what="seeds showing it"):
     if verdict == INCONCLUSIVE and n < 6 and k in (0, n):
         reasons.append(f"{k}/{n}: no count of {n} seeds decides a property at 2.5% per side (6 seeds can)")
     return {"verdict": verdict, "n": n, "k": k, "ci": [lo, hi],
-            "text": f"{what} {k}/{n} (95% interval [{lo:.2f}, {hi:.2f}])", "reason": "; ".join(reasons)}
+            "text": f"{what} {k}/{n} (95% interval [{lo:.2f}, {hi:.2f}])", "shown": f"{what} {k}/{n} (95% interval "
+            f"[{lo:.2f}, {hi:.2f}])", "against": "a majority counts: above 1/2", "reason": "; ".join(reasons)}
 
 
 def exact_inequality_verdict(points, violations, what="the bound"):
@@ -391,9 +396,9 @@ def exact_inequality_verdict(points, violations, what="the bound"):
     verdict = _cap_few_seeds(verdict, len(points), reasons)
     if upper >= MAX_VIOLATION_RATE:
         reasons.append(f"{n_points} points bound the rate only below {upper:.2%} (need < {MAX_VIOLATION_RATE:.0%})")
-    return {**out, "verdict": verdict, "ci": [0.0, upper],
-            "text": f"0 violations of {what} in {n_points} points ({len(points)} seeds, one point per "
-                    f"{THIN_EPOCHS} epochs): violation rate < {upper:.2%} (97.5% upper bound)",
+    shown = f"0 violations of {what} in {n_points} points ({len(points)} seeds, one point per {THIN_EPOCHS} epochs)"
+    return {**out, "verdict": verdict, "ci": [0.0, upper], "shown": shown,
+            "text": f"{shown}: violation rate < {upper:.2%} (97.5% upper bound)",
             "reason": "; ".join(reasons)}
 
 
@@ -449,6 +454,8 @@ def scaling_verdict_v3(times, budget, room, label="1/lambda", margin=SLOPE_MARGI
                if cens_med else "")
     form = f"t = F + C x^beta (Eq. 7; F each seed's time at {label} = {floor_x:.4g}, median {F:.0f})" \
         if floor_x is not None else "t = C x^beta"
+    if cens_med:                               # what the README shows of a law with too little room
+        out["dropped"] = f"{label} = {short(cens_med)} dropped: median censored at {budget:g}"
     if len(used) < MIN_ROOM:
         return {**out, "n": len(seeds), "verdict": NOT_DECIDED, "text": f"room named {short(named)}{dropped}",
                 "reason": f"only {len(used)} {label} values of the named room have a measured median (need {MIN_ROOM})"}
@@ -471,6 +478,7 @@ def scaling_verdict_v3(times, budget, room, label="1/lambda", margin=SLOPE_MARGI
     rise = np.log(table[-1] / (floors if floor_x is not None else table[0]))   # per seed: does t rise over the room?
     r_ti = t_interval(rise)
     out.update(estimate=est, ci=[lo, hi], decades=decades, rise=[float(r_ti[1]), float(r_ti[2])],
+               shown=f"beta {est:.2f} [{lo:.2f}, {hi:.2f}]", against=f"the law: beta within 1 +- {margin:g}",
                text=f"beta {est:.2f} [{lo:.2f}, {hi:.2f}] in {form}, over {label} in {short(used)} ({decades:.1f} "
                     f"decades, room named in advance{dropped}); 1/x within 1 +- {margin:g}; rise over the room "
                     f"{math.exp(r_ti[0]):.2f}x [{math.exp(r_ti[1]):.2f}x, {math.exp(r_ti[2]):.2f}x]")
@@ -676,10 +684,12 @@ def effect_verdict_v4(effects, smallest, what="effect", fmt=lambda x: f"{x:+.2f}
     if bound_note:
         reasons.append(bound_note)
     end = lambda v: fmt(v).replace("infx", "inf")          # an end with no order statistic: 0x / inf, -inf / +inf
+    shown = (f"{what} {fmt(est)} [{end(lo)}, {end(hi)}]" if math.isfinite(lo) or math.isfinite(hi) else
+             f"{what} {fmt(est)} (no finite interval: {n} seeds with a bound; the Wilcoxon interval needs 6)")
     return {**out, "verdict": verdict,
             "text": f"{what} {fmt(est)} [{end(lo)}, {end(hi)}] ({kind}), smallest that counts {fmt(smallest)}, "
                     f"{sign}{seeds_note}",
-            "reason": "; ".join(reasons)}
+            "shown": shown, "against": f"counts from {fmt(smallest)}", "reason": "; ".join(reasons)}
 
 
 def speedup_verdict_v4(baseline, treatment, budget, what="speed-up", smallest=SMALLEST_SPEEDUP):
@@ -707,6 +717,7 @@ def noninferiority_verdict_v4(reference, treatment, budget, margin=NONINFERIORIT
     x = lambda v: f"{np.exp(v):.2f}x" if math.isfinite(v) else ("0" if v < 0 else "inf")
     return {**out, "verdict": verdict, "estimate": est, "ci": [lo, hi], "interval": kind,
             "text": f"{what} {x(est)} [{x(lo)}, {x(hi)}] ({kind}), non-inferior if the upper end < {margin:g}x",
+            "shown": f"{what} {x(est)} [{x(lo)}, {x(hi)}]", "against": f"non-inferior if the upper end < {margin:g}x",
             "reason": "; ".join(reasons)}
 
 
