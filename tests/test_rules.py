@@ -443,3 +443,31 @@ def test_a_censored_run_is_a_bound_at_its_own_budget():
     # with no informative seed the reason names the budgets
     none = A.speedup_verdict_v4({0: None}, {0: None}, ({0: 50000}, {0: 10000}))
     assert "10000/50000" in none["reason"]
+
+
+def test_rules_v4_scaling_rows_are_those_stated_in_stats_md():
+    """docs/stats.md's v4 scaling rows (python -m verdicts.simulate --scaling-v4, ~50 core-minutes):
+    C11's room (no floor: a closed-form slope) recomputed in full, to within a rare boundary flip of
+    another CPU's rounding; for the rooms with a floor, the first 12 data sets of one scenario,
+    whose rates must be a plausible draw from the stated ones (3 binomial sd, a data set each way).
+    And the bounds the rule claims: a true law inside the margin is wrongly refuted at most 2.5%
+    (plus two Monte-Carlo s.e.), no law is never confirmed."""
+    stated = S.read(os.path.join(ROOT, "docs", "stats.md"), S.START_V4_SCALING)
+    assert len(stated) == sum(4 * len(part[9]) for part in S.V4_SCALING_PARTS)
+    for row in S.v4_scaling_rows(parts=S.V4_SCALING_PARTS[2:]):
+        want = stated[(row["rule"], row["scenario"], row["n"])]
+        for col in ("reproduced", "not_reproduced", "not_decided", "coverage"):
+            assert (row[col] is None) == (want[col] is None) and abs((row[col] or 0) - (want[col] or 0)) <= 0.005 + 1e-9
+    sample = S.v4_scaling_rows(parts=[(*S.V4_SCALING_PARTS[1][:9], (10,), "lambda")], first=12, truths=["^-1 "])
+    assert len(sample) == 1
+    for row in sample:                        # the threshold law of exponent 1 on C3f's room, ten seeds
+        want = stated[(row["rule"], row["scenario"], row["n"])]
+        for col in ("reproduced", "not_reproduced"):
+            p, k = want[col], row[col] * 12
+            assert abs(k - 12 * p) <= 3 * math.sqrt(12 * p * (1 - p)) + 1, (row["scenario"], col, row[col], p)
+    mc = 2 * math.sqrt(0.025 * 0.975 / S.REPS_SCALING_V4)
+    for (rule, scenario, n), r in stated.items():
+        if scenario.endswith("(slope 1, inside the margin)"):
+            assert r["not_reproduced"] <= 0.025 + mc, (scenario, n)
+        if "no law" in scenario:
+            assert r["reproduced"] == 0, (scenario, n)

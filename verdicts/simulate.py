@@ -378,12 +378,15 @@ V4_SCALING_PARTS = (
 )
 
 
-def v4_scaling_rows(reps=REPS_SCALING_V4, parts=V4_SCALING_PARTS, first=None):
+def v4_scaling_rows(reps=REPS_SCALING_V4, parts=V4_SCALING_PARTS, first=None, truths=None):
     """Rule 6 (v4) on each scaling part's room. first: only the first `first` data sets of each
-    scenario (the test's sample; the same data sets the full table drew first)."""
+    scenario (the test's sample; the same data sets the full table drew first); truths: only the
+    truths whose label contains one of these."""
     rows = []
     for part, room, floor_x, budget, sd, floor, lam_c, x_match, t_match, ns, var in parts:
         for truth, slope, lawf in law_truths(floor, lam_c, x_match, t_match, var):
+            if truths is not None and not any(t in truth for t in truths):
+                continue
             for n in ns:
                 rng = np.random.default_rng(stable_seed("v4 scaling", part, truth, n))
                 grid = [1 / x for x in room] + ([1 / floor_x] if floor_x else [])
