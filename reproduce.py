@@ -18,7 +18,7 @@ studies share once. The estimate is, per missing run, the epochs that stored run
 setting (other seeds) ran; with none at its budget, what the same setting's runs at other
 budgets imply (`expected_epochs`); else the whole budget; times the ms/epoch that
 stored runs of the same model and task took with one thread (timed here when none is stored).
-A run cut short is charged only the epochs after its checkpoint (train.save_checkpoint).
+A run cut short is charged only the epochs after its checkpoint (runfolder.save_checkpoint).
 """
 import argparse
 import concurrent.futures
@@ -36,6 +36,7 @@ from verdicts import claims, readme, report
 import store
 from verdicts import studies
 import sweep
+import runfolder
 import train
 
 # what sets a run's cost per epoch: the model, the task's size, the batch
@@ -78,7 +79,7 @@ def refresh_printouts(results):
         head = text.split(VERDICT_TAIL, 1)[0]
         new = head + report.study_parts_text(results, name)
         if new != text:
-            train.atomic_write(path, lambda f: f.write(new))
+            runfolder.atomic_write(path, lambda f: f.write(new))
             changed.append(path)
     return changed
 
@@ -165,8 +166,8 @@ def timings_path(args):
 
 
 def epochs_done(runs_dir, key):
-    """The epochs a run cut short has behind it: its checkpoint's (train.save_checkpoint), else 0."""
-    path = train.checkpoint_path(os.path.join(runs_dir, key))
+    """The epochs a run cut short has behind it: its checkpoint's (runfolder.save_checkpoint), else 0."""
+    path = runfolder.checkpoint_path(os.path.join(runs_dir, key))
     return torch.load(path, map_location="cpu")["epoch"] if os.path.exists(path) else 0
 
 
@@ -284,7 +285,7 @@ def run_study(name, args, results):
     beyond = studies.STUDIES[name].command[0] == "-m"      # a beyond-the-paper study prints its own verdicts
     parts = report.study_parts_text(results, name) if done.returncode == 0 and not beyond else ""
     if args.plot_only and done.returncode == 0 and "(runs missing:" not in done.stdout:
-        train.atomic_write(printout_path(name, results), lambda f: f.write(done.stdout + parts))
+        runfolder.atomic_write(printout_path(name, results), lambda f: f.write(done.stdout + parts))
     elif parts:
         print(parts, end="", flush=True)
     status = "done" if done.returncode == 0 else "no run stored yet; its files kept" if nothing \

@@ -27,8 +27,9 @@ import re
 
 import torch
 
+import runfolder
 import train
-from train import atomic_write   # one writer of whole files
+from runfolder import atomic_write   # one writer of whole files
 
 STORE = os.path.join("results", "store")
 WEIGHT_KINDS = ("init", "final")
@@ -251,21 +252,21 @@ def write_weights(folder, cfg, state, kind="final"):
 
 # ---------------------------------------------------------------------------------------
 # A run folder (the machine that trained it): summary.json, history.json, init.pt, final.pt,
-# written by train.save_run
+# written by runfolder.save_run
 
 def from_folder(out, cfg):
     """(summary, history) of a finished run folder, None if unfinished or absent."""
-    if train.folder_summary(out, cfg) is None:     # raises if the folder holds another config
+    if runfolder.folder_summary(out, lambda stored: config_differences(stored, cfg)) is None:     # raises if the folder holds another config
         return None
     return read_json(os.path.join(out, "summary.json")), read_json(os.path.join(out, "history.json"))
 
 
 def run_to_folder(cfg, log=print):
     """Train into cfg.out unless the same run is already there; returns the summary."""
-    cached = train.folder_summary(cfg.out, cfg)
+    cached = runfolder.folder_summary(cfg.out, lambda stored: config_differences(stored, cfg))
     if cached is not None:
         return cached
     weights = {}
     summary, history = train.train(cfg, log=log, weights=weights)
-    train.save_run(cfg.out, summary, history, weights)
+    runfolder.save_run(cfg.out, summary, history, weights)
     return summary

@@ -13,8 +13,8 @@ Eq. 6: KL to a target, or the undirected entropy / sparsity penalties; and the c
 the paper, noise of the prior's size on the logits or on every weight matrix), 3. the capacity
 and ticket hooks, 4. the loop (`start` builds what it carries; `train` runs each epoch:
 `epoch_data`, `epoch_forward` (forward, loss and backward in `forward_backward`), measure,
-`epoch_step`), 5. the run folder (with --out, a checkpoint every --checkpoint-every epochs: a run
-cut short goes on from it when started again) and the command line. What the loop logs every
+`epoch_step`), 5. the command line (with --out, a run folder and a checkpoint every
+--checkpoint-every epochs, from which a run cut short goes on: runfolder.py). What the loop logs every
 --eval-every epochs (D(t), informative mass, the task gradient to the attention interaction
 matrix, the Lemma 5.1 bound) is defined in diagnostics.py. Sweeps and the run store
 (sweep.py, store.py) build on this file; it imports neither.
@@ -26,13 +26,13 @@ import math
 import os
 import platform
 import sys
-import tempfile
 import time
 from types import SimpleNamespace
 
 import torch
 import torch.nn.functional as F
 
+import runfolder
 from diagnostics import evaluation, kl_to_target
 from model import Transformer
 from model_deep import DeepTransformer
@@ -672,17 +672,19 @@ def train(cfg, log=print, weights=None):
     run = start(cfg, weights)
     model, opt, task, device = run.model, run.opt, run.task, run.device
     loop = {"epoch": 0, "history": {"epoch": []}, "grok": None, "elapsed": 0.0, "resumed_at": []}
-    checkpoint = checkpoint_path(cfg.out) if cfg.out and cfg.checkpoint_every else None
+    checkpoint = runfolder.checkpoint_path(cfg.out) if cfg.out and cfg.checkpoint_every else None
     if checkpoint and os.path.exists(checkpoint):      # a run cut short: go on where it stopped
-        loop = load_checkpoint(checkpoint, cfg, model, opt, task, run.batch_gen, run.noise)
+        loop = runfolder.load_checkpoint(checkpoint, lambda stored: config_differences(stored, cfg), model, opt,
+                                         task, run.batch_gen, run.noise)
         run.train_set["x"] = task.train_x.to(device)
     history, grok, first, t0 = loop["history"], loop["grok"], loop["epoch"], time.time() - loop["elapsed"]
 
     for epoch in range(first, cfg.epochs + 1):
         # the loop's whole state before this epoch: resuming here gives the same run bitwise
         if checkpoint and epoch > first and epoch % cfg.checkpoint_every == 0:
-            save_checkpoint(checkpoint, cfg, model, opt, task, run.batch_gen, run.noise,
-                            {**loop, "epoch": epoch, "history": history, "grok": grok, "elapsed": time.time() - t0})
+            runfolder.save_checkpoint(checkpoint, semantic_config(cfg), model, opt, task, run.batch_gen, run.noise,
+                                      {**loop, "epoch": epoch, "history": history, "grok": grok,
+                                       "elapsed": time.time() - t0})
 
         lam = epoch_data(run, epoch, first)
         measure = epoch == cfg.epochs or epoch % cfg.eval_every == 0
@@ -750,19 +752,7 @@ def first_epoch(history, key, threshold):
 
 
 # ---------------------------------------------------------------------------------------
-# 5. A run folder (--out) and the command line
-
-def atomic_write(path, write, mode="w"):
-    """write(f) into a temporary file beside `path`, then rename it to `path`: a reader never
-    sees half a file, a crash never leaves one. Readable by all, like any other result."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    with os.fdopen(fd, mode) as f:
-        write(f)
-    os.chmod(tmp, 0o644)               # mkstemp makes it private (0600)
-    os.replace(tmp, path)
-
+# 5. The command line (a run folder with --out, its checkpoint: runfolder.py)
 
 def config_differences(stored, cfg, defaults=None):
     """Keys in which a stored config (a run folder's, a checkpoint's, the store's) differs from
@@ -776,81 +766,17 @@ def config_differences(stored, cfg, defaults=None):
     return sorted(k for k in set(have) | set(want) if have.get(k) != want.get(k))
 
 
-def folder_summary(out, cfg):
-    """The summary in run folder `out` if it holds this same config, None if it holds no run.
-    Raises ValueError if it holds a run of another config (never silently reused)."""
-    path = os.path.join(out, "summary.json")
-    if not os.path.exists(path):
-        return None
-    with open(path) as f:
-        stored = json.load(f)
-    changed = config_differences(stored.get("config", {}), cfg)
-    if changed:
-        raise ValueError(f"{out} holds a run with another config (differs in: {', '.join(changed)}); "
-                         "choose another --out or delete it")
-    return stored
-
-
-def save_run(out, summary, history, weights):
-    """A run folder: init.pt / final.pt, history, summary (last: it marks the run complete,
-    and the checkpoint goes)."""
-    for kind, state in weights.items():
-        atomic_write(os.path.join(out, f"{kind}.pt"), lambda f: torch.save(state, f), mode="wb")
-    for name, obj in (("history", history), ("summary", summary)):
-        atomic_write(os.path.join(out, f"{name}.json"), lambda f: json.dump(obj, f))
-    if os.path.exists(checkpoint_path(out)):
-        os.remove(checkpoint_path(out))
-
-
-def checkpoint_path(out):
-    """Where a run folder keeps the loop's state while the run is unfinished."""
-    return os.path.join(out, "checkpoint.pt")
-
-
-def save_checkpoint(path, cfg, model, opt, task, batch_gen, noise, loop):
-    """Everything the loop carries from one epoch to the next: the weights, the optimizer's
-    moments, the training distractors and the random streams that move them or the noise
-    controls, and the log so far (`loop`: epoch, history, grok, elapsed, resumed_at). About
-    1.2 MB at the paper config."""
-    state = {"config": semantic_config(cfg), "model": model.state_dict(), "opt": opt.state_dict(),
-             "train_x": task.train_x, "refresh_gen": task.refresh_gen.get_state(),
-             "batch_gen": batch_gen.get_state(), **loop}
-    if noise is not None:
-        state["noise_gen"] = noise.get_state()
-    atomic_write(path, lambda f: torch.save(state, f), mode="wb")
-
-
-def load_checkpoint(path, cfg, model, opt, task, batch_gen, noise=None):
-    """Put a checkpoint's state back into the loop's objects; returns its `loop` dict, with the
-    epoch it resumes at added to resumed_at (a resumed run's summary says so)."""
-    state = torch.load(path, map_location="cpu")
-    changed = config_differences(state["config"], cfg)
-    if changed:
-        raise ValueError(f"{path} is a checkpoint of another config (differs in: {', '.join(changed)}); "
-                         "delete it or choose another --out")
-    model.load_state_dict(state["model"])
-    opt.load_state_dict(state["opt"])
-    task.train_x = state["train_x"]
-    task.refresh_gen.set_state(state["refresh_gen"])
-    batch_gen.set_state(state["batch_gen"])
-    if noise is not None:
-        noise.set_state(state["noise_gen"])
-    loop = {k: state[k] for k in ("epoch", "history", "grok", "elapsed", "resumed_at")}
-    loop["resumed_at"] = loop["resumed_at"] + [loop["epoch"]]
-    return loop
-
-
 def main(argv=None):
     cfg = get_parser().parse_args(argv)
     try:
         validate(cfg)
-        if cfg.out and folder_summary(cfg.out, cfg) is not None:
+        if cfg.out and runfolder.folder_summary(cfg.out, lambda stored: config_differences(stored, cfg)) is not None:
             print(f"{cfg.out} already holds this run; summary.json left as it is")
             return
         weights = {}
         summary, history = train(cfg, weights=weights)
         if cfg.out:
-            save_run(cfg.out, summary, history, weights)
+            runfolder.save_run(cfg.out, summary, history, weights)
     except ValueError as e:
         sys.exit(f"error: {e}")
     keys = ("grok_epoch", "mem_epoch", "struct_epoch", "final_train_acc", "final_test_acc",
