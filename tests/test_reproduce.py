@@ -156,7 +156,7 @@ def test_c11_parts_untestable_by_premise_match_the_committed_runs():
     for rho, part in (("rho0", "fixed: plateau >= Eq. 5's bound"), ("rho0.001", "rho 0.001: plateau >= Eq. 5's bound")):
         runs = [t for wd in ("0.5", "1", "2", "4") for t in cells[f"{rho}_wd{wd}_lam0"]["grok"].values()]
         assert len(runs) == 20 and all(t is None for t in runs)
-        assert "0 of 20 within 10,000 epochs at wd 0.5-4" in claims.UNTESTABLE_PARTS["C11"][part][0]
+        assert "0 of 20 within 10,000 epochs at wd 0.5-4" in claims.UNTESTABLE_PARTS["C11"][part][1]   # (status, evidence, design)
 
 
 def test_a_bug_in_a_claim_function_raises_under_the_tests(tmp_path, monkeypatch):
@@ -545,10 +545,15 @@ def test_the_readme_table_names_a_part_without_its_asides_and_its_status_from_fi
     """The README's table reads a part's name without its parentheses and seed list (REPORT.md
     keeps every word), and its number and status from the verdict's fields, never from its prose:
     garbling a verdict's text and reason changes nothing in its cell."""
-    name = ("cell rho0.003_wd1_lam0 (the closest cell: none shows the paper's regime), seeds [5, 6, 7]: "
-            "the prior removes the plateau (t_grok(0) / t_grok(lambda = 1))")
-    assert readme.part_label(name) == "cell rho0.003_wd1_lam0: the prior removes the plateau"
-    assert readme.part_label("a (b (c) d) e") == "a e"                   # nested asides go whole
+    d = {"table": {"0": {"grok": [5000, 6000, 7000]}, "1": {"grok": [2000, 2500, 2600]}}, "seeds": [5, 6, 7],
+         "budget": 10000, "regime": "refresh0.003"}
+    parts = claims._fig3_parts(d, "cell x (an aside: y), seeds [5, 6, 7]", rules.RULES["v4"], short="cell x")
+    name, v = next(iter(parts.items()))
+    assert name == ("cell x (an aside: y), seeds [5, 6, 7]: the prior removes the plateau (t_grok(0) / "
+                    "t_grok(lambda = 1))")
+    assert readme.part_label(name, v) == "cell x: the prior removes the plateau"       # the field, not the name
+    assert readme.part_label("a (b) c", {}) == "a (b) c"                               # no field: the name whole
+    assert readme.who_what("garbled", claims.naming("sgd", "the norm contracts")) == ("sgd", "the norm contracts")
     garbled = lambda v: {**v, "text": "x [1, 2]: y", "reason": "z: w"}
     base = {s: 4000 + 150 * s for s in range(8)}
     fast = rules.speedup_verdict_v4(base, {s: t / (1.6 + 0.05 * (s % 3)) for s, t in base.items()}, 10000)
@@ -580,11 +585,14 @@ def test_a_claim_reproduced_where_testable_lists_what_is_reproduced_and_why_the_
                                "against": "counts from 1.25x"},
              "adamw: the norm contracts": rules.property_verdict([True] * 12, "seeds contracting"),
              "sgd: the norm contracts": {"verdict": "untestable here", "n": 0, "status": "no plateau to measure",
-                                         "reason": "no plateau to measure: no sgd seed memorizes"},
+                                         "reason": "no plateau to measure: no sgd seed memorizes",
+                                         **claims.naming("sgd", "the norm contracts")},
              "muon: the norm contracts": {"verdict": "untestable here", "n": 0, "status": "no plateau to measure",
-                                          "reason": "no plateau to measure: every muon seed meets B_tau first"},
+                                          "reason": "no plateau to measure: every muon seed meets B_tau first",
+                                          **claims.naming("muon", "the norm contracts")},
              "lion (lr / 3): the norm contracts": {"verdict": "untestable here", "n": 0, "status": "no memorization",
-                                                   "reason": "no memorization: x"}}
+                                                   "reason": "no memorization: x",
+                                                   **claims.naming("lion", "the norm contracts")}}
     monkeypatch.setattr(readme, "verdicts", lambda results: {"C10": ("reproduced where testable", parts)})
     monkeypatch.setitem(claims.PAPER_SHORT, "C10", "optimizers")
     row = readme.readme_table("results").splitlines()[-1]
@@ -708,13 +716,14 @@ def test_every_row_of_rules_v4s_plan_is_a_study_of_its_claim_that_decides_its_pa
             s = studies.STUDIES[claims.V4_PLAN_STUDIES[row]]
             assert s.claim == claim and s.plan_for is not None, (claim, part)
             assert s.plan_parts is None or s.plan_parts in part, (claim, part)
-    assert claims.v4_plan_note("C9", "perm: KL faster") == "runs planned (docs/plan.md, rules v4's plan, row 5)"
-    assert claims.v4_plan_note("C9", "perm: KL faster", "tasks_perm_v4plan").startswith("at the seeds of")
-    assert claims.v4_plan_note("C9", "perm: KL faster", "tasks_perm_plan").startswith("runs planned")
+    assert claims.v4_plan_note("C9", "perm: KL faster") == {"note": "runs planned (docs/plan.md, rules v4's plan, row 5)",
+                                                            "status": "runs planned (plan, row 5)"}
+    assert claims.v4_plan_note("C9", "perm: KL faster", "tasks_perm_v4plan")["note"].startswith("at the seeds of")
+    assert claims.v4_plan_note("C9", "perm: KL faster", "tasks_perm_plan")["note"].startswith("runs planned")
     ran = "arparity: the bound holds, and starves the attention gradient after memorization"
     results = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results")
     assert os.path.exists(os.path.join(results, studies.summary("autoregressive_v4plan")))
-    assert "not here" in claims.v4_plan_note("C9", ran, "autoregressive_plan", results)
+    assert "not here" in claims.v4_plan_note("C9", ran, "autoregressive_plan", results)["note"]
 
 
 def test_a_retrain_that_is_another_draw_is_reported_beside_the_verdict_and_not_read():

@@ -134,7 +134,7 @@ def test_a_named_room_with_no_floor_judges_the_log_log_slope_with_the_censoring_
 
 @pytest.fixture(scope="module")
 def table():
-    return S.table()
+    return S.table(jobs=2)          # the v3 scaling rows in a second process: the suite has two cores
 
 
 def test_operating_characteristics_are_those_stated_in_stats_md(table):
@@ -446,7 +446,7 @@ def test_a_censored_run_is_a_bound_at_its_own_budget():
 
 
 def test_rules_v4_scaling_rows_are_those_stated_in_stats_md():
-    """docs/stats.md's v4 scaling rows (python -m verdicts.simulate --scaling-v4, ~50 core-minutes):
+    """docs/stats.md's v4 scaling rows (python -m verdicts.simulate --scaling-v4, under an hour):
     C11's room (no floor: a closed-form slope) recomputed in full, to within a rare boundary flip of
     another CPU's rounding; for the rooms with a floor, the first 12 data sets of one scenario,
     whose rates must be a plausible draw from the stated ones (3 binomial sd, a data set each way).

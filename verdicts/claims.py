@@ -10,7 +10,6 @@ import collections
 import json
 import math
 import os
-import re
 
 import numpy as np
 
@@ -55,6 +54,15 @@ def _cell_times(cell):
     return {int(s): t for s, t in cell["grok"].items() if t != "missing"}
 
 
+def naming(who, what):
+    """A part's name in two fields, "who: what" (a setting, what is claimed of it), so that the
+    README can group the settings that share a claim without reading the name apart."""
+    return {"label": f"{who}: {what}", "who": who, "what": what}
+
+
+NAMING = ("label", "who", "what")          # the fields a part's verdict keeps whatever judges it
+
+
 def _speedup(d, baseline, arm, R, what="speed-up"):
     """Rule 2 for 'arm groks faster than baseline' from a study summary {grok: {arm: [per seed]}};
     where the study extended its censored runs (--extend), each run is censored at its own budget."""
@@ -90,9 +98,11 @@ def claim_c1(results, R=A.RULES[DECIDING], use=None):
     rows = d["rows"].values()
     return {
         "four phases in order (memorize, gradient collapse, condense before test acc 0.5, grok)":
-            R.property([analysis.meets_regime_criterion(m, d["budget"]) for m in rows], "seeds in order"),
+            {**R.property([analysis.meets_regime_criterion(m, d["budget"]) for m in rows], "seeds in order"),
+             "label": "four phases in order"},
         f"diffuse attention at memorization (informative mass <= {analysis.FOUND_MASS}; uniform 0.2)":
-            R.level([m["mass_at_mem"] for m in rows], 0.0, analysis.FOUND_MASS, "informative mass at t_mem"),
+            {**R.level([m["mass_at_mem"] for m in rows], 0.0, analysis.FOUND_MASS, "informative mass at t_mem"),
+             "label": "diffuse attention at memorization"},
     }
 
 
@@ -124,13 +134,16 @@ EQ7_AMENDED_STATUS = "Eq. 7's amendment (2026-11-25) postdates these runs"
 EQ7_AMENDED = EQ7_AMENDED_STATUS + ": it decides only on seeds run after it"
 
 
-def _fig3_parts(d, label, R, room=ROOM_C3):
+def _fig3_parts(d, label, R, room=ROOM_C3, short=None):
+    """Rule 2's plateau part and rule 6's law on one Figure 3 summary, named `label` (REPORT.md);
+    each carries its README label, `short` (the label without seeds or asides) and the part."""
     times = {1 / float(l): _by_seed(v["grok"], d["seeds"]) for l, v in d["table"].items() if float(l) > 0}
     grok = {float(l): _by_seed(v["grok"], d["seeds"]) for l, v in d["table"].items()}
     parts = {}
     if 0.0 in grok and PLATEAU_LAM in grok:
-        parts[f"{label}: the prior removes the plateau (t_grok(0) / t_grok(lambda = {PLATEAU_LAM:g}))"] = \
-            R.speedup(grok[0.0], grok[PLATEAU_LAM], d["budget"])
+        parts[f"{label}: the prior removes the plateau (t_grok(0) / t_grok(lambda = {PLATEAU_LAM:g}))"] = {
+            **R.speedup(grok[0.0], grok[PLATEAU_LAM], d["budget"]),
+            "label": f"{short or label}: the prior removes the plateau"}
     strongest = max(l for l in grok if l > 0)           # Eq. 7's floor cell, named: the grid's strongest prior
     law = R.scaling(times, d["budget"], [1 / l for l in room], "1/lambda", floor_x=1 / strongest)
     if (R.version == "v4" and law["verdict"] != A.NOT_DECIDED
@@ -148,7 +161,8 @@ def _fig3_parts(d, label, R, room=ROOM_C3):
         law = {**law, "note": note, "reason": "; ".join(filter(None, [note, law.get("reason")])),
                "status": f"held-out seeds {d['seeds'][0]}-{d['seeds'][-1]}, run after Eq. 7's amendment "
                          f"(plan, row {EQ7_PLAN_ROW[d['regime']]})"}
-    parts[f"{label}: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"] = law
+    parts[f"{label}: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"] = {
+        **law, "label": f"{short or label}: t_grok - floor ~ 1/lambda over the named room"}
     return parts
 
 
@@ -172,10 +186,11 @@ def fig3_parts_v3(d, label):
     return _fig3_parts(d, label, A.RULES["v3"], fig3_room(d))
 
 
-def _fig3_claim(results, study, where, R, use=None, room=ROOM_C3):
-    """Rule 6 on one Figure 3 summary of the registry; where(d) names its setting."""
+def _fig3_claim(results, study, where, R, use=None, room=ROOM_C3, short=None):
+    """Rule 6 on one Figure 3 summary of the registry; where(d) names its setting (short(d): the
+    same without its seeds, the README's)."""
     d = _summary(results, study, use)
-    return None if d is None else _fig3_parts(d, where(d), R, room)
+    return None if d is None else _fig3_parts(d, where(d), R, room, short(d) if short else None)
 
 
 def claim_c3(results, R=A.RULES[DECIDING], use=None):
@@ -219,13 +234,14 @@ def claim_c3_paper_regime(results, R=A.RULES[DECIDING], use=None):
     if f is None:
         return {f"{where}: {part}": {"verdict": A.NOT_DECIDED, "n": 0, "reason": "held-out runs not done: python "
                                      + " ".join(sel["commands"][0]) + " --jobs 2"}}
-    return _fig3_parts(f, f"{where}, seeds {f['seeds']}", R)
+    return _fig3_parts(f, f"{where}, seeds {f['seeds']}", R, short=f"cell {sel['cell']}")
 
 
 def claim_c3_fixed(results, R=A.RULES[DECIDING], use=None):
     """C3 under fixed distractors on the dense lambda grid at seeds 0-9 (20k budget)."""
     return _fig3_claim(results, "fig3_fixed",
-                       lambda d: f"distractors fixed, seeds {d['seeds']}, {d['budget']}-epoch budget", R, use, ROOM_C3F)
+                       lambda d: f"distractors fixed, seeds {d['seeds']}, {d['budget']}-epoch budget", R, use, ROOM_C3F,
+                       lambda d: f"distractors fixed, {d['budget']}-epoch budget")
 
 
 def claim_c4(results, R=A.RULES[DECIDING], use=None):
@@ -239,7 +255,8 @@ def claim_c4(results, R=A.RULES[DECIDING], use=None):
     judge = lambda t: R.noninferiority(t["lottery"], t["bayes"], budget, what="bayes/lottery time ratio")
     drawn = {a: d.get("retrain_grokked_within", {}).get(a, {}) for a in times}
     return {f"Bayesian ticket matches or outperforms the lottery ticket (non-inferiority, margin {A.NONINFERIORITY:g}x)":
-            _other_draws(judge(times), times, drawn, judge)}
+            {**_other_draws(judge(times), times, drawn, judge),
+             "label": "Bayesian ticket matches or outperforms the lottery ticket"}}
 
 
 def _runs_by_seed(d):
@@ -353,20 +370,23 @@ def claim_c9(results, R=A.RULES[DECIDING], use=None):
         tasks = sorted({k.split("/")[0] for k in d["runs"]})
         for t in tasks:
             missing = [a for a in ("baseline", "kl") if f"{t}/{a}" not in d["runs"]]
+            faster, starves = "KL faster", "the bound holds, and starves the attention gradient after memorization"
             if missing:                  # a partial summary (results/partial/): an arm has no stored run
-                parts[f"{t}: KL faster"] = {"verdict": A.NOT_DECIDED, "n": 0,
-                                            "reason": f"no stored run of the {missing[0]} arm"}
+                parts[f"{t}: {faster}"] = {"verdict": A.NOT_DECIDED, "n": 0, **naming(t, faster),
+                                           "reason": f"no stored run of the {missing[0]} arm"}
                 continue
             base, kl = d["runs"][f"{t}/baseline"], d["runs"][f"{t}/kl"]
-            parts[f"{t}: KL faster"] = R.speedup(_by_seed(base["grok"], base.get("seeds", d["seeds"])),
-                                                         _by_seed(kl["grok"], kl.get("seeds", d["seeds"])), d["budget"])
+            parts[f"{t}: {faster}"] = {**R.speedup(_by_seed(base["grok"], base.get("seeds", d["seeds"])),
+                                                   _by_seed(kl["grok"], kl.get("seeds", d["seeds"])), d["budget"]),
+                                       **naming(t, faster)}
             per_seed = base.get("starved_per_seed")
-            parts[f"{t}: the bound holds, and starves the attention gradient after memorization"] = (
+            parts[f"{t}: {starves}"] = {**(
                 {"verdict": A.NOT_REPRODUCED, "n": len(d["seeds"]), "reason": "bound violated"}
                 if base["violations"] + kl["violations"] else
                 R.property(per_seed, "seeds whose plateau ratio fell below the pre-memorization ratio")
                 if per_seed is not None else
-                {"verdict": A.NOT_DECIDED, "n": 0, "reason": "no per-seed starvation data in this summary"})
+                {"verdict": A.NOT_DECIDED, "n": 0, "reason": "no per-seed starvation data in this summary"}),
+                **naming(t, starves)}
     return parts
 
 
@@ -379,8 +399,9 @@ def claim_c10(results, R=A.RULES[DECIDING], use=None):
         parts["frozen oracle attention groks faster than the baseline"] = _speedup(fr, "baseline", "frozen", R)
     if op is not None:
         for name, v in op["settings"].items():
-            parts[f"{name}: the MLP norm contracts on the plateau"] = R.property(
-                [None if r is None else r > 0 for r in v["plateau_rate"]], "seeds contracting")
+            parts[f"{name}: the MLP norm contracts on the plateau"] = {
+                **R.property([None if r is None else r > 0 for r in v["plateau_rate"]], "seeds contracting"),
+                **naming(name, "the MLP norm contracts on the plateau")}
             if all(r is None for r in v["plateau_rate"]):
                 parts[f"{name}: the MLP norm contracts on the plateau"].update(
                     reason=no_plateau_reason(v.get("marks")), status=NO_PLATEAU)
@@ -416,10 +437,11 @@ def c11_from_cells(cells, budget, eq5_parts, R=A.RULES[DECIDING]):
     for rho, name in C11_REGIMES:
         times = {1 / c["wd"]: _cell_times(c) for c in cells if c["rho"] == rho and c["lam"] == 0}
         if times:
-            parts[c11_law(name)] = R.scaling(times, budget, ROOM_C11, "1/wd")
+            parts[c11_law(name)] = {**R.scaling(times, budget, ROOM_C11, "1/wd"),
+                                    **naming(name, "t_grok ~ 1/wd over the named room")}
         eq5 = eq5_parts.get(f"{name}: plateau >= Eq. 5's bound")
         if eq5:
-            parts[f"{name}: plateau >= Eq. 5's bound"] = eq5
+            parts[f"{name}: plateau >= Eq. 5's bound"] = {**eq5, **naming(name, "plateau >= Eq. 5's bound")}
     return parts
 
 
@@ -612,12 +634,13 @@ def mark_untestable(claim, parts, R, with_plan=True, results="results", study=No
         if R.version == "v4" and part in MARKED_AFTER_DATA.get(claim, {}):
             judged = after_data(claim, part, v, results, part in premise)
             if judged is not None:
-                out[part] = judged
+                out[part] = {**judged, **{k: v[k] for k in NAMING if k in v}}
                 continue
         if part in premise or (part in costly and R.version == "v3"):
             status, evidence, design = premise[part] if part in premise else (costly[part][0], "", costly[part][1])
             reason = premise_reason(status, evidence)
             v = {**A.untestable(reason, design), "n": v.get("n", 0), "status": status,
+                 **{k: v[k] for k in NAMING if k in v},
                  **({"reason": f"{reason}; measured: {measured}"} if measured else {})}
         elif part in costly:
             cost, design = costly[part]
@@ -722,9 +745,9 @@ def with_plan_seeds(results, claim, parts, R):
                if s.plan_parts is None or s.plan_parts in part}
         if not got:
             continue
-        at_seeds = {_without_seeds(part): part for part in (study_parts(results, s.plan_for, R) or {})
+        at_seeds = {label(part, v): part for part, v in (study_parts(results, s.plan_for, R) or {}).items()
                     if part in (parts or {}) and part not in got}
-        replaced = {part: at_seeds.get(_without_seeds(part)) for part in got}
+        replaced = {part: at_seeds.get(label(part, v)) for part, v in got.items()}
         parts = {part: v for part, v in (parts or {}).items() if part not in replaced.values()}
         for part, v in got.items():
             parts[part] = {**v, "plan": name, **({"replaces": replaced[part]} if replaced[part] else {})}
@@ -758,14 +781,15 @@ def with_addendum_runs(results, claim, parts, R):
                 **({"disclosed": disclosed} if disclosed else {})} for p, v in got.items()}
     out = {}
     for part, v in parts.items():
-        twin = next((p for p in made if _without_seeds(p) == _without_seeds(part)), None)
+        twin = next((p for p, w in made.items() if label(p, w) == label(part, v)), None)
         out[twin or part] = v if twin is None else {**made[twin], **({"replaces": part} if twin != part else {})}
     return out
 
 
-def _without_seeds(part):
-    """A part's name without the seeds it was measured at: "fixed, seeds [0, 1], 20000" -> "fixed, 20000"."""
-    return re.sub(r"seeds \[[\d, ]*\],? ?", "", part)
+def label(part, v):
+    """A part's name without its asides and the seeds it was measured at, as the claim function set
+    it ("label"; the README's, and what a part at other seeds is matched by), else its name."""
+    return v.get("label", part)
 
 
 def beside(results, claim, R=A.RULES[DECIDING]):

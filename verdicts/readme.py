@@ -5,7 +5,6 @@ summaries, through `update_readme`.
 
     python reproduce.py --report-only    # rewrites every generated block
 """
-import re
 
 from verdicts import rules as A
 from verdicts import studies
@@ -37,15 +36,16 @@ def short_cell(text, width=110):
     return words.rstrip(" ,;:([") + "…"
 
 
-def part_label(name):
-    """A part's name for the README's table: without its parenthetical asides and seed lists
-    (REPORT.md keeps them), e.g. "cell rho0.003_wd1_lam0 (the closest cell: ...), seeds [5, 6]: the
-    prior removes the plateau (t_grok(0) / t_grok(lambda = 1))" -> "cell rho0.003_wd1_lam0: the prior
-    removes the plateau"."""
-    while re.search(r"\([^()]*\)", name):
-        name = re.sub(r"\s*\([^()]*\)", "", name)
-    name = re.sub(r",\s*seeds \[[^\]]*\]", "", name)
-    return re.sub(r"\s+", " ", name).strip()
+def part_label(part, v):
+    """A part's name for the README's table, as its claim function set it (the "label" field:
+    without the asides and seed lists REPORT.md keeps), else the name itself."""
+    return v.get("label", part)
+
+
+def who_what(part, v):
+    """(the setting, what is claimed of it) of a part named in two fields ("who", "what"), so that
+    settings sharing a claim are listed together; ("", its label) otherwise."""
+    return (v["who"], v["what"]) if "who" in v else ("", part_label(part, v))
 
 
 def holding_parts(verdict, parts):
@@ -90,8 +90,7 @@ def untestable_cells(parts):
     groups = {}
     for p, v in parts.items():
         if v["verdict"] == A.UNTESTABLE:
-            who, _, what = part_label(p).partition(": ")
-            who, what = (who, what) if what else ("", who)
+            who, what = who_what(p, v)
             groups.setdefault((what, v.get("status") or v.get("reason") or "no data"), []).append(who)
     return [short_cell(f"{', '.join(filter(None, who))}: " * any(who) + f"{what}: untestable here, {why}", 260)
             for (what, why), who in groups.items()]
@@ -111,7 +110,7 @@ def readme_table(results):
         shown = held if verdict != A.REPRODUCED else [min(held, key=lambda pv: pv[1].get("n", 0))]
         waiting = [(p, v) for p, v in shown if v.get("after_data")]
         shown = [(p, v) for p, v in shown if not v.get("after_data")]
-        cells = [short_cell(f"{part_label(p)}: {_part_number(v)}", 260) for p, v in shown]
+        cells = [short_cell(f"{part_label(p, v)}: {_part_number(v)}", 260) for p, v in shown]
         n = ", ".join(str(v.get("n", 0)) for _, v in shown)
         if waiting:                   # one line per choice made after its data (the one rule)
             groups = after_data_cells(waiting)
@@ -133,8 +132,7 @@ def after_data_cells(waiting):
     who, what, the reading the choice gives on the data it was chosen with. [(cell, n)]."""
     groups = {}
     for p, v in waiting:
-        who, _, what = part_label(p).partition(": ")
-        who, what = (who, what) if what else ("", who)
+        who, what = who_what(p, v)
         key = (what, v["would_read"], v.get("measured_shown", ""), v.get("choice_name", "its choice"))
         groups.setdefault(key, []).append((who, v.get("n", 0)))
     return [(short_cell(f"{', '.join(filter(None, (w for w, _ in wn)))}: " * any(w for w, _ in wn)
