@@ -305,7 +305,8 @@ def _speedup(effect_verdict, baseline, treatment, budget, what, smallest):
         return {"verdict": INCONCLUSIVE, "n": 0, "n_run": len(seeds), "n_informative": 0,
                 "shown": f"no run of either arm grokked within {_budget_text(budget)}",
                 "reason": f"no run of either arm grokked within {_budget_text(budget)}: no informative seed"}
-    v = effect_verdict(effects, math.log(smallest), what, fmt=lambda x: f"{np.exp(x):.2f}x", bounds=bounds,
+    ratio = lambda x: f"{np.exp(x):.2f}x" if math.isfinite(x) else "0" if x < 0 else "inf"   # an open end: 0 or inf
+    v = effect_verdict(effects, math.log(smallest), what, fmt=ratio, bounds=bounds,
                        n_run=len(seeds), bound_note=note)
     v["seeds"] = seeds
     return v
