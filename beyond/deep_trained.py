@@ -145,14 +145,15 @@ def summarize(results, args, gate=None, minimal=None):
 
 
 def minimal_cell(results_dir):
-    """The minimal model's payoff in the same cell (rho 0.003, wd 1, seeds 0-4), by rules v4."""
+    """The minimal model's payoff in the same cell (rho 0.003, wd 1, seeds 0-4) as beyond/deep.py
+    judges it, with its runs' t_grok for the figure."""
     path = os.path.join(results_dir, "regime_map.json")
     if not os.path.exists(path):
         return None
-    d = store.read_json(path)["cells"]
-    grok = lambda k: d[k]["grok"]
-    return {"grok": {"lambda 0": grok("rho0.003_wd1_lam0"), f"lambda {LAM:g}": grok(f"rho0.003_wd1_lam{LAM:g}")},
-            "speedup": A.speedup_verdict_v4(grok("rho0.003_wd1_lam0"), grok(f"rho0.003_wd1_lam{LAM:g}"), 10000)}
+    cells = store.read_json(path)["cells"]
+    return {"grok": {"lambda 0": cells["rho0.003_wd1_lam0"]["grok"],
+                     f"lambda {LAM:g}": cells[f"rho0.003_wd1_lam{LAM:g}"]["grok"]},
+            "speedup": deep.minimal_speedups(results_dir)["rho 0.003"]}
 
 
 def plot(out, path):

@@ -182,17 +182,18 @@ def describe_fit(cells, model, seen_before=None):
     return out
 
 
-def seen_before_cell(folder=store.STORE, seeds=SEEDS):
-    """The init x0.5 cell stored before H8's registration, by H8's rule: its prior arm's runs and
-    whether they all grokked (the rule needs a geometric mean). None if not stored."""
+def seen_before_cell(args):
+    """The init x0.5 cell stored before H8's registration, by H8's rule: its prior arm's runs (read
+    from the store by their config) and whether they all grokked (the rule needs a geometric mean).
+    None if not stored."""
     name, regime, changes = SEEN_BEFORE
     out = []
-    for s in seeds:
-        path = os.path.join(folder, f"add_p113_{regime}_init_scale={changes['init_scale']:g}_lam={LAM:g}_seed{s}"
-                                    f"_e{BUDGET}_stop200.json.gz")
-        if not os.path.exists(path):
+    for s in SEEDS:
+        stored = store.read(args.store or store.STORE,
+                            sweep.study_config(args, s, regime=regime, lam=LAM, epochs=BUDGET, **changes))
+        if stored is None:
             return None
-        out.append(store.read_file(path)[0]["grok_epoch"])
+        out.append(stored[0]["grok_epoch"])
     return {"cell": name, "grok": out, "never": sum(t is None for t in out), "holds": False if None in out else None}
 
 
@@ -263,7 +264,7 @@ def main(argv=None):
     model = fit(prior_times(args.store or store.STORE, keys=registered_keys()))
     grok = {name: {arm: [results[label][0]["grok_epoch"] for label, _ in rs if label in results]
                    for arm, rs in arms.items()} for name, arms in runs(args).items()}
-    out = summarize(grok, model, len(args.seeds), seen_before_cell(args.store or store.STORE))
+    out = summarize(grok, model, len(args.seeds), seen_before_cell(args))
     print(f"H8 (docs/registered/payoff.md): {out['verdict']}" + (f", {out['held']} of {out['of']} cells within "
                                                     f"{TOLERANCE:g}x" if "held" in out else ""))
     for name, r in out["cells"].items():
