@@ -4,6 +4,7 @@ per-position transformer, with FLOP counts and the machine's measured matmul pea
     python bench.py                 # paper config and the Nanda et al. config, 2 threads
     python bench.py --quick         # a few seconds
     python bench.py --threads 1
+    python bench.py --bf16-grok 0 1 2 3 4   # --amp bf16's grokking epochs against float32's (trains)
 
 The conventional model is written the way most grokking repositories write it: nn.Linear
 q/k/v over every position, a causal mask, the MLP and unembedding at every position, the
@@ -173,6 +174,36 @@ def bench_variants(cfg, epochs, compile_too=False):
     return out
 
 
+def bf16_grok(seeds, args):
+    """--amp bf16 against float32 on whole runs: the paper config (fresh distractors, lambda 0,
+    10,000 epochs, stopped 200 epochs after grokking) at each seed, both trained into the run
+    store (float32's runs are the stored baselines every study shares), and each pair's grokking
+    epoch (first epoch with test accuracy >= 0.99; None if never within the budget)."""
+    import os
+    import sweep
+    sp = argparse.ArgumentParser()
+    sweep.add_sweep_args(sp)
+    sweep.add_scale_args(sp, "")
+    sargs = sp.parse_args(["--threads", str(args.threads), "--device", args.device, "--runs-dir", args.runs_dir])
+    sargs.regime = "fresh"
+    runs = [(f"{amp}_seed{s}", sweep.study_config(sargs, s, amp=amp)) for s in seeds for amp in ("off", "bf16")]
+    got = sweep.run_sweep(runs, sargs)
+    lines = ["--amp bf16 against float32: grokking epoch (test acc >= 0.99), paper config, fresh, lambda 0",
+             f"{'seed':>4s} {'float32':>8s} {'bf16':>8s} {'bf16/fp32':>9s}"]
+    ratios = []
+    for s in seeds:
+        t = [got[f"{amp}_seed{s}"][0]["grok_epoch"] if f"{amp}_seed{s}" in got else None for amp in ("off", "bf16")]
+        r = t[1] / t[0] if None not in t else None
+        ratios += [r] if r is not None else []
+        lines.append(f"{s:4d} {str(t[0]):>8s} {str(t[1]):>8s} " + (f"{r:9.3f}" if r is not None else f"{'-':>9s}"))
+    if ratios:
+        lines.append(f"median ratio {statistics.median(ratios):.3f} over {len(ratios)} pair(s), "
+                     f"range {min(ratios):.3f}-{max(ratios):.3f}")
+    print("\n".join(lines))
+    with open(os.path.join("results", "bench_bf16_grok.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--threads", type=int, default=2)
@@ -182,7 +213,13 @@ def main(argv=None):
     p.add_argument("--repeats", type=int, default=3, help="timed pairs per implementation (median)")
     p.add_argument("--compile", action="store_true",
                    help="also time whole runs of 10x --epochs with and without --compile (inductor)")
+    p.add_argument("--bf16-grok", type=int, nargs="+", metavar="SEED",
+                   help="instead of timing: train the paper config with --amp bf16 at these seeds and compare "
+                        "grokking epochs with float32's (results/bench_bf16_grok.txt)")
+    p.add_argument("--runs-dir", default="runs", help="run folders for --bf16-grok (it resumes from them)")
     args = p.parse_args(argv)
+    if args.bf16_grok:
+        return bf16_grok(args.bf16_grok, args)
     torch.set_num_threads(args.threads)
     device = train.pick_device(args.device)
     peak = matmul_peak(512 if args.quick else 1024, device=device)

@@ -205,9 +205,9 @@ def serving_order(names, stem, stop_after):
     in the order they are tried to serve a request: a run with the request's own early stop
     first, then the shortest budget, then the name (an order of the names alone, never of a
     listing)."""
-    runs = []
+    runs, pattern = [], re.compile(re.escape(stem) + r"e(\d+)(?:_stop(\d+))?\.json\.gz")
     for name in names:
-        m = re.fullmatch(re.escape(stem) + r"e(\d+)(?:_stop(\d+))?\.json\.gz", name)
+        m = name.startswith(stem) and pattern.fullmatch(name)
         if m:
             stop = None if m.group(2) is None else int(m.group(2))
             runs.append((stop != stop_after, int(m.group(1)), name))

@@ -133,8 +133,8 @@ def test_a_named_room_with_no_floor_judges_the_log_log_slope_with_the_censoring_
 
 
 @pytest.fixture(scope="module")
-def table():
-    return S.table(jobs=2)          # the v3 scaling rows in a second process: the suite has two cores
+def table(stats_table):
+    return stats_table              # computed beside the rest of the suite from its start (conftest.py)
 
 
 def test_operating_characteristics_are_those_stated_in_stats_md(table):
