@@ -143,16 +143,23 @@ def numbers():
         out["C4 extended"] = (f"{words.get(len(extended), len(extended))} lottery tickets censored at "
                               f"{c4_run['budget']:,} epochs grokked by {max(late):,} when extended"
                               if None not in late else "an extended ticket never grokked")
-        out["reproduced"] = ("one is reproduced: C4, the title claim." if named["reproduced"] == ["C4"]
+        out["reproduced"] = ("two are reproduced: C4, the title claim, and C5." if named["reproduced"] == ["C4", "C5"]
                              else str(named["reproduced"]))
+        c5 = next(v for p, v in table["C5"][1].items() if "every logged point" in p)
+        after = studies.STUDIES["bound_after"].command
+        c5_seeds = [int(a) for a in after[after.index("--seeds") + 1:]]
+        out["C5 after"] = (f"Lemma 5.1's bound was broken at {'none' if c5['violations'] == 0 else c5['violations']} "
+                           f"of {c5['points']} logged points on seeds {c5_seeds[0]}–{c5_seeds[-1]}, run after its "
+                           f"window (one point per {analysis.THIN_EPOCHS} epochs) was fixed"
+                           if c5["n"] == len(c5_seeds) and "decided on the runs made after" in c5["reason"]
+                           else "C5 not decided on its runs made after")
         waiting = [k for k, (w, parts) in table.items()
                    if w == "inconclusive" and any(v.get("after_data") for v in parts.values())]
-        out["waiting"] = "C5 and C10 read reproduced on their own runs" if waiting == ["C5", "C10"] else str(waiting)
+        out["waiting"] = "C10 reads reproduced, but its" if waiting == ["C10"] else str(waiting)
         reads = [v["would_read"] for k in waiting for v in table[k][1].values() if v.get("after_data")]
-        out["would read"] = ("they wait, inconclusive" if set(reads) <= {"reproduced", "untestable here"} and
+        out["would read"] = ("it waits, inconclusive" if set(reads) <= {"reproduced", "untestable here"} and
                              all(v["verdict"] == "reproduced" for k in waiting for v in table[k][1].values()
                                  if not v.get("after_data")) else str(reads))
-        out["C5 window"] = f"C5's one point per {analysis.THIN_EPOCHS} epochs"
         out["rows"] = f"({len(table)} rows: C3 in three settings)"
         rest = [k for k, (w, _) in table.items() if w not in ("reproduced", "not reproduced") and k not in waiting]
         out["the rest"] = ("The rest are inconclusive" if
@@ -190,6 +197,22 @@ def test_the_findings_state_no_other_number(numbers):
     text = re.sub(r"\([^)]*\.(?:md|png)[^)]*\)|`[^`]*`|C\d+[a-z]?|H\d|v\d\b|amendment \d+|Eq\. \d+|Lemma \d\.\d|Theorem \d\.\d|§\d\.\d", "", text)
     found = set(re.findall(r"\d+(?:[.,–]\d+)*", text))
     assert found <= SETTINGS, f"the findings state numbers no test recomputes: {sorted(found - SETTINGS)}"
+
+
+def test_the_one_line_at_the_top_names_the_claims_the_table_decides():
+    line = next(l for l in readme().splitlines() if l.startswith("**In one line:**"))
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        table = claims.verdicts("results")
+    finally:
+        os.chdir(cwd)
+    named = lambda part: set(re.findall(r"C\d+[a-z]?", part))
+    holds, fails = line.split(" hold here; ")[0], line.split(" hold here; ")[1].split(" do not")[0]
+    assert named(holds) == {k for k, (w, _) in table.items() if w == "reproduced"}
+    assert named(fails) == {k for k, (w, _) in table.items() if w == "not reproduced"}
+    assert "the rest are undecided" in line and all(w in ("reproduced", "not reproduced", "inconclusive")
+                                                     for w, _ in table.values())
 
 
 def test_the_claim_table_is_current():
