@@ -178,18 +178,21 @@ def bf16_grok(seeds, args):
     """--amp bf16 against float32 on whole runs: the paper config (fresh distractors, lambda 0,
     10,000 epochs, stopped 200 epochs after grokking) at each seed, both trained into the run
     store (float32's runs are the stored baselines every study shares), and each pair's grokking
-    epoch (first epoch with test accuracy >= 0.99; None if never within the budget)."""
+    epoch (first epoch with test accuracy >= 0.99; None if never within the budget). --quick:
+    p = 23 on the quick model, 100 epochs, under <results-dir>/quick (a smoke run, not a measurement)."""
     import os
     import sweep
+    results = os.path.join(args.results_dir, "quick") if args.quick else args.results_dir
     sp = argparse.ArgumentParser()
     sweep.add_sweep_args(sp)
     sweep.add_scale_args(sp, "")
-    sargs = sp.parse_args(["--threads", str(args.threads), "--device", args.device, "--runs-dir", args.runs_dir])
+    sargs = sp.parse_args(["--threads", str(args.threads), "--device", args.device, "--runs-dir", args.runs_dir,
+                           "--results-dir", results] + (["--p", "23", "--epochs", "100", "--quick"] * args.quick))
     sargs.regime = "fresh"
     runs = [(f"{amp}_seed{s}", sweep.study_config(sargs, s, amp=amp)) for s in seeds for amp in ("off", "bf16")]
     got = sweep.run_sweep(runs, sargs)
-    lines = ["--amp bf16 against float32: grokking epoch (test acc >= 0.99), paper config, fresh, lambda 0",
-             f"{'seed':>4s} {'float32':>8s} {'bf16':>8s} {'bf16/fp32':>9s}"]
+    lines = [f"--amp bf16 against float32: grokking epoch (test acc >= 0.99), p {sargs.p}, fresh distractors, "
+             f"lambda 0, {sargs.epochs:,} epochs", f"{'seed':>4s} {'float32':>8s} {'bf16':>8s} {'bf16/fp32':>9s}"]
     ratios = []
     for s in seeds:
         t = [got[f"{amp}_seed{s}"][0]["grok_epoch"] if f"{amp}_seed{s}" in got else None for amp in ("off", "bf16")]
@@ -200,8 +203,9 @@ def bf16_grok(seeds, args):
         lines.append(f"median ratio {statistics.median(ratios):.3f} over {len(ratios)} pair(s), "
                      f"range {min(ratios):.3f}-{max(ratios):.3f}")
     print("\n".join(lines))
-    with open(os.path.join("results", "bench_bf16_grok.txt"), "w") as f:
+    with open(os.path.join(results, "bench_bf16_grok.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
+    return got
 
 
 def main(argv=None):
@@ -217,6 +221,7 @@ def main(argv=None):
                    help="instead of timing: train the paper config with --amp bf16 at these seeds and compare "
                         "grokking epochs with float32's (results/bench_bf16_grok.txt)")
     p.add_argument("--runs-dir", default="runs", help="run folders for --bf16-grok (it resumes from them)")
+    p.add_argument("--results-dir", default="results", help="--bf16-grok's store and table (<results-dir>/store)")
     args = p.parse_args(argv)
     if args.bf16_grok:
         return bf16_grok(args.bf16_grok, args)

@@ -185,3 +185,17 @@ def test_every_relative_link_in_the_pages_resolves():
             if not os.path.exists(os.path.join(ROOT, os.path.dirname(page), target)):
                 dead.append(f"{page}: {target}")
     assert not dead, f"dead links: {dead}"
+
+
+def test_bench_bf16_grok_trains_both_precisions_into_the_store_and_tables_them(tmp_path, capsys):
+    """bench.py --bf16-grok: per seed a float32 and a bf16-autocast run of one config, keyed apart in
+    the store, and the table reads each run's own grokking epoch."""
+    import bench
+    got = bench.main(["--bf16-grok", "0", "--quick", "--threads", "1", "--results-dir", str(tmp_path),
+                      "--runs-dir", str(tmp_path / "runs")])
+    fp32, bf16 = got["off_seed0"][0], got["bf16_seed0"][0]
+    assert fp32["config"]["amp"] == "off" and bf16["config"]["amp"] == "bf16" and fp32["precision"] != bf16["precision"]
+    keys = sorted(f for f in os.listdir(tmp_path / "quick" / "store") if f.endswith(".json.gz"))
+    assert len(keys) == 2 and any("amp=bf16" in k for k in keys)
+    row = (tmp_path / "quick" / "bench_bf16_grok.txt").read_text().splitlines()[2].split()
+    assert row == ["0", str(fp32["grok_epoch"]), str(bf16["grok_epoch"])] + row[3:]
