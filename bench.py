@@ -201,7 +201,8 @@ def bf16_grok(seeds, args):
         lines.append(f"{s:4d} {str(t[0]):>8s} {str(t[1]):>8s} " + (f"{r:9.3f}" if r is not None else f"{'-':>9s}"))
     if ratios:
         lines.append(f"median ratio {statistics.median(ratios):.3f} over {len(ratios)} pair(s), "
-                     f"range {min(ratios):.3f}-{max(ratios):.3f}")
+                     f"range {min(ratios):.3f}-{max(ratios):.3f}, geometric mean {statistics.geometric_mean(ratios):.3f}; "
+                     f"bf16 sooner in {sum(r < 1 for r in ratios)}")
     print("\n".join(lines))
     with open(os.path.join(results, "bench_bf16_grok.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -199,3 +199,14 @@ def test_bench_bf16_grok_trains_both_precisions_into_the_store_and_tables_them(t
     assert len(keys) == 2 and any("amp=bf16" in k for k in keys)
     row = (tmp_path / "quick" / "bench_bf16_grok.txt").read_text().splitlines()[2].split()
     assert row == ["0", str(fp32["grok_epoch"]), str(bf16["grok_epoch"])] + row[3:]
+
+
+def test_the_bf16_table_in_running_md_is_the_stored_measurement():
+    """docs/running.md's bf16 table restates results/bench_bf16_grok.txt (bench.py --bf16-grok)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    rows = open(os.path.join(root, "results", "bench_bf16_grok.txt")).read().splitlines()[2:-1]
+    doc = open(os.path.join(root, "docs", "running.md")).read()
+    assert len(rows) == 5
+    for row in rows:
+        seed, fp32, bf16, ratio = row.split()
+        assert f"| {seed} | {int(fp32):,} | {int(bf16):,} | {float(ratio):.2f} |" in doc, row
