@@ -53,6 +53,12 @@ def gate_passes(summary):
     return mem is not None and grok is not None and mem <= grok <= GATE_EPOCHS
 
 
+def gate_line(label, s):
+    return (f"{label}: memorized at {s['mem_epoch']}, grokked at {s['grok_epoch']} (final test accuracy "
+            f"{s['final_test_acc']:.3f}): {'passes' if gate_passes(s) else 'fails'}"
+            + (f"; the cells' budget by rule: {budget_rule(s['grok_epoch']):,}" if gate_passes(s) else ""))
+
+
 def config(args, name, seed, lam, epochs):
     return sweep.study_config(args, seed, regime=REGIME, lam=lam, epochs=epochs, **CONFIGS[name])
 
@@ -191,7 +197,8 @@ def get_parser():
     p.add_argument("--power", action="store_true", help="print the cells' power table and exit")
     sweep.add_scale_args(p, dict(p=sweep.QUICK_MODEL["p"], epochs=2000, seeds=[0]))
     sweep.add_sweep_args(p)
-    p.set_defaults(seeds=list(SEEDS), regime=REGIME)
+    # drawn from whatever is stored (the gate, the cells so far, "not decided" until all are in)
+    p.set_defaults(seeds=list(SEEDS), regime=REGIME, partial_ok=True)
     return p
 
 
@@ -217,13 +224,11 @@ def main(argv=None):
               + A.describe(out["speedup"]).replace("**", ""))
         store.write_json(os.path.join(args.results_dir, "deep_trained.json"), out, digits=6)
         plot(out, os.path.join(args.results_dir, "deep_trained.png"))
+        if gate:
+            print(gate_line(f"gate {PASSED_CONFIG}", gate[0]))
     for label, _ in runs:
         if label in results and label.startswith("gate"):
-            s = results[label][0]
-            print(f"{label}: memorized at {s['mem_epoch']}, grokked at {s['grok_epoch']} "
-                  f"(final test accuracy {s['final_test_acc']:.3f}): "
-                  f"{'passes' if gate_passes(s) else 'fails'}"
-                  + (f"; the cells' budget by rule: {budget_rule(s['grok_epoch']):,}" if gate_passes(s) else ""))
+            print(gate_line(label, results[label][0]))
 
 
 if __name__ == "__main__":

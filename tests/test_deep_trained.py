@@ -35,6 +35,13 @@ def test_the_gate_runs_the_fallback_only_after_the_first_failed(tmp_path):
     assert [label for label, _ in D.planned_runs(args)] == ["gate one head", "gate four heads"]
 
 
+def test_the_summary_is_drawn_from_what_is_stored_with_the_gate_named():
+    """Partial by design (results/, not results/partial/): REPORT.md shows the gate and the cells so far."""
+    assert D.parse([]).partial_ok and D.parse(["--part", "cells"]).partial_ok
+    s = {"mem_epoch": 2020, "grok_epoch": 5540, "final_test_acc": 1.0}
+    assert D.gate_line("gate one head", s).endswith("passes; the cells' budget by rule: 14,000")
+    assert D.gate_line("gate one head", {**s, "grok_epoch": None}).endswith("fails")
+
 
 def test_the_cells_are_the_registered_ones_at_the_committed_budget():
     """Committed after the gate (t_grok 5,540) and before any cell: budget_rule's 14,000 epochs."""

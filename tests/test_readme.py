@@ -118,10 +118,14 @@ def numbers():
         h4 = store.read_json(os.path.join("results", "two_clocks.json"))["verdicts"]
         h4 = next(v for p, v in h4.items() if p.startswith("H4"))
         out["H4"] = f"no run without the prior grokked within 50,000 epochs" if "0/5 grokked" in h4["text"] else h4["text"]
-        from beyond import deep
-        pilot = store.read_json(os.path.join("results", "deep_pilot.json"))
-        if pilot["t_grok"] == {"a": None, "b": None}:
-            out["deep pilot"] = f"neither pilot run grokked within {deep.PILOT_EPOCHS:,} epochs (one seed each"
+        deeper = store.read_json(os.path.join("results", "deep_trained.json"))      # drawn from what is stored
+        out["deep gate"] = (f"grokked without the prior at ρ 0.003 (its gate run, at epoch {deeper['gate']['grok_epoch']:,})"
+                            if deeper["gate"]["passes"] else "its gate failed")
+        out["deep cells"] = ("and its cells are training" if deeper["stored_runs"] < deeper["planned_runs"]
+                             else "its cells are done: the README states their answer")
+        info = store.read_json(os.path.join("results", "information.json"))
+        out["information"] = ("a study registered to tell them apart is training" if info["stored_runs"] < info["planned_runs"]
+                              else "the information study is done: the README states its answer")
         c1 = next(v for p, v in table["C1"][1].items() if "diffuse" in p)
         out["C1 mass"] = f"**{interval(c1['text'])}**"
         named = {v: [k for k, (w, _) in table.items() if w == v and k[:3] not in ("C3b", "C3f")]
@@ -143,8 +147,15 @@ def numbers():
         out["C4 extended"] = (f"{words.get(len(extended), len(extended))} lottery tickets censored at "
                               f"{c4_run['budget']:,} epochs grokked by {max(late):,} when extended"
                               if None not in late else "an extended ticket never grokked")
-        out["reproduced"] = ("two are reproduced: C4, the title claim, and C5." if named["reproduced"] == ["C4", "C5"]
-                             else str(named["reproduced"]))
+        out["reproduced"] = ("three are reproduced: C4, the title claim, C5 and C8." if named["reproduced"] ==
+                             ["C4", "C5", "C8"] else str(named["reproduced"]))
+        c8 = next(v for p, v in table["C8"][1].items() if p.startswith("larger d"))
+        after = studies.STUDIES["dims_after"].command
+        c8_seeds = [int(a) for a in after[after.index("--seeds") + 1:]]
+        tau = re.search(r"([+-][\d.]+ \[[+-][\d.]+, [+-][\d.]+\])", c8["text"]).group(1)
+        out["C8 after"] = (f"On seeds {c8_seeds[0]}–{c8_seeds[-1]}, run after its plan, larger d reached B_τ sooner: "
+                           f"−Kendall τ(d, t_struct) {tau} ({c8['smallest']:+.2f} counts, ours)"
+                           if c8.get("addendum") == 14 and c8["verdict"] == "reproduced" else "C8's row 14 not decided")
         c5 = next(v for p, v in table["C5"][1].items() if "every logged point" in p)
         after = studies.STUDIES["bound_after"].command
         c5_seeds = [int(a) for a in after[after.index("--seeds") + 1:]]
@@ -164,9 +175,6 @@ def numbers():
         rest = [k for k, (w, _) in table.items() if w not in ("reproduced", "not reproduced") and k not in waiting]
         out["the rest"] = ("The rest are inconclusive" if
                            all(table[k][0] == "inconclusive" for k in rest) else str(rest))
-        old = claims.verdicts("results", rules=claims.BESIDE)
-        out["v3 beside"] = ("rules v3 reproduced C5 and C8" if
-                            [k for k, (w, _) in old.items() if w == "reproduced"] == ["C5", "C8"] else "v3 moved")
         out["not reproduced"] = ("Four are not: C3f (above), C1" if named["not reproduced"] == ["C1", "C2", "C6"]
                                  and table["C3f"][0] == "not reproduced" else str(named["not reproduced"]))
         return out

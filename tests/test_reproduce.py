@@ -840,3 +840,21 @@ def test_the_fifth_addendums_runs_decide_their_parts_on_their_own_seeds(tmp_path
     # the first seeds' verdict is what the plan found (plan_seeds=False), the addendum's is not read there
     assert claims.verdicts(str(tmp_path), only=["C8"], plan_seeds=False)["C8"][1][
         "larger d reaches B_tau sooner"]["verdict"] == "reproduced"
+
+
+def test_a_variant_study_says_whether_its_runs_enter_the_verdict():
+    """REPORT.md names each variant's parts by their role (claims.decides): the fifth addendum's runs
+    decide the parts it registered, and only those; runs made after a premise was marked confirm or
+    refute it; every other variant is reported beside and never enters a verdict."""
+    assert claims.decides("dims_after", "larger d reaches B_tau sooner") == "decides"
+    assert claims.decides("priors_after", "entropy faster than weight decay alone") == "decides"
+    assert claims.decides("priors_after", "kl faster than weight decay alone") is None
+    assert claims.decides("bound_after", "the bound holds at every logged point") == "decides"
+    assert claims.decides("bound_after", "measured/bound falls after memorization") is None
+    assert claims.decides("optimizers_after") == claims.decides("regime_map_v4plan_rho0.001") == "premise"
+    others = [n for n, s in studies.STUDIES.items() if s.variant_of and n not in
+              ("dims_after", "priors_after", "bound_after", "heldout_fig3_after", "optimizers_after",
+               "regime_map_v4plan_rho0.001")]
+    assert others and all(claims.decides(n) is None for n in others)
+    note = claims.v4_plan_note("C8", "larger d reaches B_tau sooner", "dims_after", "results")["note"]
+    assert "row 14" in note and "not here" not in note

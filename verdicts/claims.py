@@ -571,6 +571,10 @@ def v4_plan_note(claim, part, plan=None, results=None):
     README shows it}, or None: its row, planned or run (plan: the study this verdict was read from;
     results: where the row's study's summary is looked for); or its cost, where the plan prices
     it above 10 core-hours."""
+    addendum = ADDENDUM.get(claim)
+    if addendum and plan == addendum[0] and addendum[2](part):     # the fifth addendum's row decides it
+        return {"note": f"at the seeds of rules v4's plan, row {addendum[1]} (docs/plan.md)",
+                "status": plan_status(addendum[1], True)}
     row = V4_PLANNED.get(claim, {}).get(part)
     if row is None:
         cost = V4_COSTLY.get(claim, {}).get(part)
@@ -786,23 +790,45 @@ def with_addendum_runs(results, claim, parts, R):
     return out
 
 
+def decides(name, part=None):
+    """A variant study's role in its claim's verdict, for one part (or the study, part None):
+    "decides" where its runs decide the part (the fifth addendum's studies, ADDENDUM; the runs made
+    after a window chosen after its data, MARKED_AFTER_DATA), "premise" where they confirm or refute a
+    premise marked after its data, None where they are reported beside and never enter it."""
+    s = studies.STUDIES[name]
+    add = ADDENDUM.get(s.claim)
+    if add and add[0] == name:
+        return "decides" if part is None or add[2](part) else None
+    for marked, after in MARKED_AFTER_DATA.get(s.claim, {}).items():
+        if after.summary == s.summary:
+            if after.name == "its premise":
+                return "premise"
+            return "decides" if part is None or part == marked else None
+    return None
+
+
 def label(part, v):
     """A part's name without its asides and the seeds it was measured at, as the claim function set
     it ("label"; the README's, and what a part at other seeds is matched by), else its name."""
     return v.get("label", part)
 
 
-def beside(results, claim, R=A.RULES[DECIDING]):
+def beside(results, claim, R=A.RULES[DECIDING], role=None):
     """What is reported under a claim but never decides it: {label: {part: verdict dict}} for
-    its pre-registered variants (studies.py, variant_of) and the priors' secondary comparisons."""
+    its pre-registered variants (studies.py, variant_of) and the priors' secondary comparisons.
+    role "decides" or "premise": instead the variants' parts that have that role (decides())."""
     out = {}
     for name, s in studies.STUDIES.items():
         if s.claim == claim and s.variant_of:
             parts = study_parts(results, name, R)
-            out[s.title] = parts if parts is not None else {
-                "": {"verdict": A.NOT_DECIDED, "n": 0, "reason": f"not run yet: python {' '.join(s.command)} --jobs 2"}}
+            if parts is None and decides(name) == role:
+                out[s.title] = {"": {"verdict": A.NOT_DECIDED, "n": 0,
+                                     "reason": f"not run yet: python {' '.join(s.command)} --jobs 2"}}
+            elif parts is not None and any(decides(name, p) == role for p in parts):
+                out[s.title] = {p: v for p, v in parts.items() if decides(name, p) == role}
     for name, s in studies.STUDIES.items():          # the priors study and its variants
-        d = _load(results, s.summary) if (s.variant_of or name) == "priors" and s.claim == claim else None
+        d = (_load(results, s.summary) if (s.variant_of or name) == "priors" and s.claim == claim and role is None
+             else None)
         if d is not None and priors_secondary(d, R):
             out[f"{s.title}, secondary comparisons"] = priors_secondary(d, R)
     return out

@@ -14,7 +14,7 @@ import numpy as np
 from verdicts import rules as A
 from verdicts import studies
 from verdicts.claims import (BESIDE, CLAIMS, DECIDING, EQ7_HELD_OUT, EQ7_PLAN_ROW, MARKED_AFTER_DATA, PAPER,
-                             ROOM_C3, ROOM_C3F, _load, _summary, beside, claim_c3_other_regimes, direction,
+                             ROOM_C3, ROOM_C3F, _load, _summary, beside, claim_c3_other_regimes, decides, direction,
                              eq7_before_after, premise_confirmed, study_parts, verdicts)
 
 
@@ -59,14 +59,15 @@ def make_report(results):
         if claim == "C3":
             for part, v in claim_c3_other_regimes(results).items():
                 lines.append(f"- (not part of the verdict) {part}: {A.describe(v)}")
-        side_v3 = beside(results, claim, A.RULES[BESIDE])
-        for label, side in beside(results, claim).items():
-            lines.append(f"- (reported beside, pre-registered, not part of the verdict) {label}:")
-            for part, v in side.items():
-                lines.append(f"  - {part + ': ' if part else ''}{A.describe(v)}")
-                was = side_v3.get(label, {}).get(part)
-                if was and (was["verdict"], was.get("text")) != (v["verdict"], v.get("text")):
-                    lines.append(f"    - rules v3: {A.describe(was)}")
+        for role, said in VARIANT_ROLES.items():
+            side_v3 = beside(results, claim, A.RULES[BESIDE], role)
+            for label, side in beside(results, claim, role=role).items():
+                lines.append(f"- ({said}) {label}:")
+                for part, v in side.items():
+                    lines.append(f"  - {part + ': ' if part else ''}{A.describe(v)}")
+                    was = side_v3.get(label, {}).get(part)
+                    if was and (was["verdict"], was.get("text")) != (v["verdict"], v.get("text")):
+                        lines.append(f"    - rules v3: {A.describe(was)}")
         lines.append("")
     lines += beyond_the_paper(results)
     lines += studies_section(results)
@@ -586,6 +587,13 @@ def study_table(d):
     return None
 
 
+# How REPORT.md names a variant study's parts by their role in the claim's verdict (claims.decides)
+VARIANT_ROLES = {"decides": "registered before its runs, these enter the verdict above (docs/plan.md)",
+                 "premise": "registered before its runs, made after a premise was marked above: they confirm or "
+                            "refute it (docs/plan.md)",
+                 None: "reported beside, pre-registered, not part of the verdict"}
+
+
 def studies_section(results):
     """REPORT.md's last section: per study of the registry, its figure, what the paper claims
     for it, its command, a table of its runs and the parts of its claim its own runs give, all
@@ -620,9 +628,16 @@ def studies_section(results):
         lines += (rows or ["(no run table in this summary)"]) + [""]
         parts = study_parts(results, name)
         if parts:
-            lines.append(f"Its parts, reported beside claim {s.claim} and never part of its verdict ({table[s.claim][0]}):"
-                         if s.variant_of else f"Its parts of claim {s.claim} ({table[s.claim][0]}):")
-            lines += [f"- {part}: {A.describe(v)}" for part, v in parts.items()]
+            role = decides(name) if s.variant_of else None
+            lines.append(f"Its parts of claim {s.claim} ({table[s.claim][0]}):" if not s.variant_of else
+                         f"Its parts, reported beside claim {s.claim} ({table[s.claim][0]}); {VARIANT_ROLES[role]}:"
+                         if role == "premise" else
+                         f"Its parts of claim {s.claim} ({table[s.claim][0]}); those marked (in the verdict) were "
+                         f"registered before its runs and enter it (docs/plan.md), the others are reported beside:"
+                         if role == "decides" else
+                         f"Its parts, reported beside claim {s.claim} and never part of its verdict ({table[s.claim][0]}):")
+            mark = lambda part: "(in the verdict) " if role == "decides" and decides(name, part) == "decides" else ""
+            lines += [f"- {mark(part)}{part}: {A.describe(v)}" for part, v in parts.items()]
             lines.append("")
     return lines
 
