@@ -589,7 +589,7 @@ def study_table(d):
 
 # How REPORT.md names a variant study's parts by their role in the claim's verdict (claims.decides)
 VARIANT_ROLES = {"decides": "registered before its runs, these enter the verdict above (docs/plan.md)",
-                 "premise": "registered before its runs, made after a premise was marked above: they confirm or "
+                 "premise": "registered before its runs, made after a premise was marked after its data: they confirm or "
                             "refute it (docs/plan.md)",
                  None: "reported beside, pre-registered, not part of the verdict"}
 
