@@ -813,24 +813,23 @@ def label(part, v):
     return v.get("label", part)
 
 
-def beside(results, claim, R=A.RULES[DECIDING], role=None):
-    """What is reported under a claim but never decides it: {label: {part: verdict dict}} for
-    its pre-registered variants (studies.py, variant_of) and the priors' secondary comparisons.
-    role "decides" or "premise": instead the variants' parts that have that role (decides())."""
-    out = {}
+def beside(results, claim, R=A.RULES[DECIDING]):
+    """What is reported under a claim, by its role in the verdict (decides()): {role: {label: {part:
+    verdict dict}}}, role "decides", "premise" or None (beside, never deciding), for its pre-registered
+    variants (studies.py, variant_of), and under None the priors' secondary comparisons."""
+    out = {"decides": {}, "premise": {}, None: {}}
     for name, s in studies.STUDIES.items():
         if s.claim == claim and s.variant_of:
             parts = study_parts(results, name, R)
-            if parts is None and decides(name) == role:
-                out[s.title] = {"": {"verdict": A.NOT_DECIDED, "n": 0,
-                                     "reason": f"not run yet: python {' '.join(s.command)} --jobs 2"}}
-            elif parts is not None and any(decides(name, p) == role for p in parts):
-                out[s.title] = {p: v for p, v in parts.items() if decides(name, p) == role}
+            if parts is None:
+                out[decides(name)][s.title] = {"": {"verdict": A.NOT_DECIDED, "n": 0,
+                                                    "reason": f"not run yet: python {' '.join(s.command)} --jobs 2"}}
+            for part, v in (parts or {}).items():
+                out[decides(name, part)].setdefault(s.title, {})[part] = v
     for name, s in studies.STUDIES.items():          # the priors study and its variants
-        d = (_load(results, s.summary) if (s.variant_of or name) == "priors" and s.claim == claim and role is None
-             else None)
+        d = _load(results, s.summary) if (s.variant_of or name) == "priors" and s.claim == claim else None
         if d is not None and priors_secondary(d, R):
-            out[f"{s.title}, secondary comparisons"] = priors_secondary(d, R)
+            out[None][f"{s.title}, secondary comparisons"] = priors_secondary(d, R)
     return out
 
 

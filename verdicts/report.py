@@ -59,9 +59,10 @@ def make_report(results):
         if claim == "C3":
             for part, v in claim_c3_other_regimes(results).items():
                 lines.append(f"- (not part of the verdict) {part}: {A.describe(v)}")
+        by_role, by_role_v3 = beside(results, claim), beside(results, claim, A.RULES[BESIDE])
         for role, said in VARIANT_ROLES.items():
-            side_v3 = beside(results, claim, A.RULES[BESIDE], role)
-            for label, side in beside(results, claim, role=role).items():
+            side_v3 = by_role_v3[role]
+            for label, side in by_role[role].items():
                 lines.append(f"- ({said}) {label}:")
                 for part, v in side.items():
                     lines.append(f"  - {part + ': ' if part else ''}{A.describe(v)}")
