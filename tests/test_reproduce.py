@@ -644,7 +644,9 @@ def test_v4_untestable_only_by_premise_and_a_late_marking_waits_for_its_runs(tmp
     summary = claims.MARKED_AFTER_DATA["C11"][marked].summary
     never = {"cells": {"rho0.001_wd1_lam0": {"grok": {str(s): None for s in range(5, 15)}}}}
     write(tmp_path, summary, never)
-    assert claims.mark_untestable("C11", parts, v4, results=str(tmp_path))[marked]["verdict"] == "untestable here"
+    confirmed = claims.mark_untestable("C11", parts, v4, results=str(tmp_path))[marked]
+    assert confirmed["verdict"] == "untestable here" and "confirmed on the runs made after it" in confirmed["reason"]
+    assert summary in confirmed["reason"] and "confirmed" not in waiting["reason"]
     never["cells"]["rho0.001_wd1_lam0"]["grok"]["7"] = 9100
     write(tmp_path, summary, never)
     refuted = claims.mark_untestable("C11", parts, v4, results=str(tmp_path))[marked]

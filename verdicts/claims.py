@@ -635,14 +635,18 @@ def mark_untestable(claim, parts, R, with_plan=True, results="results", study=No
         if v.get("addendum"):                          # decided on the runs the fifth addendum registered
             out[part] = v
             continue
+        confirmed = ""
         if R.version == "v4" and part in MARKED_AFTER_DATA.get(claim, {}):
             judged = after_data(claim, part, v, results, part in premise)
             if judged is not None:
                 out[part] = {**judged, **{k: v[k] for k in NAMING if k in v}}
                 continue
+            after = MARKED_AFTER_DATA[claim][part]     # the choice stands: say which runs confirmed it
+            if premise_confirmed(results, claim, part) is True:
+                confirmed = f"{after.choice}, confirmed on the runs made after it: {after.test} ({after.summary})"
         if part in premise or (part in costly and R.version == "v3"):
             status, evidence, design = premise[part] if part in premise else (costly[part][0], "", costly[part][1])
-            reason = premise_reason(status, evidence)
+            reason = "; ".join(filter(None, [premise_reason(status, evidence), confirmed]))
             v = {**A.untestable(reason, design), "n": v.get("n", 0), "status": status,
                  **{k: v[k] for k in NAMING if k in v},
                  **({"reason": f"{reason}; measured: {measured}"} if measured else {})}
