@@ -159,6 +159,23 @@ def test_c11_parts_untestable_by_premise_match_the_committed_runs():
         assert "0 of 20 within 10,000 epochs at wd 0.5-4" in claims.UNTESTABLE_PARTS["C11"][part][1]   # (status, evidence, design)
 
 
+def test_c10_parts_untestable_by_premise_match_the_committed_runs():
+    """claims.UNTESTABLE_PARTS's evidence for C10's five settings is what their seeds 0-4 show: no
+    sgd, lion or bs128 seed memorizes; every muon and bs512 seed memorizes and meets B_tau before
+    it or fewer than three logged epochs after (logged every 10), so no plateau has points to fit."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    settings = json.load(open(os.path.join(root, "results", "fig11_optimizers.json")))["settings"]
+    for o in ("sgd", "lion", "bs128", "muon", "bs512"):
+        marks, (_, evidence, _) = settings[o]["marks"], claims.UNTESTABLE_PARTS["C10"][f"{o}: the MLP norm contracts on the plateau"]
+        assert len(marks) == 5 and all(r is None for r in settings[o]["plateau_rate"])
+        if "memorizes within the budget" in evidence:
+            assert all(m["t_mem"] is None for m in marks), o
+        else:
+            assert "fewer than three logged epochs after" in evidence
+            assert all(m["t_mem"] is not None and m["t_struct"] is not None and m["t_struct"] < m["t_mem"] + 30
+                       for m in marks), o
+
+
 def test_a_bug_in_a_claim_function_raises_under_the_tests(tmp_path, monkeypatch):
     write(tmp_path, "fig4_tickets.json", {"budget": 10000})            # no "grok": a KeyError
     import pytest
