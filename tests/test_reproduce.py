@@ -664,6 +664,7 @@ def test_v4_untestable_only_by_premise_and_a_late_marking_waits_for_its_runs(tmp
     confirmed = claims.mark_untestable("C11", parts, v4, results=str(tmp_path))[marked]
     assert confirmed["verdict"] == "untestable here" and "confirmed on the runs made after it" in confirmed["reason"]
     assert summary in confirmed["reason"] and "confirmed" not in waiting["reason"]
+    assert confirmed["status"].endswith("marked after its data, confirmed on runs made after it")   # the README's cell
     never["cells"]["rho0.001_wd1_lam0"]["grok"]["7"] = 9100
     write(tmp_path, summary, never)
     refuted = claims.mark_untestable("C11", parts, v4, results=str(tmp_path))[marked]

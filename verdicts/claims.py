@@ -647,6 +647,7 @@ def mark_untestable(claim, parts, R, with_plan=True, results="results", study=No
         if part in premise or (part in costly and R.version == "v3"):
             status, evidence, design = premise[part] if part in premise else (costly[part][0], "", costly[part][1])
             reason = "; ".join(filter(None, [premise_reason(status, evidence), confirmed]))
+            status += "; marked after its data, confirmed on runs made after it" * bool(confirmed)
             v = {**A.untestable(reason, design), "n": v.get("n", 0), "status": status,
                  **{k: v[k] for k in NAMING if k in v},
                  **({"reason": f"{reason}; measured: {measured}"} if measured else {})}
