@@ -164,10 +164,12 @@ def test_c10_parts_untestable_by_premise_match_the_committed_runs():
     sgd, lion or bs128 seed memorizes; every muon and bs512 seed memorizes and meets B_tau before
     it or fewer than three logged epochs after (logged every 10), so no plateau has points to fit."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    settings = json.load(open(os.path.join(root, "results", "fig11_optimizers.json")))["settings"]
+    first = json.load(open(os.path.join(root, "results", "fig11_optimizers.json")))
+    settings, seeds = first["settings"], first["seeds"]
     for o in ("sgd", "lion", "bs128", "muon", "bs512"):
         marks, (_, evidence, _) = settings[o]["marks"], claims.UNTESTABLE_PARTS["C10"][f"{o}: the MLP norm contracts on the plateau"]
         assert len(marks) == 5 and all(r is None for r in settings[o]["plateau_rate"])
+        assert f"seed of {seeds[0]}-{seeds[-1]} " in evidence       # the seeds it was marked on (later ones differ)
         if "memorizes within the budget" in evidence:
             assert all(m["t_mem"] is None for m in marks), o
         else:
