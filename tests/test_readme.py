@@ -172,7 +172,8 @@ def numbers():
         c10_marked = claims.MARKED_AFTER_DATA["C10"]
         c10_first = store.read_json(os.path.join("results", studies.STUDIES["optimizers"].summary))["seeds"]
         out["C10 after"] = (f"C10 is untestable with SGD, Lion, Muon and batches 512 and 128: no plateau on seeds "
-                            f"{c10_first[0]}–{c10_first[-1]}, so marked, nor on seeds {c10_seeds[0]}–{c10_seeds[-1]}, run after the marking"
+                            f"{c10_first[0]}–{c10_first[-1]}, so marked, nor on seeds {c10_seeds[0]}–{c10_seeds[-1]}, "
+                            "run after the marking"
                             if not waiting and claims.C10_NO_PLATEAU == ("sgd", "lion", "muon", "bs512", "bs128") and
                             all(claims.premise_confirmed("results", "C10", p) is True for p in c10_marked)
                             else f"C10's marking not confirmed; waiting: {waiting}")

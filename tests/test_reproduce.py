@@ -167,7 +167,8 @@ def test_c10_parts_untestable_by_premise_match_the_committed_runs():
     first = json.load(open(os.path.join(root, "results", "fig11_optimizers.json")))
     settings, seeds = first["settings"], first["seeds"]
     for o in ("sgd", "lion", "bs128", "muon", "bs512"):
-        marks, (_, evidence, _) = settings[o]["marks"], claims.UNTESTABLE_PARTS["C10"][f"{o}: the MLP norm contracts on the plateau"]
+        marks = settings[o]["marks"]
+        _, evidence, _ = claims.UNTESTABLE_PARTS["C10"][f"{o}: the MLP norm contracts on the plateau"]
         assert len(marks) == 5 and all(r is None for r in settings[o]["plateau_rate"])
         assert f"seed of {seeds[0]}-{seeds[-1]} " in evidence       # the seeds it was marked on (later ones differ)
         if "memorizes within the budget" in evidence:
