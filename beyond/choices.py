@@ -447,7 +447,7 @@ def judged(args):
     cells["held"] lists the held-out cells judge() asked for (held_out_cells)."""
     every = argparse.Namespace(**{**vars(args), "part": [p for p in PARTS if p != "heldout"]})
     c = cells(every)
-    pilots = pilots_from(c, stored(c, args))
+    pilots = pilots_from(c, stored({"c10 pilot": c.get("c10 pilot", {})}, args))   # C10's pilots choose its cells
     c = cells(every, pilots)
     results = stored(c, args)
     verdicts = judge(c, results, every)
