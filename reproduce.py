@@ -128,7 +128,7 @@ def stored_costs(folder):
         return ms, epochs, groks
     for f in os.listdir(folder):
         if f.endswith(".json.gz"):
-            s, _ = store.read_file(os.path.join(folder, f))
+            s = store.read_summary(os.path.join(folder, f))
             if s.get("threads") == 1 and s.get("ms_per_epoch"):
                 ms.setdefault(_shape(s["config"]), []).append(s["ms_per_epoch"])
             epochs.setdefault(_cell(s["config"]), []).append(s["epochs_run"])

@@ -131,6 +131,23 @@ def test_store_serves_a_clone_with_no_run_folders(tmp_path):
     np.testing.assert_allclose(np.array(again["lam0.5"][1]["attn_mass_heads"]), np.array(ref["attn_mass_heads"]), rtol=1e-6)
 
 
+def test_a_summary_read_alone_is_the_whole_files(tmp_path):
+    """store.read_summary (the dry run's costs read every stored run) parses only the summary;
+    it is the summary read_file decodes with the history, for a file write() made and for one
+    laid out otherwise (history first)."""
+    import gzip
+    trained = sweep.run_sweep(tiny_runs(), sweep_args(tmp_path), log=lambda s: None)
+    files = sorted((tmp_path / "res" / "store").glob("*.json.gz"))
+    assert len(files) == len(trained)
+    for f in files:
+        assert store.read_summary(f) == store.read_file(f)[0]
+    summary, history = store.read_file(files[0])
+    other = tmp_path / "other.json.gz"
+    with gzip.open(other, "wt") as g:
+        json.dump({"history": history, "summary": summary}, g)
+    assert store.read_summary(other) == summary
+
+
 def test_quick_and_paper_budgets_never_collide(tmp_path):
     short = [("lam0", train.make_config(p=7, frac=0.5, epochs=5, d_model=8, d_mlp=16))]
     sweep.run_sweep(tiny_runs((0.0,)), sweep_args(tmp_path), log=lambda s: None)
