@@ -99,14 +99,18 @@ def logistic_fit(lams, grokked, max_slope=100.0, iters=60):
     separated sample has a finite fit. Returns (lam_c, s)."""
     x, y = np.log(np.asarray(lams, float)), np.asarray(grokked, float)
     xm = x.mean()
+    xc = x - xm
     a, b = 0.0, 1.0
     for _ in range(iters):
-        p = 1 / (1 + np.exp(-(a + b * (x - xm))))
-        w = np.clip(p * (1 - p), 1e-9, None)
-        X = np.stack([np.ones_like(x), x - xm], 1)
-        H = X.T @ (w[:, None] * X) + 1e-9 * np.eye(2)
-        a, b = np.array([a, b]) + np.linalg.solve(H, X.T @ (y - p))
-        b = float(np.clip(b, 1e-3, max_slope))
+        p = 1 / (1 + np.exp(-(a + b * xc)))
+        w = np.maximum(p * (1 - p), 1e-9)
+        r = y - p
+        # the Newton step H^-1 g for the design [1, x - xm], H (+ a 1e-9 ridge) solved in closed form
+        h00, h01, h11 = w.sum() + 1e-9, (w * xc).sum(), (w * xc * xc).sum() + 1e-9
+        g0, g1 = r.sum(), (r * xc).sum()
+        det = h00 * h11 - h01 * h01
+        a, b = a + (h11 * g0 - h01 * g1) / det, b + (h00 * g1 - h01 * g0) / det
+        b = float(min(max(b, 1e-3), max_slope))
     return float(np.exp(xm - a / b)), 1 / b
 
 
