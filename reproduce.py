@@ -23,10 +23,13 @@ A run cut short is charged only the epochs after its checkpoint (runfolder.save_
 import argparse
 import concurrent.futures
 import importlib
+import multiprocessing as mp
 import os
 import re
+import runpy
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -263,6 +266,49 @@ def redraw_table(args):
 
 
 # ---------------------------------------------------------------------------------------
+# A redraw is a second or two of reading and plotting after seconds of imports (torch,
+# matplotlib). Under --plot-only each study therefore runs in a child forked from one process
+# that imported them once (multiprocessing's forkserver: a fresh process that has only imported,
+# never run threads), as its own command line would run, its output captured: the imports are
+# paid once, not once per study. Training, and a platform without a forkserver (Windows), runs
+# each study's command as a process.
+PRELOAD = ["torch", "numpy", "matplotlib.pyplot", "train", "sweep", "store", "plots", "analysis"]
+
+
+def _study_as_main(command, out, err):
+    """In the forked child (multiprocessing has given it the caller's folder and sys.path):
+    `script.py args` or `-m module args` run as __main__ as the interpreter runs them (the
+    script's folder, or the current one, first on sys.path), its stdout and stderr in the files
+    out and err. multiprocessing flushes both at the end and turns a SystemExit into the exit
+    code as the interpreter would (a message: printed, exit code 1)."""
+    for fd, path in ((1, out), (2, err)):
+        os.dup2(os.open(path, os.O_WRONLY), fd)
+    if command[0] == "-m":
+        sys.path.insert(0, os.getcwd())
+        sys.argv = command[1:]
+        runpy.run_module(command[1], run_name="__main__", alter_sys=True)
+    else:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(command[0])))
+        sys.argv = list(command)
+        runpy.run_path(command[0], run_name="__main__")
+
+
+def run_forked(command):
+    """A study's command (sys.executable's arguments) in a child of the forkserver: what
+    subprocess.run(..., capture_output=True, text=True) would return, as its fields."""
+    os.environ["MPLBACKEND"] = "Agg"          # pyplot imported in the forkserver draws to files only
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(PRELOAD)
+    with tempfile.TemporaryDirectory() as tmp:
+        out, err = os.path.join(tmp, "out"), os.path.join(tmp, "err")
+        for path in (out, err):
+            open(path, "w").close()
+        child = ctx.Process(target=_study_as_main, args=(command, out, err))
+        child.start()
+        child.join()
+        with open(out) as o, open(err) as e:
+            return subprocess.CompletedProcess(command, child.exitcode, o.read(), e.read())
+
 
 def run_study(name, args, results):
     """One study's command, trained or redrawn: (its log lines, its stderr if it failed, whether it
@@ -277,8 +323,11 @@ def run_study(name, args, results):
     if not args.plot_only:
         print(header, flush=True)            # training streams its progress under it
     t0 = time.time()
-    done = subprocess.run(line, stdout=subprocess.PIPE if args.plot_only else None,
-                          stderr=subprocess.PIPE, text=True)
+    if args.plot_only and "forkserver" in mp.get_all_start_methods():
+        done = run_forked(line[1:])
+    else:
+        done = subprocess.run(line, stdout=subprocess.PIPE if args.plot_only else None,
+                              stderr=subprocess.PIPE, text=True)
     nothing = args.plot_only and "none of the" in done.stderr     # nothing stored yet: files kept
     # the verdicts are never a figure script's: the parts of its claim this study's summary gives,
     # by the rules (verdicts/), follow what it printed

@@ -881,3 +881,23 @@ def test_a_variant_study_says_whether_its_runs_enter_the_verdict():
     assert others and all(claims.decides(n) is None for n in others)
     note = claims.v4_plan_note("C8", "larger d reaches B_tau sooner", "dims_after", "results")["note"]
     assert "row 14" in note and "not here" not in note
+
+
+def test_a_forked_redraw_returns_what_its_command_would(tmp_path):
+    """--plot-only runs each study in a child of a forkserver that imported torch and matplotlib
+    once (reproduce.run_forked): its exit code, stdout and stderr are those of the same command
+    run as a process, for a script and a module, a clean exit and a one-line error."""
+    import subprocess
+    import sys
+    (tmp_path / "tool.py").write_text("import sys\nprint('out', sys.argv[1:])\nprint('err', file=sys.stderr)\n"
+                                      "if '--fail' in sys.argv: sys.exit('error: failed')\n")
+    assert reproduce.run_forked(["-m", "json.tool", "--help"]).returncode == 0   # the forkserver starts here
+    for command in (["tool.py", "a"], ["tool.py", "--fail"], ["-m", "tool", "b"]):
+        real = subprocess.run([sys.executable, *command], capture_output=True, text=True, cwd=tmp_path)
+        cwd = os.getcwd()
+        os.chdir(tmp_path)                  # another folder than the forkserver's, as a user may call it
+        try:
+            forked = reproduce.run_forked(command)
+        finally:
+            os.chdir(cwd)
+        assert (forked.returncode, forked.stdout, forked.stderr) == (real.returncode, real.stdout, real.stderr), command
