@@ -70,3 +70,33 @@ def test_the_registered_power_table_is_what_the_code_computes():
     table = I.power_table(I.power()).replace("lambda 0", "λ 0")
     for row in table.splitlines()[2:]:
         assert row in doc, row
+
+
+def test_a_complete_study_is_judged_written_and_drawn(tmp_path):
+    """The path the study takes once its 180 runs are in, on synthetic times with a known
+    pattern: under `fixed` only the oracle groks (the paper's account, by the count test); at
+    rho 0.003 every control is as fast as the oracle, 3.4x faster than lambda 0 (the rival
+    account, by rules v4); `fresh` misses one run (not decided). The summary is written as JSON,
+    its text names each reading, and the figure is drawn."""
+    import numpy as np
+    import store
+    rng = np.random.default_rng(0)
+    seeds = I.SEEDS
+    around = lambda median: {s: float(round(median * np.exp(rng.normal(0, 0.1)))) for s in seeds}
+    fixed = {arm: (around(2000) if arm == "oracle" else {s: None for s in seeds}) for arm in I.ARMS}
+    rho = {arm: around(8500 if arm == "lambda 0" else 2500) for arm in I.ARMS}
+    fresh = {arm: around(3000) for arm in I.ARMS}
+    del fresh["shuffled"][seeds[-1]]
+    times = {m: {"fixed": fixed, "refresh0.003": rho, "fresh": fresh} for m in ("t_95", "t_grok", "t_struct")}
+    summary = I.summarize(times, I.BUDGETS, len(seeds))
+    assert summary["regimes"]["fixed"]["reading"] == "the paper's account"
+    assert summary["regimes"]["refresh0.003"]["reading"] == "the rival account"
+    assert "fresh" not in summary["regimes"] and summary["stored_runs"] == 179 and summary["planned_runs"] == 180
+    assert summary["reached_0.95"]["fixed"] == {**{arm: "0/10" for arm in I.ARMS}, "oracle": "10/10"}
+    store.write_json(tmp_path / "information.json", summary)
+    assert store.read_json(tmp_path / "information.json")["regimes"]["fixed"]["reading"] == "the paper's account"
+    out = I.text(summary)
+    assert "reading: the paper's account" in out and "reading: the rival account" in out
+    assert out.count("not decided: not every arm has all its seeds") == 1
+    I.plot(times, I.BUDGETS, str(tmp_path / "information.png"))
+    assert (tmp_path / "information.png").stat().st_size > 10000
