@@ -901,3 +901,13 @@ def test_a_forked_redraw_returns_what_its_command_would(tmp_path):
         finally:
             os.chdir(cwd)
         assert (forked.returncode, forked.stdout, forked.stderr) == (real.returncode, real.stdout, real.stderr), command
+
+
+def test_a_run_table_tells_a_run_not_stored_from_one_that_never_grokked():
+    """A partial study's summary lists only its stored runs: a seed with none is "not stored",
+    never "never" (a stored run that did not grok within its budget), and the grokked count is
+    of the stored runs."""
+    rows = report.study_table({"seeds": [0, 1, 2], "grok": {"lambda 0": {"0": 5660, "1": None}}})
+    assert rows[-1] == "| lambda 0 | 5660, never, not stored | 1/2 stored |"
+    rows = report.study_table({"seeds": [0, 1], "grok": {"lambda 0": {"0": 5660, "1": None}}})
+    assert rows[-1] == "| lambda 0 | 5660, never | 1/2 |"

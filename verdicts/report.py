@@ -517,12 +517,15 @@ def _t(v, fmt="{:.0f}"):
 
 
 def _arm_rows(grok, seeds):
-    """arm | t_grok per seed | median (never-grokked runs at the budget, counted) | grokked."""
+    """arm | t_grok per seed ("never": stored, never grokked; "not stored": no run yet) | grokked
+    (of the stored runs)."""
     rows = [f"| arm | t_grok, seeds {', '.join(map(str, seeds))} | grokked |", "|---|---|---|"]
     for arm, times in grok.items():
-        times = [times.get(str(s)) for s in seeds] if isinstance(times, dict) else list(times)
-        done = [t for t in times if isinstance(t, (int, float))]
-        rows.append(f"| {arm} | {', '.join(_t(t) for t in times)} | {len(done)}/{len(times)} |")
+        times = [times.get(str(s), "not stored") for s in seeds] if isinstance(times, dict) else list(times)
+        stored = [t for t in times if t != "not stored"]
+        done = [t for t in stored if isinstance(t, (int, float))]
+        rows.append(f"| {arm} | {', '.join(_t(t) for t in times)} | {len(done)}/{len(stored)}"
+                    f"{' stored' if len(stored) < len(times) else ''} |")
     return rows
 
 
