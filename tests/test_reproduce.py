@@ -448,7 +448,8 @@ def test_a_failed_study_fails_the_whole_command(tmp_path, monkeypatch, capsys):
     status 0, so a script or CI that checks the status never saw it. REPORT.md is still written
     from what did run, and then the command exits non-zero, naming the study."""
     import pytest
-    monkeypatch.setattr(reproduce, "study_command", lambda name, args: ["-c", "import sys; sys.exit(3)"])
+    (tmp_path / "fails.py").write_text("import sys\nsys.exit(3)\n")
+    monkeypatch.setattr(reproduce, "study_command", lambda name, args: [str(tmp_path / "fails.py")])
     with pytest.raises(SystemExit) as stop:
         reproduce.main(["--plot-only", "--only", "fig3", "--results-dir", str(tmp_path)])
     assert "1 study failed: fig3" in str(stop.value.code)
