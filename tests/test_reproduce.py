@@ -632,6 +632,8 @@ def test_a_shard_reaches_every_study_it_trains_and_a_bad_one_is_one_line(tmp_pat
     seen = []
     monkeypatch.setattr(reproduce.subprocess, "run", lambda line, **kw: seen.append(line) or
                         argparse.Namespace(returncode=0, stdout="", stderr=""))
+    monkeypatch.setattr(reproduce, "run_forked", lambda command: seen.append(["python", *command]) or   # a redraw's
+                        argparse.Namespace(returncode=0, stdout="", stderr=""))
     reproduce.main(["--only", "fig3", "fig4", "--shard", "1/2", "--threads", "1", "--results-dir", str(tmp_path)])
     assert len(seen) == 2 and all(l[l.index("--shard") + 1] == "1/2" for l in seen)
     assert all(l[l.index("--threads") + 1] == "1" for l in seen)
