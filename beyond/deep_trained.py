@@ -163,24 +163,30 @@ def minimal_cell(results_dir):
 
 
 def plot(out, path):
-    """Each seed's t_grok in both arms, the two-layer model beside the minimal model in the same
-    cell (a run that never grokked drawn at its budget, hollow)."""
+    """Each seed's t_grok in both arms, joined by a line (the comparison is paired by seed), the
+    two-layer model beside the minimal model in the same cell (a run that never grokked drawn at
+    its budget, hollow)."""
     plt = plots.pyplot()
     fig, ax = plt.subplots(figsize=(8, 4.6))
     models = [("two-layer, as people train it", out["grok"], out["budget"])]
     if out.get("minimal"):
         models.insert(0, ("minimal model (regime map)", out["minimal"]["grok"], 10000))
+    arms = ("lambda 0", f"lambda {LAM:g}")
     for j, (name, grok, budget) in enumerate(models):
-        for k, arm in enumerate(("lambda 0", f"lambda {LAM:g}")):
-            x = 2 * j + k
-            ts = list(grok.get(arm, {}).values())
-            for i, t in enumerate(ts):
-                ax.scatter(x + 0.06 * (i - len(ts) / 2), budget if t is None else t, color=f"C{k}",
-                           facecolors="none" if t is None else f"C{k}", s=30)
+        seeds = sorted({s for arm in arms for s in grok.get(arm, {})}, key=int)
+        for i, s in enumerate(seeds):
+            pair = []
+            for k, arm in enumerate(arms):
+                if s in grok.get(arm, {}):
+                    t = grok[arm][s]
+                    pair.append((2 * j + k + 0.06 * (i - len(seeds) / 2), budget if t is None else t))
+                    ax.scatter(*pair[-1], color=f"C{k}", facecolors="none" if t is None else f"C{k}", s=30, zorder=2)
+            if len(pair) == 2:
+                ax.plot(*zip(*pair), color="gray", lw=0.6, alpha=0.6, zorder=1)
     names = [f"{'minimal' if 'minimal' in name else 'two-layer'}\nlambda {lam}" for name, _, _ in models
              for lam in ("0", f"{LAM:g}")]
     ax.set_xticks(range(len(names)), names)
-    ax.set(yscale="log", ylabel="t_grok (hollow: never within the budget)",
+    ax.set(yscale="log", ylabel="t_grok (hollow: never within the budget; lines: one seed)",
            title=f"rho 0.003: {out['stored_runs']} of {out['planned_runs']} two-layer runs stored; "
                  f"speed-up: {out['speedup']['verdict']}")
     plots.save_figure(fig, path, "Beyond the paper: the two-layer model as people train it "

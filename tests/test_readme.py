@@ -119,10 +119,19 @@ def numbers():
         h4 = next(v for p, v in h4.items() if p.startswith("H4"))
         out["H4"] = f"no run without the prior grokked within 50,000 epochs" if "0/5 grokked" in h4["text"] else h4["text"]
         deeper = store.read_json(os.path.join("results", "deep_trained.json"))      # drawn from what is stored
-        out["deep gate"] = (f"grokked without the prior at ρ 0.003 (its gate run, at epoch {deeper['gate']['grok_epoch']:,})"
-                            if deeper["gate"]["passes"] else "its gate failed")
-        out["deep cells"] = ("and its cells are training" if deeper["stored_runs"] < deeper["planned_runs"]
-                             else "its cells are done: the README states their answer")
+        if deeper["stored_runs"] < deeper["planned_runs"]:
+            out["deep gate"] = (f"grokked without the prior at ρ 0.003 (its gate run, at epoch "
+                                f"{deeper['gate']['grok_epoch']:,})" if deeper["gate"]["passes"] else "its gate failed")
+            out["deep cells"] = "and its cells are training"
+        else:                       # the registered answer (docs/registered/deep_trained.md), with its n
+            sp, predicted = deeper["speedup"], deeper["predicted_speedup"]
+            lo, hi = (math.exp(e) for e in sp["ci"])
+            side = "below" if hi < predicted else "above" if lo > predicted else "consistent with"
+            power = (" (at six seeds this design reads a 2.65× payoff reproduced about 83% of the time and no "
+                     "payoff not reproduced about 15%)" if sp["verdict"] == "inconclusive" else "")
+            out["deep cells"] = (f"the prior's speed-up at ρ 0.003 was **{x(sp)}** over {sp['n']} seeds, "
+                                 f"{sp['verdict']} by rules v4{power}, {side} the {predicted:g}× the minimal model "
+                                 "predicted")
         info = store.read_json(os.path.join("results", "information.json"))
         out["information"] = ("a study registered to tell them apart is training" if info["stored_runs"] < info["planned_runs"]
                               else "the information study is done: the README states its answer")
