@@ -222,9 +222,11 @@ def collect(results, args):
     return out
 
 
-def summarize(times, budgets, n_seeds):
+def summarize(times, budgets, seeds):
     """The summary information.json holds: per regime the judged comparisons and the reading
-    (t_95), and, described beside it, every arm's censored median by each measure."""
+    (t_95), and, described beside it, every arm's censored median by each measure and every
+    stored run's three times (REPORT.md's run table)."""
+    n_seeds = len(seeds)
     complete = lambda m: {r: a for r, a in times[m].items() if all(len(a.get(arm, {})) == n_seeds for arm in ARMS)}
     judged = judge(complete("t_95"), budgets)
     by_grok = judge(complete("t_grok"), budgets)         # reported beside, never deciding
@@ -234,7 +236,9 @@ def summarize(times, budgets, n_seeds):
                for r, arms in times["t_95"].items()}
     return {"regimes": judged, "by_t_grok": by_grok, "medians": medians, "reached_0.95": grokked, "budgets": budgets,
             "stored_runs": sum(len(ts) for arms in times["t_95"].values() for ts in arms.values()),
-            "planned_runs": n_seeds * len(ARMS) * len(budgets), "deciding_measure": f"t_{round(100 * DECIDING_ACC)}"}
+            "planned_runs": n_seeds * len(ARMS) * len(budgets), "deciding_measure": f"t_{round(100 * DECIDING_ACC)}",
+            "seeds": list(seeds), "times": {m: {r: {arm: {str(s): t for s, t in sorted(ts.items())} for arm, ts in arms.items()}
+                                                for r, arms in by.items()} for m, by in times.items()}}
 
 
 def text(summary):
@@ -307,7 +311,7 @@ def main(argv=None):
     results = sweep.run_sweep(planned_runs(args), args)
     budgets = {r: budget(args, r) for r in BUDGETS}
     times = collect(results, args)
-    summary = summarize(times, budgets, len(args.seeds))
+    summary = summarize(times, budgets, args.seeds)
     print(text(summary))
     os.makedirs(args.results_dir, exist_ok=True)
     store.write_json(os.path.join(args.results_dir, "information.json"), summary)

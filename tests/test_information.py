@@ -88,13 +88,22 @@ def test_a_complete_study_is_judged_written_and_drawn(tmp_path):
     fresh = {arm: around(3000) for arm in I.ARMS}
     del fresh["shuffled"][seeds[-1]]
     times = {m: {"fixed": fixed, "refresh0.003": rho, "fresh": fresh} for m in ("t_95", "t_grok", "t_struct")}
-    summary = I.summarize(times, I.BUDGETS, len(seeds))
+    summary = I.summarize(times, I.BUDGETS, seeds)
     assert summary["regimes"]["fixed"]["reading"] == "the paper's account"
     assert summary["regimes"]["refresh0.003"]["reading"] == "the rival account"
     assert "fresh" not in summary["regimes"] and summary["stored_runs"] == 179 and summary["planned_runs"] == 180
     assert summary["reached_0.95"]["fixed"] == {**{arm: "0/10" for arm in I.ARMS}, "oracle": "10/10"}
     store.write_json(tmp_path / "information.json", summary)
-    assert store.read_json(tmp_path / "information.json")["regimes"]["fixed"]["reading"] == "the paper's account"
+    written = store.read_json(tmp_path / "information.json")
+    assert written["regimes"]["fixed"]["reading"] == "the paper's account"
+    from verdicts import report
+    rows = report.study_table(written)          # REPORT.md's run table: every run's times, by seed
+    assert len(rows) == 2 + len(I.BUDGETS) * len(I.ARMS) and rows[0].startswith("| regime (budget) | arm | t_95")
+    oracle = next(r for r in rows if r.startswith("| fixed (10,000) | oracle |"))
+    assert oracle.split(" | ")[2] == ", ".join(f"{fixed['oracle'][s]:.0f}" for s in seeds) and oracle.endswith("| 10/10 |")
+    shuffled = next(r for r in rows if r.startswith("| fresh (10,000) | shuffled |"))
+    assert shuffled.split(" | ")[2].endswith(", not stored") and shuffled.endswith("| 9/9 |")
+    assert next(r for r in rows if r.startswith("| fixed (10,000) | uniform |")).split(" | ")[2] == ", ".join(["never"] * 10)
     out = I.text(summary)
     assert "reading: the paper's account" in out and "reading: the rival account" in out
     assert out.count("not decided: not every arm has all its seeds") == 1

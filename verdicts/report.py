@@ -532,6 +532,18 @@ def _arm_rows(grok, seeds):
 def study_table(d):
     """The markdown rows of one study's summary, whatever its shape (None if it has none)."""
     seeds = d.get("seeds", [])
+    if "deciding_measure" in d:                                   # the information study: per regime and arm
+        t95, grok = d["times"]["t_95"], d["times"]["t_grok"]
+        rows = [f"| regime (budget) | arm | t_95 (deciding), seeds {', '.join(map(str, seeds))} | t_grok, the same "
+                "seeds | reached 0.95 |", "|---|---|---|---|---|"]
+        for regime, budget in d["budgets"].items():
+            for arm, ts in t95.get(regime, {}).items():
+                per_seed = lambda m: [m.get(str(s), "not stored") for s in seeds]
+                stored = [t for t in per_seed(ts) if t != "not stored"]
+                rows.append(f"| {regime} ({budget:,}) | {arm} | {', '.join(_t(t) for t in per_seed(ts))} | "
+                            f"{', '.join(_t(t) for t in per_seed(grok[regime][arm]))} | "
+                            f"{sum(t is not None for t in stored)}/{len(stored)} |")
+        return rows
     if "rows" in d:                                               # Figure 1: phase marks per seed
         rows = ["| run | t_mem | mass at t_mem | t_struct | test acc at t_struct | t_rise | t_grok | "
                 "task-gradient collapse |", "|---|---|---|---|---|---|---|---|"]
