@@ -77,7 +77,8 @@ def test_a_complete_study_is_judged_written_and_drawn(tmp_path):
     pattern: under `fixed` only the oracle groks (the paper's account, by the count test); at
     rho 0.003 every control is as fast as the oracle, 3.4x faster than lambda 0 (the rival
     account, by rules v4); `fresh` misses one run (not decided). The summary is written as JSON,
-    its text names each reading, and the figure is drawn."""
+    its text names each reading, REPORT.md its section and run table, and the figure is drawn;
+    `fresh`, once complete, is judged and described, never deciding."""
     import numpy as np
     import store
     rng = np.random.default_rng(0)
@@ -92,6 +93,7 @@ def test_a_complete_study_is_judged_written_and_drawn(tmp_path):
     assert summary["regimes"]["fixed"]["reading"] == "the paper's account"
     assert summary["regimes"]["refresh0.003"]["reading"] == "the rival account"
     assert "fresh" not in summary["regimes"] and summary["stored_runs"] == 179 and summary["planned_runs"] == 180
+    assert summary["regimes"]["fixed"]["decides"] and summary["regimes"]["refresh0.003"]["decides"]
     assert summary["reached_0.95"]["fixed"] == {**{arm: "0/10" for arm in I.ARMS}, "oracle": "10/10"}
     store.write_json(tmp_path / "information.json", summary)
     written = store.read_json(tmp_path / "information.json")
@@ -104,8 +106,17 @@ def test_a_complete_study_is_judged_written_and_drawn(tmp_path):
     shuffled = next(r for r in rows if r.startswith("| fresh (10,000) | shuffled |"))
     assert shuffled.split(" | ")[2].endswith(", not stored") and shuffled.endswith("| 9/9 |")
     assert next(r for r in rows if r.startswith("| fixed (10,000) | uniform |")).split(" | ")[2] == ", ".join(["never"] * 10)
+    block = "\n".join(report.information_block(str(tmp_path)))      # REPORT.md's section
+    assert "  - reading: **the paper's account**" in block and "  - reading: **the rival account**" in block
+    assert block.count("not decided: not every arm has all its seeds stored") == 1
     out = I.text(summary)
     assert "reading: the paper's account" in out and "reading: the rival account" in out
     assert out.count("not decided: not every arm has all its seeds") == 1
     I.plot(times, I.BUDGETS, str(tmp_path / "information.png"))
     assert (tmp_path / "information.png").stat().st_size > 10000
+    fresh["shuffled"][seeds[-1]] = 3000.0      # `fresh` complete: judged, and described, never deciding
+    whole = I.summarize({m: {"fresh": fresh} for m in times}, I.BUDGETS, seeds)
+    assert whole["regimes"]["fresh"]["decides"] is False and whole["regimes"]["fresh"]["reading"] == "mixed"
+    assert "reading (described, not deciding" in I.text(whole)
+    store.write_json(tmp_path / "information.json", whole)
+    assert "  - reading (described, not deciding" in "\n".join(report.information_block(str(tmp_path)))

@@ -237,7 +237,9 @@ def information_block(results):
             other = beside.get(name, {})
             lines.append(f"  - {c['verdict']}: {c['text']}" + (f" (by t_grok: {other['verdict']})"
                                                              if other and other["verdict"] != c["verdict"] else ""))
-        lines.append(f"  - reading: **{r['reading']}**" + (f"; per control: " + ", ".join(
+        role = "" if r.get("decides", True) else (" (described, not deciding: by the registered power table "
+                                                  "this regime cannot tell the accounts apart)")
+        lines.append(f"  - reading{role}: **{r['reading']}**" + (f"; per control: " + ", ".join(
             f"{k} {v}" for k, v in r["per_control"].items()) if r.get("per_control") else ""))
     return lines + [""]
 
