@@ -275,22 +275,26 @@ def reading_role(judged):
 
 
 def plot(times, budgets, path):
-    """t_grok per arm, one panel per regime; a run that never grokked is an open triangle at its budget."""
+    """t_grok per arm, one panel per regime; a run that never grokked is an open triangle at its budget.
+    Beside each run a black dash marks its t_95, the measure that decides (at the budget if never)."""
     plt = plots.pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.6), sharey=True)
     for ax, regime in zip(axes, BUDGETS):
         for i, arm in enumerate(ARMS):
             ts = times["t_grok"].get(regime, {}).get(arm, {})
+            t95 = times["t_95"].get(regime, {}).get(arm, {})
             jitter = np.linspace(-0.18, 0.18, len(ts)) if len(ts) > 1 else [0.0]
-            for j, t in enumerate(ts.values()):
+            for j, (seed, t) in enumerate(ts.items()):
                 ax.scatter(i + jitter[j], t or budgets[regime], color=f"C{i}", s=22,
                            marker="o" if t else "^", facecolors=f"C{i}" if t else "none")
+                ax.scatter(i + jitter[j], t95.get(seed) or budgets[regime], color="black", s=30, marker="_", lw=0.9)
         ax.axhline(budgets[regime], color="gray", lw=0.6, ls=":")
         ax.set_xticks(range(len(ARMS)), list(ARMS), rotation=30, ha="right")
         ax.set(yscale="log", xlim=(-0.5, len(ARMS) - 0.5), ylim=(500, 1.6 * max(budgets.values())),
                title=f"{regime} (budget {budgets[regime]:,})")
     axes[0].set_ylabel("t_grok (test accuracy 0.99), epochs")
-    axes[0].text(0.02, 0.97, "open triangle: never grokked within the budget (drawn at it)", va="top",
+    axes[0].text(0.02, 0.97, "open triangle: never grokked within the budget (drawn at it)\n"
+                 "black dash: the run's t_95 (test accuracy 0.95), which decides", va="top",
                  transform=axes[0].transAxes, fontsize=7, color="gray")
     plots.save_figure(fig, path, f"The information or any gradient: KL prior (lambda {LAM:g}) and its controls, "
                                  "seeds 200-209 (docs/registered/information.md)")
