@@ -6,6 +6,7 @@ docs/registered/information.md before any of its runs.
     python -m beyond.information --jobs 2 --threads 1     # every run (seed by seed, resumable)
     python -m beyond.information --plot-only             # judge and draw from the store
     python -m beyond.information --power                 # the registration's power table, recomputed
+    python -m beyond.information --dose                  # amendment 1's dose check: the task gradient's size
     python -m beyond.information --quick                  # the small model, one seed, a few minutes
 
 Six arms in three distractor regimes, the paper config otherwise, seeds 200-209 (no store run
@@ -14,6 +15,8 @@ uniform attention; a shuffled oracle, two wrong keys per example kept for the ru
 attention logits with the KL gradient's norm, no direction); and the rival's own control, a
 detached Gaussian gradient of RMS 3e-4 on every weight matrix (lambda 0). The first epoch test
 accuracy reaches 0.95 decides (t_95; why: the registration); t_grok (0.99) and t_struct beside it.
+Amendment 1 (registered 2026-11-29, before its runs): the rival's noise at the top of its range, RMS
+1e-2, in the two regimes that decide, reported beside their readings and never changing them.
 """
 import argparse
 import math
@@ -25,6 +28,7 @@ import analysis
 import plots
 import store
 import sweep
+import train
 from analysis import first_epoch
 from verdicts import rules as A
 
@@ -47,17 +51,27 @@ DECIDING_ACC = 0.95               # t_95 decides; t_grok (train.py's 0.99) and t
 SMALLEST = A.SMALLEST_SPEEDUP     # rules v4's speed-up part: 1.25x counts
 ALPHA = 0.025                     # the count test's one-sided level (the two-sided 95% of rules v4's intervals)
 QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], epochs=3000)
+# Amendment 1 (docs/registered/information.md, 2026-11-29): the rival's weight noise at the top of
+# the range over which it reports no dependence, in the two regimes that decide
+STRONG = {"weight noise 1e-2": {"weight_noise": 1e-2}}
+STRONG_REGIMES = DECIDING_REGIMES
+MEMORIZED_SHARE = 0.5             # its premise: at least half its runs in a regime reach train accuracy 0.99
+DOSE_EPOCHS = (1000, 2000, 3000)  # the dose check's epochs: the lambda 0 plateau under `fixed`
 
 
 # ---------------------------------------------------------------------------------------
 # The runs
 
-def runs(args):
-    """{regime: {arm: [(label, cfg) per seed]}}."""
+def runs(args, arms=ARMS, regimes=tuple(BUDGETS)):
+    """{regime: {arm: [(label, cfg) per seed]}}: the registered arms, or amendment 1's."""
     return {regime: {arm: [(f"{regime}/{arm}/seed{s}",
                             sweep.study_config(args, s, regime=regime, epochs=budget(args, regime), **changes))
-                           for s in args.seeds] for arm, changes in ARMS.items()}
-            for regime in BUDGETS}
+                           for s in args.seeds] for arm, changes in arms.items()}
+            for regime in regimes}
+
+
+def strong_runs(args):
+    return runs(args, STRONG, STRONG_REGIMES)
 
 
 def budget(args, regime):
@@ -66,16 +80,19 @@ def budget(args, regime):
 
 def planned_runs(args):
     """Seed by seed (every arm and regime of a seed, then the next), so that a sweep cut short
-    leaves whole paired seeds behind; within a seed the decisive regimes first."""
-    cells = runs(args)
-    return [cells[regime][arm][i] for i in range(len(args.seeds))
-            for regime in ("fixed", "refresh0.003", "fresh") for arm in ARMS]
+    leaves whole paired seeds behind; within a seed the decisive regimes first. Amendment 1's runs
+    come after all 180, seed by seed."""
+    cells, strong = runs(args), strong_runs(args)
+    return ([cells[regime][arm][i] for i in range(len(args.seeds))
+             for regime in ("fixed", "refresh0.003", "fresh") for arm in ARMS]
+            + [strong[regime][arm][i] for i in range(len(args.seeds)) for regime in STRONG_REGIMES for arm in STRONG])
 
 
 def measures(summary, history):
-    """The three times of one run (None: never within its budget): t_95 decides."""
+    """The times of one run (None: never within its budget): t_95 decides; t_mem (train accuracy
+    0.99) is amendment 1's premise."""
     return {"t_95": first_epoch(history, "test_acc", DECIDING_ACC), "t_grok": summary["grok_epoch"],
-            "t_struct": summary["struct_epoch"]}
+            "t_struct": summary["struct_epoch"], "t_mem": summary["mem_epoch"]}
 
 
 # ---------------------------------------------------------------------------------------
@@ -141,10 +158,35 @@ def reading(comps):
         verdict = "the rival account"
     else:
         verdict = "mixed"
-    side = {c: ("paper" if oracle_beats[c] and not faster_than_base[c] else
-                "rival" if faster_than_base[c] and not oracle_beats[c] else
-                "both" if faster_than_base[c] else "neither") for c in CONTROLS}
-    return {"reading": verdict, "per_control": side}
+    return {"reading": verdict, "per_control": {c: side(faster_than_base[c], oracle_beats[c]) for c in CONTROLS}}
+
+
+def side(faster_than_base, oracle_beats):
+    """Whose prediction one control's two comparisons fit: paper (the oracle beats it, it does not
+    beat lambda 0), rival (the reverse), both (it beats lambda 0 and the oracle beats it), neither."""
+    return ("paper" if oracle_beats and not faster_than_base else "rival" if faster_than_base and not oracle_beats
+            else "both" if faster_than_base else "neither")
+
+
+def judge_strong(times, budgets, n_seeds):
+    """Amendment 1, per regime whose runs are all in: its premise (at least half the strong-noise
+    runs memorize), then its two comparisons by the regime's rule and its side; reported beside the
+    registered reading, never changing it."""
+    out = {}
+    for regime in STRONG_REGIMES:
+        arms = times["t_95"].get(regime, {})
+        for arm in STRONG:
+            if any(len(arms.get(a, {})) < n_seeds for a in (arm, "lambda 0", "oracle")):
+                out[f"{regime}/{arm}"] = {"side": "not decided", "reason": "not every run is stored"}
+                continue
+            memorized = sum(t is not None for t in times["t_mem"][regime][arm].values())
+            premise = memorized >= MEMORIZED_SHARE * n_seeds
+            comps = {f"{arm} vs lambda 0": compare(arms, arm, "lambda 0", regime, budgets[regime]),
+                     f"oracle vs {arm}": compare(arms, "oracle", arm, regime, budgets[regime])}
+            won = [c["verdict"] == A.REPRODUCED for c in comps.values()]
+            out[f"{regime}/{arm}"] = {"memorized": f"{memorized}/{n_seeds}", "comparisons": comps,
+                                      "side": side(*won) if premise else "too strong to test"}
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -215,13 +257,14 @@ def power_table(p):
 
 def collect(results, args):
     """{measure: {regime: {arm: {seed: t or None}}}} from run_sweep's results."""
-    out = {m: {} for m in ("t_95", "t_grok", "t_struct")}
-    for regime, arms in runs(args).items():
-        for arm, rs in arms.items():
-            for label, cfg in rs:
-                if label in results:
-                    for m, t in measures(*results[label]).items():
-                        out[m].setdefault(regime, {}).setdefault(arm, {})[cfg.seed] = t
+    out = {m: {} for m in ("t_95", "t_grok", "t_struct", "t_mem")}
+    for cells in (runs(args), strong_runs(args)):
+        for regime, arms in cells.items():
+            for arm, rs in arms.items():
+                for label, cfg in rs:
+                    if label in results:
+                        for m, t in measures(*results[label]).items():
+                            out[m].setdefault(regime, {}).setdefault(arm, {})[cfg.seed] = t
     return out
 
 
@@ -238,10 +281,11 @@ def summarize(times, budgets, seeds):
     grokked = {r: {arm: f"{sum(t is not None for t in ts.values())}/{len(ts)}" for arm, ts in arms.items()}
                for r, arms in times["t_95"].items()}
     return {"regimes": judged, "by_t_grok": by_grok, "medians": medians, "reached_0.95": grokked, "budgets": budgets,
-            "stored_runs": sum(len(ts) for arms in times["t_95"].values() for ts in arms.values()),
+            "stored_runs": sum(len(ts) for arms in times["t_95"].values() for arm, ts in arms.items() if arm in ARMS),
             "planned_runs": n_seeds * len(ARMS) * len(budgets), "deciding_measure": f"t_{round(100 * DECIDING_ACC)}",
             "seeds": list(seeds), "times": {m: {r: {arm: {str(s): t for s, t in sorted(ts.items())} for arm, ts in arms.items()}
-                                                for r, arms in by.items()} for m, by in times.items()}}
+                                                for r, arms in by.items()} for m, by in times.items()},
+            "amendment 1": judge_strong(times, budgets, n_seeds)}
 
 
 def text(summary):
@@ -265,7 +309,34 @@ def text(summary):
                              f"{beside[name]['text']}")
         lines.append(f"  reading{reading_role(r)}: {r['reading']}"
                      + (f" (per control: {r['per_control']})" if "per_control" in r else ""))
+    lines.append("\nAmendment 1 (registered 2026-11-29): the rival's noise at RMS 1e-2, beside the readings above")
+    for cell, a in summary.get("amendment 1", {}).items():
+        med = lambda m: summary["medians"][m].get(cell.split("/")[0], {}).get(cell.split("/")[1], "-")
+        lines.append(f"  {cell}: side {a['side']}" + (f", memorized {a['memorized']}, median t_95 {med('t_95')}"
+                                                      if "memorized" in a else f" ({a['reason']})"))
+        lines += [f"    {c['verdict']}: {c['text']}" for c in a.get("comparisons", {}).values()]
     return "\n".join(lines)
+
+
+def task_gradient_rms(cfg, at=DOSE_EPOCHS):
+    """{epoch: {weight matrix: RMS of its gradient}} of one run at the epochs `at`, each read after
+    that epoch's backward and before its step, as train.train takes them (amendment 1's dose
+    check: on a lambda 0 run, the task gradient the rival's noise is set beside)."""
+    run, out = train.start(cfg), {}
+    for epoch in range(max(at) + 1):
+        lam = train.epoch_data(run, epoch, 0)
+        train.epoch_forward(run, lam, False)
+        if epoch in at:
+            out[epoch] = {n: float(p.grad.pow(2).mean().sqrt()) for n, p in run.model.named_parameters() if p.dim() >= 2}
+        train.epoch_step(run, lam)
+    return out
+
+
+def dose_table(rms):
+    names = list(next(iter(rms.values())))
+    return "\n".join([f"task-gradient RMS per weight matrix (noise RMS {WEIGHT_NOISE_RMS:g} and 1e-2 beside it)",
+                      "epoch  " + " ".join(f"{n:>8s}" for n in names)]
+                     + [f"{e:5d}  " + " ".join(f"{v[n]:8.1e}" for n in names) for e, v in rms.items()])
 
 
 def reading_role(judged):
@@ -279,8 +350,9 @@ def plot(times, budgets, path):
     Beside each run a black dash marks its t_95, the measure that decides (at the budget if never)."""
     plt = plots.pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.6), sharey=True)
+    drawn = list(ARMS) + [a for a in STRONG if any(a in arms for arms in times["t_grok"].values())]
     for ax, regime in zip(axes, BUDGETS):
-        for i, arm in enumerate(ARMS):
+        for i, arm in enumerate(drawn):
             ts = times["t_grok"].get(regime, {}).get(arm, {})
             t95 = times["t_95"].get(regime, {}).get(arm, {})
             jitter = np.linspace(-0.18, 0.18, len(ts)) if len(ts) > 1 else [0.0]
@@ -289,8 +361,8 @@ def plot(times, budgets, path):
                            marker="o" if t else "^", facecolors=f"C{i}" if t else "none")
                 ax.scatter(i + jitter[j], t95.get(seed) or budgets[regime], color="black", s=30, marker="_", lw=0.9)
         ax.axhline(budgets[regime], color="gray", lw=0.6, ls=":")
-        ax.set_xticks(range(len(ARMS)), list(ARMS), rotation=30, ha="right")
-        ax.set(yscale="log", xlim=(-0.5, len(ARMS) - 0.5), ylim=(500, 1.6 * max(budgets.values())),
+        ax.set_xticks(range(len(drawn)), drawn, rotation=30, ha="right")
+        ax.set(yscale="log", xlim=(-0.5, len(drawn) - 0.5), ylim=(500, 1.6 * max(budgets.values())),
                title=f"{regime} (budget {budgets[regime]:,})")
     axes[0].set_ylabel("t_grok (test accuracy 0.99), epochs")
     axes[0].text(0.02, 0.97, "open triangle: never grokked within the budget (drawn at it)\n"
@@ -309,6 +381,8 @@ def get_parser():
     sweep.add_scale_args(p, QUICK)
     sweep.add_sweep_args(p)
     p.add_argument("--power", action="store_true", help="print the design's power table and exit")
+    p.add_argument("--dose", action="store_true", help="print amendment 1's dose check (the lambda 0 run of the "
+                                                       "first seed under `fixed`: its task gradient's size) and exit")
     p.set_defaults(seeds=list(SEEDS), regime="fresh", partial_ok=True)
     return p
 
@@ -321,6 +395,11 @@ def main(argv=None):
     args = parse(argv)
     if args.power:
         print(power_table(power(len(args.seeds))))
+        return
+    if args.dose:
+        cfg = runs(args, {"lambda 0": {}}, ("fixed",))["fixed"]["lambda 0"][0][1]
+        cfg.threads, cfg.device, cfg.quiet = 1, "cpu", True
+        print(dose_table(task_gradient_rms(cfg, DOSE_EPOCHS if not args.quick else (100, 200))))
         return
     results = sweep.run_sweep(planned_runs(args), args)
     budgets = {r: budget(args, r) for r in BUDGETS}

@@ -49,8 +49,12 @@ def test_the_reading_needs_each_accounts_whole_pattern():
 
 def test_the_design_is_the_registered_one():
     args = I.parse([])
-    planned = I.planned_runs(args)
+    planned, strong = I.planned_runs(args)[:180], I.planned_runs(args)[180:]
     assert len(planned) == 180 and len({train.semantic_config(c)["seed"] for _, c in planned}) == 10
+    # amendment 1, after the 180: the rival's noise at 1e-2, lambda 0, in the two deciding regimes
+    assert len(strong) == 20 and [c.seed for _, c in strong[:2]] == [200, 200]
+    assert {label.rsplit("/", 1)[0] for label, _ in strong} == {"fixed/weight noise 1e-2", "refresh0.003/weight noise 1e-2"}
+    assert all(c.weight_noise == 1e-2 and c.lam == 0.0 and c.epochs == I.BUDGETS[label.split("/")[0]] for label, c in strong)
     first = planned[: len(I.ARMS) * 3]
     assert {c.seed for _, c in first} == {200}                       # seed by seed
     for label, cfg in planned:
@@ -89,18 +93,34 @@ def test_a_complete_study_is_judged_written_and_drawn(tmp_path):
     fresh = {arm: around(3000) for arm in I.ARMS}
     del fresh["shuffled"][seeds[-1]]
     times = {m: {"fixed": fixed, "refresh0.003": rho, "fresh": fresh} for m in ("t_95", "t_grok", "t_struct")}
+    # amendment 1's arm: under `fixed` it groks as the oracle does (the rival's side); at rho 0.003
+    # it never memorizes on 6 of 10 runs (too strong to test, whatever its times)
+    strong = "weight noise 1e-2"
+    times["t_mem"] = {r: {arm: {s: 300.0 for s in seeds} for arm in arms} for r, arms in times["t_95"].items()}
+    for m in ("t_95", "t_grok", "t_struct"):
+        times[m]["fixed"] = {**fixed, strong: around(2000)}
+        times[m]["refresh0.003"] = {**rho, strong: around(2500)}
+    times["t_mem"]["fixed"][strong] = {s: 300.0 for s in seeds}
+    times["t_mem"]["refresh0.003"][strong] = {s: (300.0 if i < 4 else None) for i, s in enumerate(seeds)}
     summary = I.summarize(times, I.BUDGETS, seeds)
     assert summary["regimes"]["fixed"]["reading"] == "the paper's account"
     assert summary["regimes"]["refresh0.003"]["reading"] == "the rival account"
     assert "fresh" not in summary["regimes"] and summary["stored_runs"] == 179 and summary["planned_runs"] == 180
     assert summary["regimes"]["fixed"]["decides"] and summary["regimes"]["refresh0.003"]["decides"]
-    assert summary["reached_0.95"]["fixed"] == {**{arm: "0/10" for arm in I.ARMS}, "oracle": "10/10"}
+    amended = summary["amendment 1"]        # beside the readings, which it does not change
+    assert amended[f"fixed/{strong}"]["side"] == "rival" and amended[f"fixed/{strong}"]["memorized"] == "10/10"
+    assert amended[f"refresh0.003/{strong}"]["side"] == "too strong to test"
+    assert "comparisons" in amended[f"refresh0.003/{strong}"]        # reported all the same
+    cut = {m: {r: {a: dict(ts) for a, ts in arms.items()} for r, arms in by.items()} for m, by in times.items()}
+    del cut["t_95"]["fixed"][strong][seeds[0]]
+    assert I.judge_strong(cut, I.BUDGETS, len(seeds))[f"fixed/{strong}"]["side"] == "not decided"
+    assert summary["reached_0.95"]["fixed"] == {**{arm: "0/10" for arm in I.ARMS}, "oracle": "10/10", strong: "10/10"}
     store.write_json(tmp_path / "information.json", summary)
     written = store.read_json(tmp_path / "information.json")
     assert written["regimes"]["fixed"]["reading"] == "the paper's account"
     from verdicts import report
     rows = report.study_table(written)          # REPORT.md's run table: every run's times, by seed
-    assert len(rows) == 2 + len(I.BUDGETS) * len(I.ARMS) and rows[0].startswith("| regime (budget) | arm | t_95")
+    assert len(rows) == 2 + len(I.BUDGETS) * len(I.ARMS) + 2 and rows[0].startswith("| regime (budget) | arm | t_95")
     oracle = next(r for r in rows if r.startswith("| fixed (10,000) | oracle |"))
     assert oracle.split(" | ")[2] == ", ".join(f"{fixed['oracle'][s]:.0f}" for s in seeds) and oracle.endswith("| 10/10 |")
     shuffled = next(r for r in rows if r.startswith("| fresh (10,000) | shuffled |"))
@@ -108,15 +128,41 @@ def test_a_complete_study_is_judged_written_and_drawn(tmp_path):
     assert next(r for r in rows if r.startswith("| fixed (10,000) | uniform |")).split(" | ")[2] == ", ".join(["never"] * 10)
     block = "\n".join(report.information_block(str(tmp_path)))      # REPORT.md's section
     assert "  - reading: **the paper's account**" in block and "  - reading: **the rival account**" in block
+    assert f"  - fixed/{strong}: side **rival** (memorized: 10/10)" in block
+    assert f"| fixed (10,000) | {strong} |" in "\n".join(rows)
     assert block.count("not decided: not every arm has all its seeds stored") == 1
     out = I.text(summary)
     assert "reading: the paper's account" in out and "reading: the rival account" in out
+    assert f"refresh0.003/{strong}: side too strong to test, memorized 4/10" in out
     assert out.count("not decided: not every arm has all its seeds") == 1
     I.plot(times, I.BUDGETS, str(tmp_path / "information.png"))
     assert (tmp_path / "information.png").stat().st_size > 10000
     fresh["shuffled"][seeds[-1]] = 3000.0      # `fresh` complete: judged, and described, never deciding
     whole = I.summarize({m: {"fresh": fresh} for m in times}, I.BUDGETS, seeds)
+    assert whole["amendment 1"][f"fixed/{strong}"]["side"] == "not decided"
     assert whole["regimes"]["fresh"]["decides"] is False and whole["regimes"]["fresh"]["reading"] == "mixed"
     assert "reading (described, not deciding" in I.text(whole)
     store.write_json(tmp_path / "information.json", whole)
     assert "  - reading (described, not deciding" in "\n".join(report.information_block(str(tmp_path)))
+
+
+def test_the_dose_check_reads_the_gradient_train_steps_with():
+    """task_gradient_rms, epoch by epoch, is the RMS of the gradient train.train's step receives:
+    after that epoch's backward, before its step (the same run in the same process: bitwise)."""
+    import torch
+    cfg = train.make_config(p=11, frac=0.5, epochs=12, eval_every=5, d_model=16, d_mlp=32, quiet=True, threads=1,
+                            device="cpu", distractors="fixed")
+    seen, real = {}, train.step
+    def spy(model, opt, cfg_, masks):
+        seen[len(seen)] = {n: float(p.grad.pow(2).mean().sqrt()) for n, p in model.named_parameters() if p.dim() >= 2}
+        return real(model, opt, cfg_, masks)
+    train.step = spy
+    try:
+        train.train(cfg)
+    finally:
+        train.step = real
+    got = I.task_gradient_rms(cfg, (0, 6, 11))
+    assert got == {e: seen[e] for e in (0, 6, 11)}
+    assert set(got[6]) == {n for n, p in train.start(cfg).model.named_parameters() if p.dim() >= 2} and \
+        all(v > 0 for v in got[6].values())
+    assert "W_Q" in I.dose_table(got) and len(I.dose_table(got).splitlines()) == 5

@@ -241,6 +241,13 @@ def information_block(results):
                                                   "this regime cannot tell the accounts apart)")
         lines.append(f"  - reading{role}: **{r['reading']}**" + (f"; per control: " + ", ".join(
             f"{k} {v}" for k, v in r["per_control"].items()) if r.get("per_control") else ""))
+    if d.get("amendment 1"):
+        lines.append("- Amendment 1 (registered 2026-11-29, before its runs): the rival's noise at RMS 1e-2, the top of "
+                     "its range, beside the readings above and never changing them")
+        for cell, a in d["amendment 1"].items():
+            lines.append(f"  - {cell}: side **{a['side']}**" + (f" (memorized: {a['memorized']})" if "memorized" in a
+                                                                else f" ({a['reason']})"))
+            lines += [f"    - {c['verdict']}: {c['text']}" for c in a.get("comparisons", {}).values()]
     return lines + [""]
 
 
