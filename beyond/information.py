@@ -71,6 +71,7 @@ def runs(args, arms=ARMS, regimes=tuple(BUDGETS)):
 
 
 def strong_runs(args):
+    """Amendment 1's runs, as runs() lays them out."""
     return runs(args, STRONG, STRONG_REGIMES)
 
 
@@ -271,7 +272,7 @@ def collect(results, args):
 def summarize(times, budgets, seeds):
     """The summary information.json holds: per regime the judged comparisons and the reading
     (t_95), and, described beside it, every arm's censored median by each measure and every
-    stored run's three times (REPORT.md's run table)."""
+    stored run's times (REPORT.md's run table); amendment 1's cells beside, never in a reading."""
     n_seeds = len(seeds)
     complete = lambda m: {r: a for r, a in times[m].items() if all(len(a.get(arm, {})) == n_seeds for arm in ARMS)}
     judged = judge(complete("t_95"), budgets)
