@@ -351,8 +351,8 @@ def plot(times, budgets, path):
     Beside each run a black dash marks its t_95, the measure that decides (at the budget if never)."""
     plt = plots.pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.6), sharey=True)
-    drawn = list(ARMS) + [a for a in STRONG if any(a in arms for arms in times["t_grok"].values())]
     for ax, regime in zip(axes, BUDGETS):
+        drawn = list(ARMS) + [a for a in STRONG if a in times["t_grok"].get(regime, {})]   # amendment 1's, once run
         for i, arm in enumerate(drawn):
             ts = times["t_grok"].get(regime, {}).get(arm, {})
             t95 = times["t_95"].get(regime, {}).get(arm, {})
