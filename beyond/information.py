@@ -346,6 +346,9 @@ def reading_role(judged):
                                                   "accounts apart here, docs/registered/information.md)")
 
 
+TITLES = {"fixed": "fixed distractors", "refresh0.003": "redrawn at ρ 0.003", "fresh": "fresh (the paper's; described)"}
+
+
 def plot(times, budgets, path):
     """t_grok per arm, one panel per regime; a run that never grokked is an open triangle at its budget.
     Beside each run a black dash marks its t_95, the measure that decides (at the budget if never)."""
@@ -364,7 +367,7 @@ def plot(times, budgets, path):
         ax.axhline(budgets[regime], color="gray", lw=0.6, ls=":")
         ax.set_xticks(range(len(drawn)), drawn, rotation=30, ha="right")
         ax.set(yscale="log", xlim=(-0.5, len(drawn) - 0.5), ylim=(500, 1.6 * max(budgets.values())),
-               title=f"{regime} (budget {budgets[regime]:,})")
+               title=f"{TITLES[regime]} (budget {budgets[regime]:,})")
     axes[0].set_ylabel("t_grok (test accuracy 0.99), epochs")
     axes[0].text(0.02, 0.97, "open triangle: never grokked within the budget (drawn at it)\n"
                  "black dash: the run's t_95 (test accuracy 0.95), which decides", va="top",
