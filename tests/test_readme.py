@@ -83,7 +83,9 @@ def information(info):
         + (" and ".join(f"{NAMES[c]} reached 0.95 {x(fresh[f'{c} vs lambda 0'])}" for c in ahead) + " sooner than λ 0"
            if ahead else "no control was faster than λ 0")
         + (", the oracle " + " and ".join(f"{math.exp(fresh[f'oracle vs {c}']['estimate']):.2f}×" for c in ahead)
-           + " as fast as " + ("they" if len(ahead) > 1 else "it") if ahead else ""))
+           + " as fast as " + ("they" if len(ahead) > 1 else "it") if ahead else "")
+        + ("; " + " and ".join(NAMES[c] for c in CONTROLS if c not in ahead) + " were not shown faster"
+           if ahead and len(ahead) < len(CONTROLS) else ""))
     return out
 
 
