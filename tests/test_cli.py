@@ -191,14 +191,21 @@ def test_train_py_copies_with_only_the_files_it_trains(tmp_path):
 
 
 def test_every_relative_link_in_the_pages_resolves():
-    """README.md, docs/ and docs/registered/: a page moved or renamed leaves no dead link."""
+    """README.md, docs/ and docs/registered/: a page moved or renamed leaves no dead link, inline or by
+    reference ([label]: target), and no reference label goes undefined."""
     import re
     pages = ["README.md"] + [os.path.relpath(os.path.join(d, f), ROOT) for d, _, fs in os.walk(os.path.join(ROOT, "docs"))
                              for f in fs if f.endswith(".md")]
     dead = []
     for page in pages:
         text = re.sub(r"```.*?```", "", open(os.path.join(ROOT, page)).read(), flags=re.S)
-        for target in re.findall(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", text):
+        inline = re.findall(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", text)
+        defined = re.findall(r"^\[[^\]]+\]: ([^\s#]+)", text, flags=re.M)        # reference links: [label]: target
+        labels = set(re.findall(r"^\[([^\]]+)\]: ", text, flags=re.M))
+        prose = re.sub(r"`[^`\n]*`", "", text)
+        used = re.findall(r"\]\[([^\]]+)\]", prose) + re.findall(r"\[([\w.-]+\.md)\](?![(:\[])", prose)
+        dead += [f"{page}: [{label}] is never defined" for label in used if label not in labels]
+        for target in inline + defined:
             if "://" in target:
                 continue
             if not os.path.exists(os.path.join(ROOT, os.path.dirname(page), target)):

@@ -131,6 +131,8 @@ def test_a_complete_study_is_judged_written_and_drawn(tmp_path):
     assert f"  - fixed/{strong}: side **rival** (memorized: 10/10)" in block
     assert f"| fixed (10,000) | {strong} |" in "\n".join(rows)
     assert block.count("not decided: not every arm has all its seeds stored") == 1
+    med = lambda m: written["medians"][m]["fixed"]["oracle"]      # every arm's medians by the three measures
+    assert f"oracle 10/10 reached 0.95, median t_95 {med('t_95')} (t_grok {med('t_grok')}, t_struct {med('t_struct')})" in block
     out = I.text(summary)
     assert "reading: the paper's account" in out and "reading: the rival account" in out
     assert f"refresh0.003/{strong}: side too strong to test, memorized 4/10" in out

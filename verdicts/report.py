@@ -214,7 +214,7 @@ def payoff_block(results):
 
 def information_block(results):
     """The information-or-any-gradient study (docs/registered/information.md, registered before its
-    runs): per regime, every arm's censored medians, the nine comparisons by t_95 (t_grok beside
+    runs): per regime, every arm's censored medians by the three measures, the nine comparisons by t_95 (t_grok beside
     where it reads otherwise) and the registered reading, once every arm of the regime is stored."""
     lines = ["## Beyond the paper: the information or any live gradient (registered, docs/registered/information.md)", ""]
     d = _load(results, studies.summary("information"))
@@ -226,7 +226,8 @@ def information_block(results):
         med = lambda m, arm: d["medians"][m].get(regime, {}).get(arm, "-")
         arms = d["reached_0.95"].get(regime, {})
         lines.append(f"- {regime} (budget {budget:,}): " + "; ".join(
-            f"{arm} {arms[arm]} reached 0.95, median t_95 {med('t_95', arm)} (t_grok {med('t_grok', arm)})"
+            f"{arm} {arms[arm]} reached 0.95, median t_95 {med('t_95', arm)} (t_grok {med('t_grok', arm)}, "
+            f"t_struct {med('t_struct', arm)})"
             for arm in arms))
         r = d["regimes"].get(regime)
         if r is None:
