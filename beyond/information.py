@@ -17,6 +17,8 @@ detached Gaussian gradient of RMS 3e-4 on every weight matrix (lambda 0). The fi
 accuracy reaches 0.95 decides (t_95; why: the registration); t_grok (0.99) and t_struct beside it.
 Amendment 1 (registered 2026-11-29, before its runs): the rival's noise at the top of its range, RMS
 1e-2, in the two regimes that decide, reported beside their readings and never changing them.
+Amendment 2 (registered 2026-11-29, before its runs): what `fresh` showed on seeds 200-209 (the KL
+toward uniform and toward a wrong pair sooner than lambda 0 and than the oracle), put to seeds 210-229.
 """
 import argparse
 import math
@@ -57,22 +59,41 @@ STRONG = {"weight noise 1e-2": {"weight_noise": 1e-2}}
 STRONG_REGIMES = DECIDING_REGIMES
 MEMORIZED_SHARE = 0.5             # its premise: at least half its runs in a regime reach train accuracy 0.99
 DOSE_EPOCHS = (1000, 2000, 3000)  # the dose check's epochs: the lambda 0 plateau under `fixed`
+# Amendment 2 (docs/registered/information.md, 2026-11-29): `fresh`'s described result on seeds no run
+# had used. Per control (uniform, shuffled) the side seeds 200-209 showed, "rival": the control faster
+# than lambda 0 (reproduced) and the oracle not faster than it (not reproduced), by rules v4's
+# speed-up part on the paired t_95.
+CONFIRM_ARMS, CONFIRM_REGIME = ("lambda 0", "oracle", "uniform", "shuffled"), "fresh"
+CONFIRM_SEEDS = tuple(range(210, 230))
+# (faster, slower) -> (the verdict that confirms, what seeds 200-209 showed: the mean and sd of the
+# per-seed log(t_slower / t_faster), and that mean were the paper's account true: the control as
+# slow as lambda 0, so the oracle ahead of it by its own 1.27x over lambda 0 on seeds 200-209)
+CONFIRM = {("uniform", "lambda 0"): ("reproduced", 0.529, 0.356, 0.0),
+           ("shuffled", "lambda 0"): ("reproduced", 0.553, 0.407, 0.0),
+           ("oracle", "uniform"): ("not reproduced", -0.289, 0.280, 0.241),
+           ("oracle", "shuffled"): ("not reproduced", -0.313, 0.337, 0.241)}
 
 
 # ---------------------------------------------------------------------------------------
 # The runs
 
-def runs(args, arms=ARMS, regimes=tuple(BUDGETS)):
-    """{regime: {arm: [(label, cfg) per seed]}}: the registered arms, or amendment 1's."""
+def runs(args, arms=ARMS, regimes=tuple(BUDGETS), seeds=None):
+    """{regime: {arm: [(label, cfg) per seed]}}: the registered arms, or an amendment's."""
     return {regime: {arm: [(f"{regime}/{arm}/seed{s}",
                             sweep.study_config(args, s, regime=regime, epochs=budget(args, regime), **changes))
-                           for s in args.seeds] for arm, changes in arms.items()}
+                           for s in (args.seeds if seeds is None else seeds)] for arm, changes in arms.items()}
             for regime in regimes}
 
 
 def strong_runs(args):
     """Amendment 1's runs, as runs() lays them out."""
     return runs(args, STRONG, STRONG_REGIMES)
+
+
+def confirm_runs(args):
+    """Amendment 2's runs: {arm: [(label, cfg) per seed]} in `fresh` at seeds 210-229 (none with --quick)."""
+    seeds = () if args.quick else CONFIRM_SEEDS
+    return runs(args, {a: ARMS[a] for a in CONFIRM_ARMS}, (CONFIRM_REGIME,), seeds)[CONFIRM_REGIME]
 
 
 def budget(args, regime):
@@ -82,11 +103,12 @@ def budget(args, regime):
 def planned_runs(args):
     """Seed by seed (every arm and regime of a seed, then the next), so that a sweep cut short
     leaves whole paired seeds behind; within a seed the decisive regimes first. Amendment 1's runs
-    come after all 180, seed by seed."""
-    cells, strong = runs(args), strong_runs(args)
+    come after all 180, seed by seed, then amendment 2's."""
+    cells, strong, confirm = runs(args), strong_runs(args), confirm_runs(args)
     return ([cells[regime][arm][i] for i in range(len(args.seeds))
              for regime in ("fixed", "refresh0.003", "fresh") for arm in ARMS]
-            + [strong[regime][arm][i] for i in range(len(args.seeds)) for regime in STRONG_REGIMES for arm in STRONG])
+            + [strong[regime][arm][i] for i in range(len(args.seeds)) for regime in STRONG_REGIMES for arm in STRONG]
+            + [confirm[arm][i] for i in range(len(next(iter(confirm.values())))) for arm in CONFIRM_ARMS])
 
 
 def measures(summary, history):
@@ -190,6 +212,23 @@ def judge_strong(times, budgets, n_seeds):
     return out
 
 
+def judge_confirm(times, budget_=BUDGETS[CONFIRM_REGIME], seeds=CONFIRM_SEEDS):
+    """Amendment 2, once every one of its runs is stored: each comparison by rules v4's speed-up
+    part on the paired t_95 ({arm: {seed: t_95 or None}}), whether it gave the verdict that confirms,
+    each control's side, and the oracle against lambda 0 beside."""
+    stored = sum(len(times.get(a, {})) for a in CONFIRM_ARMS)
+    if stored < len(CONFIRM_ARMS) * len(seeds):
+        return {"verdict": A.NOT_DECIDED, "reason": f"{stored} of {len(CONFIRM_ARMS) * len(seeds)} runs stored"}
+    judged = {f"{f} vs {s}": {**compare(times, f, s, CONFIRM_REGIME, budget_), "confirms": expected}
+              for (f, s), (expected, *_) in CONFIRM.items()}
+    won = lambda name: judged[name]["verdict"] == A.REPRODUCED
+    return {"comparisons": judged, "seeds": list(seeds),
+            "confirmed": {c: all(judged[k]["verdict"] == judged[k]["confirms"] for k in (f"{c} vs lambda 0", f"oracle vs {c}"))
+                          for c in ("uniform", "shuffled")},
+            "side": {c: side(won(f"{c} vs lambda 0"), won(f"oracle vs {c}")) for c in ("uniform", "shuffled")},
+            "beside": compare(times, "oracle", "lambda 0", CONFIRM_REGIME, budget_)}
+
+
 # ---------------------------------------------------------------------------------------
 # The power of the design, computed before the runs (docs/registered/information.md)
 
@@ -235,6 +274,37 @@ def power(n=len(SEEDS), reps=REPS, seed=0):
     return out
 
 
+def confirm_power(n=len(CONFIRM_SEEDS), reps=REPS, seed=0):
+    """{comparison: {truth: P(the verdict that confirms)}} for amendment 2 by simulation: per seed the
+    slower arm's t_95 log-normal at lambda 0's stored median (3,490, sd 0.35), the faster arm's
+    shorter by a normal log ratio of the sd seeds 200-209 showed and a mean of what they showed ("as
+    seen"), half of it ("half"), or the paper's account's ("paper": the false-confirmation rate),
+    censored at the budget."""
+    rng, out = np.random.default_rng(seed), {}
+    budget_ = BUDGETS[CONFIRM_REGIME]
+    cut = lambda t: {i: (None if v > budget_ else float(v)) for i, v in enumerate(t)}
+    for (f, s), (expected, mean, sd, paper) in CONFIRM.items():
+        out[f"{f} vs {s}"] = {}
+        for truth, mu in (("as seen", mean), ("half", mean / 2), ("paper", paper)):
+            hits = 0
+            for _ in range(reps):
+                slow = np.exp(rng.normal(math.log(TRUTHS["fresh"]["lambda 0"][0]), 0.35, n))
+                fast = slow * np.exp(-rng.normal(mu, sd, n))
+                hits += A.speedup_verdict_v4(cut(slow), cut(fast), budget_, smallest=SMALLEST)["verdict"] == expected
+            out[f"{f} vs {s}"][truth] = hits / reps
+    return out
+
+
+def confirm_power_table(p, n=len(CONFIRM_SEEDS)):
+    rows = [f"| comparison ({n} seeds) | confirms if | seeds 200-209 showed | P(confirms): as seen / half / the paper's account |",
+            "|---|---|---|---|"]
+    for (f, s), (expected, mean, sd, paper) in CONFIRM.items():
+        r = p[f"{f} vs {s}"]
+        rows.append(f"| {f} faster than {s} | {expected} | {math.exp(mean):.2f}x (log sd {sd:.2f}) | "
+                    f"{100 * r['as seen']:.0f}% / {100 * r['half']:.0f}% / {100 * r['paper']:.1f}% |")
+    return "\n".join(rows)
+
+
 def count_power(n, p1, p2):
     """P(Fisher's one-sided p < ALPHA) for counts of n runs each with grokking rates p1, p2, exactly."""
     b = lambda k, p: math.comb(n, k) * p ** k * (1 - p) ** (n - k)
@@ -256,10 +326,11 @@ def power_table(p):
 # ---------------------------------------------------------------------------------------
 # Summary, text and figure
 
-def collect(results, args):
-    """{measure: {regime: {arm: {seed: t or None}}}} from run_sweep's results."""
+def collect(results, args, cells_list=None):
+    """{measure: {regime: {arm: {seed: t or None}}}} from run_sweep's results (the registered runs and
+    amendment 1's, or the cells given)."""
     out = {m: {} for m in ("t_95", "t_grok", "t_struct", "t_mem")}
-    for cells in (runs(args), strong_runs(args)):
+    for cells in cells_list or (runs(args), strong_runs(args)):
         for regime, arms in cells.items():
             for arm, rs in arms.items():
                 for label, cfg in rs:
@@ -269,10 +340,11 @@ def collect(results, args):
     return out
 
 
-def summarize(times, budgets, seeds):
+def summarize(times, budgets, seeds, confirm_times=None):
     """The summary information.json holds: per regime the judged comparisons and the reading
     (t_95), and, described beside it, every arm's censored median by each measure and every
-    stored run's times (REPORT.md's run table); amendment 1's cells beside, never in a reading."""
+    stored run's times (REPORT.md's run table); amendment 1's cells beside, never in a reading;
+    amendment 2's hypotheses on its own seeds (confirm_times: {measure: {arm: {seed: t}}})."""
     n_seeds = len(seeds)
     complete = lambda m: {r: a for r, a in times[m].items() if all(len(a.get(arm, {})) == n_seeds for arm in ARMS)}
     judged = judge(complete("t_95"), budgets)
@@ -286,7 +358,10 @@ def summarize(times, budgets, seeds):
             "planned_runs": n_seeds * len(ARMS) * len(budgets), "deciding_measure": f"t_{round(100 * DECIDING_ACC)}",
             "seeds": list(seeds), "times": {m: {r: {arm: {str(s): t for s, t in sorted(ts.items())} for arm, ts in arms.items()}
                                                 for r, arms in by.items()} for m, by in times.items()},
-            "amendment 1": judge_strong(times, budgets, n_seeds)}
+            "amendment 1": judge_strong(times, budgets, n_seeds),
+            "amendment 2": judge_confirm((confirm_times or {}).get("t_95", {})),
+            "amendment 2 medians": {m: {arm: analysis.fmt_median(list(ts.values()), budgets[CONFIRM_REGIME])
+                                        for arm, ts in by.items()} for m, by in (confirm_times or {}).items()}}
 
 
 def text(summary):
@@ -316,7 +391,23 @@ def text(summary):
         lines.append(f"  {cell}: side {a['side']}" + (f", memorized {a['memorized']}, median t_95 {med('t_95')}"
                                                       if "memorized" in a else f" ({a['reason']})"))
         lines += [f"    {c['verdict']}: {c['text']}" for c in a.get("comparisons", {}).values()]
+    lines.append("\nAmendment 2 (registered 2026-11-29): `fresh`'s described result, seeds 210-229")
+    lines += confirm_lines(summary)
     return "\n".join(lines)
+
+
+def confirm_lines(summary):
+    """Amendment 2's lines for the printout: its arms' medians, each comparison's verdict and the one
+    that confirms, each control's side, the oracle against lambda 0 beside."""
+    c, med = summary.get("amendment 2", {}), summary.get("amendment 2 medians", {})
+    lines = ["  median t_95 (t_grok): " + "; ".join(f"{a} {t} ({med['t_grok'][a]})" for a, t in med["t_95"].items())
+             ] if med.get("t_95") else []
+    if "comparisons" not in c:
+        return lines + [f"  not decided: {c.get('reason', 'not run')}"]
+    return (lines + [f"  {h['verdict']} (confirms if {h['confirms']}): {h['text']}" for h in c["comparisons"].values()]
+            + [f"  {ctl}: side {c['side'][ctl]}, " + ("confirmed" if ok else "not confirmed")
+               for ctl, ok in c["confirmed"].items()]
+            + [f"  beside (described): {c['beside']['verdict']}: {c['beside']['text']}"])
 
 
 def task_gradient_rms(cfg, at=DOSE_EPOCHS):
@@ -398,7 +489,7 @@ def parse(argv=None):
 def main(argv=None):
     args = parse(argv)
     if args.power:
-        print(power_table(power(len(args.seeds))))
+        print(power_table(power(len(args.seeds))) + "\n\namendment 2:\n" + confirm_power_table(confirm_power()))
         return
     if args.dose:
         cfg = runs(args, {"lambda 0": {}}, ("fixed",))["fixed"]["lambda 0"][0][1]
@@ -408,7 +499,8 @@ def main(argv=None):
     results = sweep.run_sweep(planned_runs(args), args)
     budgets = {r: budget(args, r) for r in BUDGETS}
     times = collect(results, args)
-    summary = summarize(times, budgets, args.seeds)
+    confirm = {m: by.get(CONFIRM_REGIME, {}) for m, by in collect(results, args, [{CONFIRM_REGIME: confirm_runs(args)}]).items()}
+    summary = summarize(times, budgets, args.seeds, confirm)
     print(text(summary))
     os.makedirs(args.results_dir, exist_ok=True)
     store.write_json(os.path.join(args.results_dir, "information.json"), summary)

@@ -47,10 +47,23 @@ def test_the_reading_needs_each_accounts_whole_pattern():
     assert I.reading(_comps(("uniform",), I.CONTROLS))["per_control"]["uniform"] == "both"
 
 
+def planned_cfg(planned, regime, arm):
+    return next(c for label, c in planned if label.startswith(f"{regime}/{arm}/"))
+
+
 def test_the_design_is_the_registered_one():
     args = I.parse([])
-    planned, strong = I.planned_runs(args)[:180], I.planned_runs(args)[180:]
+    planned, strong, confirm = I.planned_runs(args)[:180], I.planned_runs(args)[180:200], I.planned_runs(args)[200:]
     assert len(planned) == 180 and len({train.semantic_config(c)["seed"] for _, c in planned}) == 10
+    # amendment 2, after amendment 1: lambda 0, the oracle, uniform and shuffled in `fresh` at seeds
+    # 210-229 (none of the 200 runs before it uses them), seed by seed; none with --quick
+    assert len(confirm) == 80 and [c.seed for _, c in confirm[:5]] == [210] * 4 + [211]
+    assert {c.seed for _, c in confirm} == set(range(210, 230)) and not {c.seed for _, c in planned + strong} & set(range(210, 230))
+    by_arm = {label.split("/")[1]: cfg for label, cfg in confirm}
+    assert set(by_arm) == set(I.CONFIRM_ARMS) and all(c.distractors == "fresh" and c.epochs == 10000 for _, c in confirm)
+    for arm, cfg in by_arm.items():
+        assert train.semantic_config(cfg) == {**train.semantic_config(planned_cfg(planned, "fresh", arm)), "seed": cfg.seed}
+    assert len(I.planned_runs(I.parse(["--quick"]))) == 18 + 2        # one seed: the registered arms, amendment 1
     # amendment 1, after the 180: the rival's noise at 1e-2, lambda 0, in the two deciding regimes
     assert len(strong) == 20 and [c.seed for _, c in strong[:2]] == [200, 200]
     assert {label.rsplit("/", 1)[0] for label, _ in strong} == {"fixed/weight noise 1e-2", "refresh0.003/weight noise 1e-2"}
@@ -165,3 +178,36 @@ def test_the_dose_check_reads_the_gradient_train_steps_with(monkeypatch):
     assert set(got[6]) == {n for n, p in train.start(cfg).model.named_parameters() if p.dim() >= 2} and \
         all(v > 0 for v in got[6].values())
     assert "W_Q" in I.dose_table(got) and len(I.dose_table(got).splitlines()) == 5
+
+
+def test_amendment_2_confirms_a_side_only_by_both_its_verdicts():
+    """judge_confirm on synthetic paired times: not decided until all 80 runs are stored; a control
+    2x faster than lambda 0 and 1.5x faster than the oracle confirms the rival side; one as slow as
+    lambda 0 does not (its side: paper, the oracle being 1.6x faster than it)."""
+    import numpy as np
+    rng = np.random.default_rng(1)
+    seeds = I.CONFIRM_SEEDS
+    base = {s: float(np.exp(rng.normal(math.log(3500), 0.3))) for s in seeds}
+    jit = lambda f: {s: round(t / f * float(np.exp(rng.normal(0, 0.05)))) for s, t in base.items()}
+    times = {"lambda 0": jit(1.0), "oracle": jit(1.6), "uniform": jit(2.4), "shuffled": jit(1.0)}
+    c = I.judge_confirm(times)
+    assert c["confirmed"] == {"uniform": True, "shuffled": False}
+    assert c["side"] == {"uniform": "rival", "shuffled": "paper"}
+    assert c["comparisons"]["uniform vs lambda 0"]["verdict"] == A.REPRODUCED
+    assert c["comparisons"]["oracle vs uniform"]["verdict"] == A.NOT_REPRODUCED
+    assert c["beside"]["verdict"] == A.REPRODUCED                                        # 1.6x over lambda 0
+    del times["shuffled"][seeds[-1]]
+    assert I.judge_confirm(times) == {"verdict": A.NOT_DECIDED, "reason": "79 of 80 runs stored"}
+    summary = I.summarize({m: {} for m in ("t_95", "t_grok", "t_struct", "t_mem")}, I.BUDGETS, I.SEEDS,
+                          {"t_95": {**times, "shuffled": jit(1.0)}, "t_grok": times})
+    assert summary["amendment 2"]["side"]["uniform"] == "rival"
+    out = "\n".join(I.confirm_lines(summary))
+    assert "uniform: side rival, confirmed" in out and "shuffled: side paper, not confirmed" in out
+
+
+def test_amendment_2s_registered_power_table_is_what_the_code_computes():
+    with open(os.path.join("docs", "registered", "information.md")) as f:
+        doc = f.read()
+    table = I.confirm_power_table(I.confirm_power()).replace("lambda 0", "λ 0")
+    for row in table.splitlines()[2:]:
+        assert row in doc, row

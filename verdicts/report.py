@@ -249,6 +249,20 @@ def information_block(results):
             lines.append(f"  - {cell}: side **{a['side']}**" + (f" (memorized: {a['memorized']})" if "memorized" in a
                                                                 else f" ({a['reason']})"))
             lines += [f"    - {c['verdict']}: {c['text']}" for c in a.get("comparisons", {}).values()]
+    if d.get("amendment 2"):
+        c, med = d["amendment 2"], d.get("amendment 2 medians", {})
+        lines.append("- Amendment 2 (registered 2026-11-29, before its runs): `fresh`'s described result put to seeds "
+                     "210-229; a control's side there, *rival*, is confirmed if it is reproduced faster than lambda 0 "
+                     "and the oracle is not reproduced faster than it")
+        if med.get("t_95"):
+            lines.append("  - median t_95 (t_grok): " + "; ".join(f"{a} {t} ({med['t_grok'][a]})" for a, t in med["t_95"].items()))
+        if "comparisons" not in c:
+            lines.append(f"  - not decided: {c.get('reason', '')}")
+        else:
+            lines += [f"  - {h['verdict']} (confirms if {h['confirms']}): {h['text']}" for h in c["comparisons"].values()]
+            lines += [f"  - {ctl}: side **{c['side'][ctl]}**, " + ("confirmed" if ok else "not confirmed")
+                      for ctl, ok in c["confirmed"].items()]
+            lines.append(f"  - beside (described): {c['beside']['verdict']}: {c['beside']['text']}")
     return lines + [""]
 
 
