@@ -440,25 +440,30 @@ def reading_role(judged):
 TITLES = {"fixed": "fixed distractors", "refresh0.003": "redrawn at ρ 0.003", "fresh": "fresh (the paper's; described)"}
 
 
-def plot(times, budgets, path):
+def plot(times, budgets, path, confirm=None):
     """t_grok per arm, one panel per regime; a run that never grokked is an open triangle at its budget.
-    Beside each run a black dash marks its t_95, the measure that decides (at the budget if never)."""
+    Beside each run a black dash marks its t_95, the measure that decides (at the budget if never).
+    Amendment 2's runs (confirm: {measure: {arm: {seed: t}}}), once any is stored, in a fourth panel."""
     plt = plots.pyplot()
-    fig, axes = plt.subplots(1, 3, figsize=(14, 4.6), sharey=True)
-    for ax, regime in zip(axes, BUDGETS):
-        drawn = list(ARMS) + [a for a in STRONG if a in times["t_grok"].get(regime, {})]   # amendment 1's, once run
+    # (arms drawn, t_grok, t_95, budget, title) per panel; amendment 1's arm once run
+    panels = [(list(ARMS) + [a for a in STRONG if a in times["t_grok"].get(r, {})], times["t_grok"].get(r, {}),
+               times["t_95"].get(r, {}), budgets[r], f"{TITLES[r]} (budget {budgets[r]:,})") for r in BUDGETS]
+    if confirm and confirm.get("t_grok"):
+        panels.append((list(CONFIRM_ARMS), confirm["t_grok"], confirm["t_95"], budgets[CONFIRM_REGIME],
+                       f"fresh, seeds {CONFIRM_SEEDS[0]}-{CONFIRM_SEEDS[-1]} (amendment 2)"))
+    colour = {arm: f"C{i}" for i, arm in enumerate(list(ARMS) + list(STRONG))}      # one colour per arm throughout
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.7 * len(panels), 4.6), sharey=True)
+    for ax, (drawn, grok, t95s, budget_, title) in zip(axes, panels):
         for i, arm in enumerate(drawn):
-            ts = times["t_grok"].get(regime, {}).get(arm, {})
-            t95 = times["t_95"].get(regime, {}).get(arm, {})
+            ts, t95 = grok.get(arm, {}), t95s.get(arm, {})
             jitter = np.linspace(-0.18, 0.18, len(ts)) if len(ts) > 1 else [0.0]
             for j, (seed, t) in enumerate(ts.items()):
-                ax.scatter(i + jitter[j], t or budgets[regime], color=f"C{i}", s=22,
-                           marker="o" if t else "^", facecolors=f"C{i}" if t else "none")
-                ax.scatter(i + jitter[j], t95.get(seed) or budgets[regime], color="black", s=30, marker="_", lw=0.9)
-        ax.axhline(budgets[regime], color="gray", lw=0.6, ls=":")
+                ax.scatter(i + jitter[j], t or budget_, color=colour[arm], s=22,
+                           marker="o" if t else "^", facecolors=colour[arm] if t else "none")
+                ax.scatter(i + jitter[j], t95.get(seed) or budget_, color="black", s=30, marker="_", lw=0.9)
+        ax.axhline(budget_, color="gray", lw=0.6, ls=":")
         ax.set_xticks(range(len(drawn)), drawn, rotation=30, ha="right")
-        ax.set(yscale="log", xlim=(-0.5, len(drawn) - 0.5), ylim=(500, 1.6 * max(budgets.values())),
-               title=f"{TITLES[regime]} (budget {budgets[regime]:,})")
+        ax.set(yscale="log", xlim=(-0.5, len(drawn) - 0.5), ylim=(500, 1.6 * max(budgets.values())), title=title)
     axes[0].set_ylabel("t_grok (test accuracy 0.99), epochs")
     axes[0].text(0.02, 0.97, "open triangle: never grokked within the budget (drawn at it)\n"
                  "black dash: the run's t_95 (test accuracy 0.95), which decides", va="top",
@@ -504,7 +509,7 @@ def main(argv=None):
     print(text(summary))
     os.makedirs(args.results_dir, exist_ok=True)
     store.write_json(os.path.join(args.results_dir, "information.json"), summary)
-    plot(times, budgets, os.path.join(args.results_dir, "information.png"))
+    plot(times, budgets, os.path.join(args.results_dir, "information.png"), confirm)
 
 
 if __name__ == "__main__":

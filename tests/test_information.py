@@ -152,6 +152,11 @@ def test_a_complete_study_is_judged_written_and_drawn(tmp_path):
     assert out.count("not decided: not every arm has all its seeds") == 1
     I.plot(times, I.BUDGETS, str(tmp_path / "information.png"))
     assert (tmp_path / "information.png").stat().st_size > 10000
+    confirm = {m: {arm: around(3000) for arm in I.CONFIRM_ARMS} for m in ("t_95", "t_grok")}
+    I.plot(times, I.BUDGETS, str(tmp_path / "with_amendment_2.png"), confirm)     # a fourth panel, once run
+    import matplotlib.image
+    width = lambda name: matplotlib.image.imread(str(tmp_path / name)).shape[1]
+    assert width("with_amendment_2.png") > 1.25 * width("information.png")
     fresh["shuffled"][seeds[-1]] = 3000.0      # `fresh` complete: judged, and described, never deciding
     whole = I.summarize({m: {"fresh": fresh} for m in times}, I.BUDGETS, seeds)
     assert whole["amendment 1"][f"fixed/{strong}"]["side"] == "not decided"

@@ -93,6 +93,14 @@ def information(info):
            " as fast)" if beat and beat == ahead else "")
         + (f"; {both([c for c in CONTROLS if c not in ahead], lambda c: NAMES[c])} were not shown faster than λ 0"
            if ahead and len(ahead) < len(CONTROLS) else ""))
+    strong = info.get("amendment 1", {})          # the rival's noise at 1e-2, once its 20 runs are in
+    if strong and all(a["side"] != "not decided" for a in strong.values()):
+        where = {"fixed": "under `fixed`", "refresh0.003": "at ρ 0.003"}
+        said = lambda cell, a: (f"too strong to test {where[cell.split('/')[0]]} ({a['memorized'].replace('/', ' of ')} "
+                                "runs memorized)" if a["side"] == "too strong to test"
+                                else f"on the side *{a['side']}* {where[cell.split('/')[0]]}")
+        out["information strong"] = ("the rival's noise at the top of its range (RMS 1e-2, amendment 1) was "
+                                     + " and ".join(said(cell, a) for cell, a in strong.items()))
     return out
 
 
