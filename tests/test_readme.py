@@ -65,7 +65,7 @@ def information(info):
         f"under `fixed` the oracle's KL reached test accuracy 0.95 within {info['budgets']['fixed']:,} epochs in "
         f"{oracle[0]} of {n} runs, λ 0 and each control in "
         + (f"{others[0]} of {n}" if len(others) == 1 else f"{others[0]}–{others[-1]} of {n}")
-        + " (Fisher p ≤ {:.2g})".format(max(fixed[f"oracle vs {c}"]["p"] for c in CONTROLS)))
+        + " (the oracle over each control: Fisher p ≤ {:.2g})".format(max(fixed[f"oracle vs {c}"]["p"] for c in CONTROLS)))
     over = [math.exp(rho[f"oracle vs {c}"]["estimate"]) for c in CONTROLS]
     shown = [c for c in CONTROLS if rho[f"{c} vs lambda 0"]["verdict"] == "reproduced"]
     reached, budget = info["reached_0.95"]["refresh0.003"], info["budgets"]["refresh0.003"]
