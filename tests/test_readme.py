@@ -45,8 +45,8 @@ def at_least(v):
 
 
 # the information study's controls as the README names them
-NAMES = {"uniform": "the KL to uniform", "shuffled": "the KL to a wrong pair", "logit noise": "the logit noise",
-         "weight noise": "the weight noise"}
+NAMES = {"uniform": "the KL to uniform", "shuffled": "the KL to a wrong pair", "logit noise": "logit noise",
+         "weight noise": "weight noise"}
 
 
 def information(info):
@@ -96,11 +96,12 @@ def information(info):
     strong = info.get("amendment 1", {})          # the rival's noise at 1e-2, once its 20 runs are in
     if strong and all(a["side"] != "not decided" for a in strong.values()):
         where = {"fixed": "under `fixed`", "refresh0.003": "at ρ 0.003"}
-        said = lambda cell, a: (f"too strong to test {where[cell.split('/')[0]]} ({a['memorized'].replace('/', ' of ')} "
-                                "runs memorized)" if a["side"] == "too strong to test"
-                                else f"on the side *{a['side']}* {where[cell.split('/')[0]]}")
-        out["information strong"] = ("the rival's noise at the top of its range (RMS 1e-2, amendment 1) was "
-                                     + " and ".join(said(cell, a) for cell, a in strong.items()))
+        said = {cell.split("/")[0]: (f"too strong to test ({a['memorized'].replace('/', ' of ')} runs memorized)"
+                                     if a["side"] == "too strong to test" else f"on the side *{a['side']}*")
+                for cell, a in strong.items()}
+        out["information strong"] = ("the rival's noise at the top of its range (RMS 1e-2, amendment 1) was " + (
+            f"{said['fixed']} in both regimes" if len(set(said.values())) == 1
+            else " and ".join(f"{v} {where[r]}" for r, v in said.items())))
     return out
 
 
