@@ -138,6 +138,40 @@ def layer_stats(model, train, test, out, test_out, tau):
             "grad_W_norm_layers": g_W, **{f"{k}_layers": [l[k] for l in layers] for k in layers[0]}}
 
 
+# the parameters whose AdamW updates --log-updates follows: attention's routing and the embeddings
+UPDATE_PARAMS = ("W_Q", "W_K", "embed", "pos")
+
+
+@torch.no_grad()
+def adam_update_rms(opt, params, lrs):
+    """{name: RMS of the update AdamW's last step gave the parameter}: lr * m_hat / (sqrt(v_hat) + eps),
+    its bias-corrected moments read from the optimizer's state (torch.optim.AdamW's own formula);
+    the decoupled decay lr * wd * theta is not part of it. params: {name: parameter}; lrs: the
+    learning rate of that last step, per parameter group. 0 for a parameter not yet stepped."""
+    out = {name: 0.0 for name in params}
+    names = {id(p): n for n, p in params.items()}
+    for group, lr in zip(opt.param_groups, lrs):
+        beta1, beta2 = group["betas"]
+        for p in group["params"]:
+            state = opt.state.get(p, {})
+            if id(p) not in names or "exp_avg" not in state:
+                continue
+            t = float(state["step"])
+            denom = state["exp_avg_sq"].double().sqrt() / math.sqrt(1 - beta2 ** t) + group["eps"]
+            update = (lr / (1 - beta1 ** t)) * state["exp_avg"].double() / denom
+            out[names[id(p)]] = update.pow(2).mean().sqrt().item()
+    return out
+
+
+def update_stats(model, opt, out, lrs):
+    """What --log-updates adds to an epoch's row (docs/registered/plateau.md): the RMS of AdamW's
+    last update to each of UPDATE_PARAMS, and the training set's attention mass per position,
+    averaged over examples and heads (the redrawn distractors are the training set's)."""
+    rms = adam_update_rms(opt, {n: getattr(model, n) for n in UPDATE_PARAMS}, lrs)
+    mass = out["attn"].detach().double().mean(0).sum(0).div(model.n_heads)
+    return {**{f"update_rms_{n}": v for n, v in rms.items()}, "train_attn_mass": mass.tolist()}
+
+
 def evaluation(model, train, test, out, test_out, tau):
     """Every logged quantity at one epoch (docs/registered/sensitivity.md, Logging), from the training
     forward-backward `out` (train.forward_backward with measure=True: the loss terms added,

@@ -80,7 +80,7 @@ def study_config(args, seed, regime=None, **changes):
     size (args.p, args.epochs, args.stop_after), in a distractor regime (default args.regime),
     with the study's changes. Under --quick the tasks modulo p run on the QUICK_MODEL."""
     distractors, refresh = distractor_regime(regime or args.regime)
-    small = getattr(args, "quick", False) and changes.get("task", "add") in ("add", "mul", "addk", "route")
+    small = getattr(args, "quick", False) and changes.get("task", "add") in ("add", "sub", "mul", "addk", "route")
     model = {k: v for k, v in QUICK_MODEL.items() if k != "p"} if small else {}
     return store.make_config(**{**model, "p": args.p, "epochs": args.epochs, "stop_after": args.stop_after,
                                 "distractors": distractors, "refresh": refresh, "seed": seed, **changes})

@@ -27,6 +27,9 @@ One seed fixes everything: the train/test split, the distractors and the refresh
 
 Tasks (App. A.1, F.3, F.4; defaults the paper does not give are in docs/registered/sensitivity.md):
   add, mul, addk   modular arithmetic, operands at positions 0..k-1
+  sub              y = (a - b) mod p: addition's size and layout, not commutative (beyond the
+                   paper: docs/registered/plateau.md, where an average over positions no longer
+                   carries what the task needs)
   parity           n bits, y = XOR of bits 0..k-1; the other bits are the distractors
   perm             permutation composition in S_n: (g, h, distractors, =) -> g o h
   route            dynamic routing: modular addition whose two operands sit at positions
@@ -40,7 +43,9 @@ import itertools
 
 import torch
 
-TASKS = ("add", "mul", "addk", "parity", "perm", "route", "arparity")
+TASKS = ("add", "sub", "mul", "addk", "parity", "perm", "route", "arparity")
+# the tasks modulo p whose distractors may come from another vocabulary (--distractor-vocab)
+ARITHMETIC = ("add", "sub", "mul", "addk")
 # The shuffled oracle's own random stream (SeqTask.shuffled_for): seed plus this offset, an
 # arbitrary prime (the 1,000,000th), part of what a run computes, so it never changes.
 SHUFFLE_SEED_OFFSET = 15485863
@@ -99,6 +104,16 @@ class SeqTask:
             return torch.full((n, self.seq_len), 1.0 / self.seq_len)
         m = (torch.arange(self.seq_len)[None, :] <= self.qpos[split][:, None]).float()   # causal: keys up to the query
         return m / m.sum(-1, keepdim=True)
+
+    def query_for(self, split):
+        """All mass on the query position (N, T): a KL target with no information that puts nothing
+        on the distractors (beyond the paper: docs/registered/plateau.md)."""
+        n = len(self.train_x if split == "train" else self.test_x)
+        if self.qpos is not None:
+            raise ValueError("the query target is for tasks whose query is the last position")
+        q = torch.zeros(n, self.seq_len)
+        q[:, self.query_pos] = 1.0
+        return q
 
     def shuffled_for(self, split, seed):
         """The shuffled oracle (N, T): per row, mass 1/k on k keys drawn at random among those the
@@ -175,18 +190,18 @@ def make_task(name="add", *, p=113, frac=0.3, n_distractors=2, seed=0, n_operand
               n_bits=10, parity_k=3, perm_n=5, n_outputs=3, distractor_vocab="shared"):
     """Build a task; the inputs are split once (seeded) into train and test.
 
-    add:  y = (a + b) mod p        mul:  y = (a * b) mod p
+    add:  y = (a + b) mod p        sub:  y = (a - b) mod p        mul:  y = (a * b) mod p
     addk: y = (a_1 + ... + a_k) mod p  with k = n_operands
     Sequence: (operands..., distractors..., =), informative positions 0..k-1.
     parity, perm, route, arparity: see the module docstring (p is unused by parity/perm/arparity).
-    distractor_vocab: shared | separate | pad (add, mul, addk only; `distractor_tokens`).
+    distractor_vocab: shared | separate | pad (add, sub, mul, addk only; `distractor_tokens`).
     """
     if name not in TASKS:
         raise ValueError(f"unknown task {name!r}; choose from {', '.join(TASKS)}")
     if distractor_vocab not in DISTRACTOR_VOCABS:
         raise ValueError(f"unknown distractor vocabulary {distractor_vocab!r}; choose from {', '.join(DISTRACTOR_VOCABS)}")
-    if distractor_vocab != "shared" and name not in ("add", "mul", "addk"):
-        raise ValueError(f"distractor_vocab {distractor_vocab!r} is for add, mul and addk; {name!r} has its own tokens")
+    if distractor_vocab != "shared" and name not in ARITHMETIC:
+        raise ValueError(f"distractor_vocab {distractor_vocab!r} is for {', '.join(ARITHMETIC)}; {name!r} has its own tokens")
     if not 0 < frac < 1:
         raise ValueError(f"frac must lie in (0, 1), got {frac}")
     if n_distractors < 0:
@@ -207,7 +222,7 @@ def make_task(name="add", *, p=113, frac=0.3, n_distractors=2, seed=0, n_operand
         raise ValueError(f"{p}^{k} operand tuples is too many to enumerate; use a smaller p")
 
     ops = torch.tensor(list(itertools.product(range(p), repeat=k)), dtype=torch.long)
-    y = (ops[:, 0] * ops[:, 1]) % p if name == "mul" else ops.sum(1) % p
+    y = {"mul": lambda: ops[:, 0] * ops[:, 1], "sub": lambda: ops[:, 0] - ops[:, 1]}.get(name, lambda: ops.sum(1))() % p
     perm = torch.randperm(len(ops), generator=gen)
     ops, y = ops[perm], y[perm]
     n_train = _n_train(frac, len(ops))

@@ -33,13 +33,13 @@ import torch
 import torch.nn.functional as F
 
 import runfolder
-from diagnostics import evaluation, kl_to_target
+from diagnostics import evaluation, kl_to_target, update_stats
 from model import Transformer
 from model_deep import DeepTransformer
 from optim import OPTIMIZERS, build_optimizer
-from tasks import TASKS, make_task, query_slot_ids
+from tasks import ARITHMETIC, TASKS, make_task, query_slot_ids
 
-PRIORS = ("oracle", "adversarial", "uniform", "shuffled", "teacher")   # the target q of the KL prior
+PRIORS = ("oracle", "adversarial", "uniform", "shuffled", "query", "teacher")   # the target q of the KL prior
 # directed (KL) and undirected penalties, and a control with the KL's size and no direction
 PRIOR_KINDS = ("kl", "entropy", "sparsity", "l1-logits", "logit-noise")
 INITS = ("paper", "pytorch")
@@ -120,6 +120,7 @@ def get_parser():
       help="KL target q: oracle | adversarial (uniform on distractors) | uniform (on every key: no "
            "information, a live gradient) | shuffled (1/k on k random keys per training example, never "
            "its informative ones, kept for the run: the oracle's form without its information) | "
+           "query (all mass on the query position: no information, nothing on the distractors) | "
            "teacher (a trained model's attention)")
     a("--teacher", default=None, help="state dict (.pt) of the teacher for --prior teacher (same architecture)")
     a("--prior-kind", default="kl",
@@ -130,6 +131,9 @@ def get_parser():
     a("--prior-start", type=int, default=0, help="late start: lambda(t) = 0 before this epoch")
     a("--prior-anneal", type=int, default=None,
       help="anneal: lambda(t) falls linearly from lambda to 0 over this many epochs after --prior-start")
+    a("--prior-stop", type=int, default=None,
+      help="turned off: lambda(t) = 0 from this epoch on (beyond the paper: when does a prior act? "
+           "docs/registered/plateau.md)")
     a("--weight-noise", type=float, default=0.0,
       help="a control beyond the paper (the 2026 'Adam freeze' account): sum_W <W, detach(eps)> over every "
            "weight matrix, eps ~ N(0, RMS^2) fresh every step; this is the RMS (0 = off). Adds 0 to the loss")
@@ -142,6 +146,9 @@ def get_parser():
     a("--qk-penalty", type=float, default=0.0, help="extra c * (||W_Q||^2 + ||W_K||^2) in the loss")
     # logging and phase marks (paper §5.1, Fig. 1)
     a("--eval-every", type=int, default=10)
+    a("--log-updates", action="store_true",
+      help="also log, every --eval-every epochs, the RMS of AdamW's last update to W_Q, W_K and the "
+           "embeddings and the training set's attention mass (docs/registered/plateau.md)")
     a("--tau", type=float, default=None, help="structural-condition threshold (default 1/(2k))")
     a("--grok-acc", type=float, default=0.99, help="test accuracy that marks grokking")
     a("--stop-after", type=int, default=None, help="stop this many epochs after grokking (default: never)")
@@ -209,19 +216,25 @@ def validate(cfg):
         raise ValueError(f"--weight-noise must be >= 0, got {cfg.weight_noise}")
     if cfg.prior_start < 0 or (cfg.prior_anneal is not None and cfg.prior_anneal < 1):
         raise ValueError("--prior-start must be >= 0 and --prior-anneal >= 1")
+    if cfg.prior_stop is not None and cfg.prior_stop <= cfg.prior_start:
+        raise ValueError(f"--prior-stop must come after --prior-start ({cfg.prior_start}), got {cfg.prior_stop}")
+    if cfg.prior == "query" and cfg.task == "arparity":
+        raise ValueError("--prior query is for tasks whose query is the last position")
+    if cfg.log_updates and (cfg.optimizer != "adamw" or deep(cfg)):
+        raise ValueError("--log-updates reads AdamW's state in the minimal model (--optimizer adamw, one block)")
     if cfg.init not in INITS:
         raise ValueError(f"unknown --init {cfg.init!r}; choose from {', '.join(INITS)}")
     if cfg.init_scale <= 0:
         raise ValueError(f"--init-scale must be > 0, got {cfg.init_scale}")
-    if cfg.distractor_vocab != "shared" and cfg.task not in ("add", "mul", "addk"):
-        raise ValueError(f"--distractor-vocab {cfg.distractor_vocab} is for add, mul and addk")
+    if cfg.distractor_vocab != "shared" and cfg.task not in ARITHMETIC:
+        raise ValueError(f"--distractor-vocab {cfg.distractor_vocab} is for {', '.join(ARITHMETIC)}")
     if cfg.distractors not in DISTRACTOR_DRAWS:
         raise ValueError(f"unknown distractor regime {cfg.distractors!r}; choose from {', '.join(DISTRACTOR_DRAWS)}")
     if cfg.distractors == "refresh" and not 0 < cfg.refresh < 1:
         raise ValueError(f"--distractors refresh needs 0 < --refresh < 1, got {cfg.refresh}")
     if cfg.task == "arparity" and cfg.distractors != "fixed":
         raise ValueError("--task arparity has no distractor tokens to redraw: use --distractors fixed")
-    if cfg.pos_slots is not None and cfg.task not in ("add", "mul", "addk", "parity", "perm"):
+    if cfg.pos_slots is not None and cfg.task not in ARITHMETIC + ("parity", "perm"):
         raise ValueError("--pos-slots is for the fixed-position tasks")
     if cfg.distractors != "refresh" and cfg.refresh:
         raise ValueError("--refresh is only used with --distractors refresh")
@@ -365,8 +378,8 @@ def noise_generator(cfg, device):
 
 def prior_weight(cfg, epoch):
     """lambda(t): constant, late start (0 before --prior-start), or annealed linearly to 0
-    over --prior-anneal epochs from the start."""
-    if epoch < cfg.prior_start:
+    over --prior-anneal epochs from the start; 0 from --prior-stop on."""
+    if epoch < cfg.prior_start or (cfg.prior_stop is not None and epoch >= cfg.prior_stop):
         return 0.0
     if cfg.prior_anneal is None:
         return cfg.lam
@@ -524,7 +537,7 @@ def batches(task, cfg, device):
       target    the KL prior's target q (train only; the teacher's is set by the loop)
       pos_ids   the position-table rows (length generalization), shared by every row"""
     prior_target = {"oracle": task.oracle_for, "adversarial": task.adversarial_for, "uniform": task.uniform_for,
-                    "shuffled": lambda split: task.shuffled_for(split, cfg.seed)}.get(cfg.prior)
+                    "shuffled": lambda split: task.shuffled_for(split, cfg.seed), "query": task.query_for}.get(cfg.prior)
     sets = {}
     for split in ("train", "test"):
         oracle = task.oracle_for(split).to(device)
@@ -697,8 +710,10 @@ def train(cfg, log=print, weights=None):
         if measure:
             with torch.no_grad():
                 test_out = run.forward(run.test_set)
-            for key, value in {"epoch": epoch, **evaluation(model, run.train_set, run.test_set, out, test_out,
-                                                            run.tau)}.items():
+            row = {"epoch": epoch, **evaluation(model, run.train_set, run.test_set, out, test_out, run.tau)}
+            if cfg.log_updates:     # what moves on the plateau (docs/registered/plateau.md)
+                row.update(update_stats(model, opt, out, [b * warmup_factor(cfg, epoch - 1) for b in run.base_lrs]))
+            for key, value in row.items():
                 history.setdefault(key, []).append(value)
             if grok is None and history["test_acc"][-1] >= cfg.grok_acc:
                 grok = epoch

@@ -50,7 +50,7 @@ def test_cli_writes_summary_and_history(tmp_path, capsys):
     assert (out / "summary.json").stat().st_mtime_ns == mtime
 
 
-@pytest.mark.parametrize("args,msg", [(["--task", "sub"], "unknown task"), (["--p", "2"], "--p"),
+@pytest.mark.parametrize("args,msg", [(["--task", "div"], "unknown task"), (["--p", "2"], "--p"),
                                       (["--frac", "1.5"], "--frac"), (["--lam", "-1"], "--lam"),
                                       (["--prior", "flat"], "unknown prior"),
                                       (["--distractors", "refresh"], "--refresh"),
@@ -58,7 +58,7 @@ def test_cli_writes_summary_and_history(tmp_path, capsys):
 def test_bad_input_is_one_line_error(args, msg):
     """train.main exits with a one-line message (Python prints a string exit code as it is, on
     stderr, with status 1); the first case runs the real command to check what a user sees."""
-    if args == ["--task", "sub"]:
+    if args == ["--task", "div"]:
         r = run_cli(*TINY, *args)
         assert r.returncode != 0
         lines = r.stderr.strip().splitlines()

@@ -5,7 +5,8 @@ from tasks import make_task
 
 
 @pytest.mark.parametrize("name,fn", [("add", lambda o: o.sum(1)), ("mul", lambda o: o[:, 0] * o[:, 1]),
-                                     ("addk", lambda o: o.sum(1))])
+                                     ("addk", lambda o: o.sum(1)),
+                                     ("sub", lambda o: torch.tensor([(a - b) % 7 for a, b in o.tolist()]))])
 def test_labels_from_operands(name, fn):
     t = make_task(name, p=7, frac=0.4, n_distractors=3, seed=0, n_operands=3)
     k = len(t.informative)
@@ -56,7 +57,7 @@ def test_refresh_redraws_only_distractors_at_the_given_rate(rho):
 
 
 def test_bad_arguments():
-    for kw in (dict(name="sub"), dict(p=2), dict(frac=0.0), dict(frac=1.0), dict(n_distractors=-1)):
+    for kw in (dict(name="div"), dict(p=2), dict(frac=0.0), dict(frac=1.0), dict(n_distractors=-1)):
         with pytest.raises(ValueError):
             make_task(**kw)
 
@@ -122,7 +123,7 @@ def test_autoregressive_parity_rows():
         t.refresh_distractors(1.0)
 
 
-SMALL = {"add": dict(p=11), "mul": dict(p=11), "addk": dict(p=7, n_operands=3), "parity": dict(n_bits=8),
+SMALL = {"add": dict(p=11), "sub": dict(p=11), "mul": dict(p=11), "addk": dict(p=7, n_operands=3), "parity": dict(n_bits=8),
          "perm": dict(perm_n=3), "route": dict(p=11), "arparity": dict(n_bits=6),
          "add/separate": dict(p=11, distractor_vocab="separate"), "add/pad": dict(p=11, distractor_vocab="pad")}
 

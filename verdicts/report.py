@@ -174,7 +174,7 @@ def beyond_the_paper(results):
         if part in registered:
             lines.append(f"  - as registered (rules v2): **{registered[part][0]}**, {registered[part][1]}")
     return lines + [""] + critical_block(results) + payoff_block(results) + deep_block(results) \
-        + deep_trained_block(results) + information_block(results) + choices_block(results)
+        + deep_trained_block(results) + information_block(results) + plateau_block(results) + choices_block(results)
 
 
 def payoff_block(results):
@@ -210,6 +210,16 @@ def payoff_block(results):
                         f"{len(seen['grok'])} prior-arm runs never grokked within {d['budget']:,})"
                         if seen and seen["holds"] is False else ""))
     return lines + [""]
+
+
+def plateau_block(results):
+    """Part five (docs/registered/plateau.md): the study renders its own section from its summary."""
+    from beyond import plateau
+    d = _load(results, studies.summary("plateau"))
+    if d is None:
+        return ["## Beyond the paper, part five: what ends the plateau in the paper's own regime? (registered, "
+                "docs/registered/plateau.md)", "", "- not run: `python -m beyond.plateau --jobs 2 --threads 1`", ""]
+    return plateau.markdown(d)
 
 
 def information_block(results):

@@ -297,6 +297,9 @@ STUDIES = {
     # beyond the paper (docs/registered/information.md, registered 2026-11-28): the information or any gradient
     "information": Study("beyond", ["-m", "beyond.information"], "information.json", "information.png",
                          "Beyond the paper: the information or any live gradient"),
+    # beyond the paper (docs/registered/plateau.md, registered 2026-12-02): part five, four accounts of `fresh`
+    "plateau": Study("beyond", ["-m", "beyond.plateau"], "plateau.json", "plateau.png",
+                     "Beyond the paper: what ends the plateau in fresh"),
 }
 
 

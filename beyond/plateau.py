@@ -1,0 +1,413 @@
+"""Beyond the paper, part five: what ends the plateau in the paper's own regime? Four accounts of
+what the information study (docs/registered/information.md) saw in `fresh`, where KLs that carry
+no information ended the plateau sooner than lambda 0 and than the oracle, put to arms that set
+them against each other. Registered in docs/registered/plateau.md before any of its runs.
+
+    python -m beyond.plateau --jobs 2 --threads 1     # every run (seed by seed, resumable)
+    python -m beyond.plateau --plot-only             # judge and draw from the store
+    python -m beyond.plateau --power                 # the registration's power table, recomputed
+    python -m beyond.plateau --quick                 # the small model, one seed, a few minutes
+
+The accounts (the registration gives each one's predictions as outcomes):
+  live      a KL that stays live keeps attention and the embeddings moving under AdamW on the
+            plateau (a local form of the "Adam freeze" account): any live KL helps
+  noise     attention mass on distractors that are redrawn every epoch feeds the MLP fresh noise,
+            a regularizer against memorizing: the speed-up needs mass on redrawn distractors
+  routing   pulling attention toward uniform removes a routing freedom memorization uses; an
+            average over the positions carries all a commutative task needs (arXiv 2603.05228)
+  info      the paper's: only the oracle's content helps (fresh's pattern was a selection)
+Every run logs, besides train.py's quantities, the RMS of AdamW's updates to W_Q, W_K and the
+embeddings and the training set's attention mass (train.py --log-updates): what each arm does to
+the plateau, not only when it ends.
+"""
+import argparse
+import math
+import os
+
+import numpy as np
+
+import analysis
+import plots
+import store
+import sweep
+from analysis import first_epoch, held_from
+from beyond.information import count_verdict
+from verdicts import rules as A
+
+LAM = 0.3                       # the information study's (the regime map's) strength
+OFF_EARLY, OFF_LATE = 200, 1000  # the uniform KL turned off: before memorization ends, and on the plateau
+# arm -> (distractor regime, the config changes from the paper config: train.py's flags)
+ARMS = {"lambda 0": ("fresh", {}),
+        "uniform": ("fresh", {"lam": LAM, "prior": "uniform"}),
+        "lambda 0 pad": ("fresh", {"distractor_vocab": "pad"}),
+        "uniform pad": ("fresh", {"lam": LAM, "prior": "uniform", "distractor_vocab": "pad"}),
+        "query": ("fresh", {"lam": LAM, "prior": "query"}),
+        "distractors": ("fresh", {"lam": LAM, "prior": "adversarial"}),
+        f"uniform off {OFF_EARLY}": ("fresh", {"lam": LAM, "prior": "uniform", "prior_stop": OFF_EARLY}),
+        f"uniform off {OFF_LATE}": ("fresh", {"lam": LAM, "prior": "uniform", "prior_stop": OFF_LATE}),
+        "sub lambda 0": ("fresh", {"task": "sub"}),
+        "sub oracle": ("fresh", {"task": "sub", "lam": LAM}),
+        "sub uniform": ("fresh", {"task": "sub", "lam": LAM, "prior": "uniform"}),
+        "rho lambda 0": ("refresh0.003", {}),
+        "rho query": ("refresh0.003", {"lam": LAM, "prior": "query"})}
+BUDGETS = {"fresh": 10000, "refresh0.003": 20000}     # the information study's, justified there
+SEEDS = tuple(range(230, 250))                        # no store run used them (the registration)
+DECIDING_ACC = 0.95                                   # t_95 decides, as in the information study
+SMALLEST = A.SMALLEST_SPEEDUP                         # rules v4's speed-up part: 1.25x counts
+COUNT_BELOW = 0.5     # a comparison whose slower arm reaches 0.95 in fewer than half its runs: the count test
+WINDOW = (500, 1000)  # the plateau the per-run quantities are averaged over: after memorization, before any 0.95
+QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], epochs=3000)
+
+# The comparisons (faster arm, slower arm), each by rules v4's speed-up part on the paired t_95
+COMPARISONS = {"K1": ("uniform", "lambda 0"),
+               "K2": ("uniform pad", "lambda 0 pad"),
+               "K3": ("query", "lambda 0"),
+               "K4": ("distractors", "lambda 0"),
+               "K5": ("distractors", "uniform"),
+               "K6": ("sub uniform", "sub lambda 0"),
+               "K7": ("rho query", "rho lambda 0"),
+               "T1": (f"uniform off {OFF_EARLY}", "lambda 0"),
+               "T2": ("uniform", f"uniform off {OFF_EARLY}"),
+               "T3": (f"uniform off {OFF_LATE}", "lambda 0"),
+               "T4": ("uniform", f"uniform off {OFF_LATE}"),
+               "S1": ("sub oracle", "sub lambda 0")}
+# Each account's prediction per comparison: "faster" (reproduced), "not faster" (anything but
+# reproduced), or absent (no prediction). Derived predictions are marked in the registration.
+PREDICTIONS = {
+    "live": {"K1": "faster", "K2": "faster", "K3": "faster", "K4": "faster", "K6": "faster", "K7": "faster",
+             "T1": "not faster", "T2": "faster"},
+    "noise": {"K1": "faster", "K2": "not faster", "K3": "not faster", "K4": "faster", "K5": "faster",
+              "K6": "faster", "K7": "not faster"},
+    "routing": {"K1": "faster", "K2": "faster", "K3": "not faster", "K4": "not faster", "K5": "not faster",
+                "K6": "not faster", "K7": "not faster"},
+    "info": {"K1": "not faster", "K2": "not faster", "K3": "not faster", "K4": "not faster", "K5": "not faster",
+             "K6": "not faster", "K7": "not faster"}}
+ACCOUNTS = tuple(PREDICTIONS)
+# A premise (ours, 2026-12-02): an arm whose target may keep attention off the operands tests the
+# accounts only if it memorizes (train accuracy 0.99; in `fresh` no run can memorize without reading
+# the operands) in at least half its runs; else its comparisons are "untestable here" and drop out of
+# every account's predictions. Stored runs at lambda 1 (Figure 2's adversarial arm) never memorized.
+PREMISES = {"distractors": ("K4", "K5")}
+MEMORIZED_SHARE = 0.5
+UNTESTABLE = "untestable here"
+
+
+# ---------------------------------------------------------------------------------------
+# The runs
+
+def budget(args, regime):
+    return args.epochs if args.quick else BUDGETS[regime]
+
+
+def runs(args):
+    """{arm: [(label, cfg) per seed]}: every arm logs its plateau (--log-updates)."""
+    return {arm: [(f"plateau/{arm}/seed{s}",
+                   sweep.study_config(args, s, regime=regime, epochs=budget(args, regime), log_updates=True, **changes))
+                  for s in args.seeds] for arm, (regime, changes) in ARMS.items()}
+
+
+def planned_runs(args):
+    """Seed by seed (every arm of a seed, then the next), so that a sweep cut short leaves whole
+    paired seeds behind."""
+    cells = runs(args)
+    return [cells[arm][i] for i in range(len(args.seeds)) for arm in ARMS]
+
+
+def measures(summary, history):
+    """One run's times (None: not within its budget) and its plateau (the mean over WINDOW's logged
+    epochs of each quantity --log-updates adds, the distractor mass, the MLP norm and the prior's
+    value), from its stored summary and history."""
+    cfg = summary["config"]
+    n_ops = cfg.get("n_operands", 2) if cfg["task"] == "addk" else 2
+    distractor_pos = list(range(n_ops, n_ops + cfg["n_distractors"]))
+    rows = [i for i, e in enumerate(history["epoch"]) if WINDOW[0] <= e <= WINDOW[1]]
+    mean = lambda values: float(np.mean([values[i] for i in rows])) if rows else None
+    plateau = {k: mean(history[k]) for k in history if k.startswith("update_rms_")}
+    if "train_attn_mass" in history:
+        plateau["distractor_mass"] = mean([sum(m[j] for j in distractor_pos) for m in history["train_attn_mass"]])
+    plateau.update(mlp_norm=mean(history["mlp_norm"]), prior_loss=mean(history["prior_loss"]))
+    return {"t_95": first_epoch(history, "test_acc", DECIDING_ACC), "t_95_held": held_from(history, "test_acc", DECIDING_ACC),
+            "t_grok": summary["grok_epoch"], "t_mem": summary["mem_epoch"], "plateau": plateau}
+
+
+# ---------------------------------------------------------------------------------------
+# The rule and the reading
+
+def compare(times, faster, slower, budget_):
+    """'faster ends the plateau sooner than slower' ({arm: {seed: t_95 or None}}): rules v4's
+    speed-up part on the paired t_95 (1.25x counts), or, where the slower arm reached 0.95 in fewer
+    than half its runs, the count of runs that did (Fisher's exact test, one-sided, p < 0.025:
+    reproduced, else inconclusive)."""
+    what = f"{faster} faster than {slower}"
+    slow = times[slower]
+    if sum(t is not None for t in slow.values()) < COUNT_BELOW * len(slow):
+        return {**count_verdict(times[faster], slow, what), "rule": "count"}
+    v = A.speedup_verdict_v4(slow, times[faster], budget_, what=what, smallest=SMALLEST)
+    return {**v, "rule": "rules v4", "text": f"{what}: " + (v.get("text") or v.get("reason", ""))}
+
+
+def judge(times, budget_of, memorized=None):
+    """Every comparison whose two arms have all their seeds ({arm: {seed: t}}; budget_of(arm)).
+    memorized: {arm: (runs that memorized, runs)}, for PREMISES; a comparison whose premise fails is
+    UNTESTABLE."""
+    out = {}
+    failed = {k for arm, ks in PREMISES.items() if memorized and arm in memorized
+              and memorized[arm][0] < MEMORIZED_SHARE * memorized[arm][1] for k in ks}
+    for name, (f, s) in COMPARISONS.items():
+        if name in failed:
+            out[name] = {"verdict": UNTESTABLE, "text": f"{f} faster than {s}: {f} memorized in "
+                         f"{memorized[f][0]} of {memorized[f][1]} runs (its premise: at least half)"}
+        elif times.get(f) and times.get(s) and len(times[f]) == len(times[s]):
+            out[name] = compare(times, f, s, max(budget_of(f), budget_of(s)))
+    return out
+
+
+def reading(verdicts):
+    """Per account: each predicted comparison for it ("for": reproduced where it predicts faster,
+    not reproduced where it predicts not faster), against it (reproduced where it predicts not
+    faster, not reproduced where it predicts faster) or open (inconclusive, or not yet judged).
+    An account with a comparison against it is ruled out. The reading names the accounts that
+    stand: "the data favour X" if one, "not told apart" if several, "none of the four" if none;
+    "not decided" until every comparison is judged."""
+    per = {}
+    for account, preds in PREDICTIONS.items():
+        rows = {}
+        for k, pred in preds.items():
+            v = verdicts.get(k, {}).get("verdict")
+            if v == UNTESTABLE:
+                rows[k] = UNTESTABLE
+            elif v not in (A.REPRODUCED, A.NOT_REPRODUCED):
+                rows[k] = "open"
+            elif pred == "faster":
+                rows[k] = "for" if v == A.REPRODUCED else "against"
+            else:
+                rows[k] = "against" if v == A.REPRODUCED else "for"
+        per[account] = {"comparisons": rows, "ruled_out": "against" in rows.values()}
+    standing = [a for a in ACCOUNTS if not per[a]["ruled_out"]]
+    if not all(k in verdicts for k in COMPARISONS):
+        verdict = "not decided"
+    elif len(standing) == 1:
+        verdict = f"the data favour {standing[0]}"
+    elif standing:
+        verdict = "not told apart: " + ", ".join(standing)
+    else:
+        verdict = "none of the four"
+    return {"reading": verdict, "standing": standing, "accounts": per, "when": when(verdicts)}
+
+
+def when(verdicts):
+    """When the uniform KL acts (T1-T4): 'while memorizing' if turned off at OFF_EARLY it is still
+    faster than lambda 0 and the whole KL is not faster than it; 'on the plateau' if turned off at
+    OFF_EARLY it is not faster than lambda 0 and the whole KL is faster than it (then OFF_LATE says
+    whether the first OFF_LATE epochs suffice); otherwise 'not told'."""
+    v = lambda k: verdicts.get(k, {}).get("verdict")
+    if any(v(k) is None for k in ("T1", "T2", "T3", "T4")):
+        return "not decided"
+    if v("T1") == A.REPRODUCED and v("T2") != A.REPRODUCED:
+        return "while memorizing (the first 200 epochs suffice)"
+    if v("T1") != A.REPRODUCED and v("T2") == A.REPRODUCED:
+        late = (f"the first {OFF_LATE} epochs suffice" if v("T3") == A.REPRODUCED and v("T4") != A.REPRODUCED
+                else f"it must stay on past epoch {OFF_LATE}" if v("T3") != A.REPRODUCED and v("T4") == A.REPRODUCED
+                else f"epoch {OFF_LATE} not told")
+        return f"on the plateau ({late})"
+    return "not told"
+
+
+# ---------------------------------------------------------------------------------------
+# The power of the design, computed before the runs (docs/registered/plateau.md)
+
+# Per-seed log-normal t_95 of the baselines, from stored runs (the registration says which):
+# (median, per-seed log sd); "sub lambda 0" has no stored run: taken as add's
+BASE = {"lambda 0": (3000, 0.35), "lambda 0 pad": (2600, 0.35), "sub lambda 0": (3000, 0.35),
+        "rho lambda 0": (8500, 0.35)}
+BASE_OF = {"uniform": "lambda 0", "query": "lambda 0", "distractors": "lambda 0", f"uniform off {OFF_EARLY}": "lambda 0",
+           f"uniform off {OFF_LATE}": "lambda 0", "uniform pad": "lambda 0 pad", "sub oracle": "sub lambda 0",
+           "sub uniform": "sub lambda 0", "rho query": "rho lambda 0"}
+EFFECT = (math.log(1.70), 0.36)   # "faster": the uniform KL's speed-up in fresh, seeds 200-209 (log mean, sd)
+# Each account's truth: which arms are faster than their baseline by EFFECT (all others as their
+# baseline, sd EFFECT[1]); the timing arms as the account says or, where it says nothing, as uniform
+TRUTHS = {"live": ("uniform", "uniform pad", "query", "distractors", "sub uniform", "rho query"),
+          "noise": ("uniform", "distractors", "sub uniform", f"uniform off {OFF_EARLY}", f"uniform off {OFF_LATE}"),
+          "routing": ("uniform", "uniform pad", f"uniform off {OFF_EARLY}", f"uniform off {OFF_LATE}", "sub oracle"),
+          "info": ("sub oracle",)}
+DOUBLE = {"noise": ("distractors",)}   # noise: twice the log effect where the mass on redrawn distractors doubles
+REPS = 2000
+
+
+def simulate(rng, account, n, scale=1.0):
+    """One simulated data set under an account's truth: {arm: {seed: t_95 or None}}, censored at
+    each arm's budget. scale multiplies the log effect ("half": 0.5)."""
+    budget_of = lambda arm: BUDGETS[ARMS[arm][0]]
+    cut = lambda t, arm: {i: (None if v > budget_of(arm) else float(v)) for i, v in enumerate(t)}
+    base = {b: np.exp(rng.normal(math.log(m), sd, n)) for b, (m, sd) in BASE.items()}
+    out = {b: cut(t, b) for b, t in base.items()}
+    for arm, b in BASE_OF.items():
+        mu = EFFECT[0] * scale * (2 if arm in DOUBLE.get(account, ()) else 1) if arm in TRUTHS[account] else 0.0
+        out[arm] = cut(base[b] * np.exp(-rng.normal(mu, EFFECT[1], n)), arm)
+    return out
+
+
+def power(n=len(SEEDS), reps=REPS, seed=0, scale=1.0, drop=()):
+    """{truth: {account: P(it stands)}, and 'alone': P(the reading favours the true account alone)}.
+    drop: comparisons whose premise failed (read UNTESTABLE)."""
+    rng, out = np.random.default_rng(seed), {}
+    budget_of = lambda arm: BUDGETS[ARMS[arm][0]]
+    for truth in ACCOUNTS:
+        stands, alone = {a: 0 for a in ACCOUNTS}, 0
+        for _ in range(reps):
+            judged = {**judge(simulate(rng, truth, n, scale), budget_of), **{k: {"verdict": UNTESTABLE} for k in drop}}
+            r = reading(judged)
+            for a in r["standing"]:
+                stands[a] += 1
+            alone += r["standing"] == [truth]
+        out[truth] = {**{a: k / reps for a, k in stands.items()}, "alone": alone / reps}
+    return out
+
+
+# the registration's power tables: (what, the effect's scale, comparisons dropped by a failed premise)
+POWER_ROWS = (("the effect as seen", 1.0, ()), ("half the effect (log scale)", 0.5, ()),
+              ("the effect as seen, the distractors arm untestable", 1.0, PREMISES["distractors"]))
+
+
+def power_table(p, n=len(SEEDS)):
+    rows = [f"| truth ({n} seeds) | " + " | ".join(f"{a} stands" for a in ACCOUNTS) + " | the truth alone |",
+            "|---|" + "---|" * (len(ACCOUNTS) + 1)]
+    for truth, r in p.items():
+        rows.append(f"| {truth} | " + " | ".join(f"{100 * r[a]:.0f}%" for a in ACCOUNTS) + f" | {100 * r['alone']:.0f}% |")
+    return "\n".join(rows)
+
+
+# ---------------------------------------------------------------------------------------
+# Summary, text, markdown and figure
+
+def collect(results, args):
+    """{arm: {seed: measures}} from run_sweep's results."""
+    out = {}
+    for arm, rs in runs(args).items():
+        for label, cfg in rs:
+            if label in results:
+                out.setdefault(arm, {})[cfg.seed] = measures(*results[label])
+    return out
+
+
+def summarize(per_run, budgets, seeds):
+    """What plateau.json holds: every arm's times and plateau per seed, medians, the comparisons of
+    arms whose every seed is stored (t_95 decides; the held t_95 and t_grok beside), the reading."""
+    budget_of = lambda arm: budgets[ARMS[arm][0]]
+    times = lambda m: {arm: {s: r[m] for s, r in by.items()} for arm, by in per_run.items() if len(by) == len(seeds)}
+    memorized = {arm: (sum(r["t_mem"] is not None for r in by.values()), len(by)) for arm, by in per_run.items()}
+    judged = judge(times("t_95"), budget_of, memorized)
+    beside = {m: judge(times(m), budget_of, memorized) for m in ("t_95_held", "t_grok")}
+    plateau = {arm: {q: _median([r["plateau"].get(q) for r in by.values()]) for q in PLATEAU_QUANTITIES}
+               for arm, by in per_run.items()}
+    return {"stored_runs": sum(len(by) for by in per_run.values()), "planned_runs": len(seeds) * len(ARMS),
+            "seeds": list(seeds), "budgets": budgets, "deciding_measure": "t_95",
+            "memorized": {arm: f"{k}/{n}" for arm, (k, n) in memorized.items()},
+            "reached_0.95": {arm: f"{sum(r['t_95'] is not None for r in by.values())}/{len(by)}"
+                             for arm, by in per_run.items()},
+            "medians": {m: {arm: analysis.fmt_median([r[m] for r in by.values()], budget_of(arm))
+                            for arm, by in per_run.items()} for m in ("t_95", "t_95_held", "t_grok", "t_mem")},
+            "comparisons": judged, "beside": beside, **reading(judged), "plateau": plateau,
+            "runs": {arm: {str(s): r for s, r in sorted(by.items())} for arm, by in per_run.items()}}
+
+
+PLATEAU_QUANTITIES = ("distractor_mass", "update_rms_W_Q", "update_rms_W_K", "update_rms_embed", "update_rms_pos",
+                      "mlp_norm", "prior_loss")
+
+
+def _median(values):
+    values = [v for v in values if v is not None]
+    return float(np.median(values)) if values else None
+
+
+def markdown(summary, bold=True):
+    """REPORT.md's section, from the summary alone (bold=False: the printout's plain text)."""
+    strong = (lambda s: f"**{s}**") if bold else str
+    lines = ["## Beyond the paper, part five: what ends the plateau in the paper's own regime? (registered, "
+             "docs/registered/plateau.md)", "",
+             f"- {summary['stored_runs']} of {summary['planned_runs']} runs stored (seeds {summary['seeds'][0]}-"
+             f"{summary['seeds'][-1]}); t_95, the first epoch test accuracy reaches 0.95, decides. [plateau.png](plateau.png)"]
+    for arm, reached in summary["reached_0.95"].items():
+        m = lambda k: summary["medians"][k][arm]
+        p = summary["plateau"][arm]
+        f = lambda q: "-" if p.get(q) is None else f"{p[q]:.2g}"
+        lines.append(f"- {arm} ({ARMS[arm][0]}): memorized {summary['memorized'][arm]}, reached 0.95 {reached}, median t_95 {m('t_95')} (held {m('t_95_held')}, "
+                     f"t_grok {m('t_grok')}); on the plateau (epochs {WINDOW[0]}-{WINDOW[1]}, medians over runs): "
+                     f"distractor mass {f('distractor_mass')}, AdamW update RMS W_Q {f('update_rms_W_Q')}, W_K "
+                     f"{f('update_rms_W_K')}, embed {f('update_rms_embed')}, pos {f('update_rms_pos')}, "
+                     f"MLP norm {f('mlp_norm')}, prior {f('prior_loss')}")
+    for name, c in summary["comparisons"].items():
+        other = [f"{m.replace('_', ' ')}: {b[name]['verdict']}" for m, b in summary["beside"].items()
+                 if name in b and b[name]["verdict"] != c["verdict"]]
+        lines.append(f"- {name}: {c['verdict']}: {c['text']}" + (f" (by {'; '.join(other)})" if other else ""))
+    lines.append(f"- reading: {strong(summary['reading'])}; when the uniform KL acts: {summary['when']}")
+    for account, a in summary["accounts"].items():
+        lines.append(f"  - {account}: " + ("ruled out" if a["ruled_out"] else "stands") + " ("
+                     + ", ".join(f"{k} {v}" for k, v in a["comparisons"].items()) + ")")
+    return lines + [""]
+
+
+def text(summary):
+    return "\n".join(markdown(summary, bold=False))
+
+
+def plot(summary, path):
+    """Left: t_95 per arm (a run that never reached 0.95 an open triangle at its budget). Right:
+    the plateau per arm (epochs 500-1000): distractor mass and the AdamW update RMS of W_Q and W_K."""
+    plt = plots.pyplot()
+    arms = list(ARMS)
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 4.8), gridspec_kw={"width_ratios": [3, 2]})
+    for i, arm in enumerate(arms):
+        rs = summary["runs"].get(arm, {})
+        budget_ = summary["budgets"][ARMS[arm][0]]
+        jitter = np.linspace(-0.2, 0.2, len(rs)) if len(rs) > 1 else [0.0]
+        for j, r in enumerate(rs.values()):
+            t = r["t_95"]
+            ax.scatter(i + jitter[j], t or budget_, s=18, color=f"C{i % 10}", marker="o" if t else "^",
+                       facecolors=f"C{i % 10}" if t else "none")
+    ax.set_xticks(range(len(arms)), arms, rotation=40, ha="right", fontsize=8)
+    ax.set(yscale="log", ylabel="t_95 (test accuracy 0.95), epochs", title="when the plateau ends (triangle: never, at the budget)")
+    x = np.arange(len(arms))
+    for k, (q, label) in enumerate((("distractor_mass", "distractor mass"), ("update_rms_W_Q", "update RMS W_Q x1e4"),
+                                    ("update_rms_W_K", "update RMS W_K x1e4"))):
+        v = [summary["plateau"].get(a, {}).get(q) for a in arms]
+        v = [np.nan if u is None else u * (1 if q == "distractor_mass" else 1e4) for u in v]
+        bx.bar(x + (k - 1) * 0.27, v, width=0.27, label=label)
+    bx.set_xticks(x, arms, rotation=40, ha="right", fontsize=8)
+    bx.set(title=f"on the plateau, epochs {WINDOW[0]}-{WINDOW[1]} (median over runs)")
+    bx.legend(fontsize=7)
+    plots.save_figure(fig, path, "What ends the plateau in fresh? (docs/registered/plateau.md)")
+
+
+# ---------------------------------------------------------------------------------------
+# The command line
+
+def get_parser():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    sweep.add_scale_args(p, QUICK)
+    sweep.add_sweep_args(p)
+    p.add_argument("--power", action="store_true", help="print the design's power table and exit")
+    p.set_defaults(seeds=list(SEEDS), regime="fresh", partial_ok=True)
+    return p
+
+
+def parse(argv=None):
+    return sweep.apply_quick(get_parser().parse_args(argv), QUICK)
+
+
+def main(argv=None):
+    args = parse(argv)
+    if args.power:
+        for label, scale, drop in POWER_ROWS:
+            print(f"{label}:\n" + power_table(power(len(args.seeds), scale=scale, drop=drop), len(args.seeds)) + "\n")
+        return
+    results = sweep.run_sweep(planned_runs(args), args)
+    summary = summarize(collect(results, args), {r: budget(args, r) for r in BUDGETS}, args.seeds)
+    print(text(summary))
+    os.makedirs(args.results_dir, exist_ok=True)
+    store.write_json(os.path.join(args.results_dir, "plateau.json"), summary)
+    plot(summary, os.path.join(args.results_dir, "plateau.png"))
+
+
+if __name__ == "__main__":
+    main()

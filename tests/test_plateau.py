@@ -1,0 +1,169 @@
+"""Part five (docs/registered/plateau.md): its new targets and switches, each with a test that
+fails if it is wrong, the reading of the four accounts on synthetic verdicts, and the
+registration's power tables recomputed."""
+import math
+import os
+
+import pytest
+import torch
+
+import diagnostics
+import train
+from beyond import plateau as P
+from tasks import make_task
+from verdicts import rules as A
+
+SMALL = dict(p=11, d_model=16, d_mlp=32, frac=0.6, epochs=30, eval_every=10, threads=1, quiet=True)
+
+
+def test_sub_is_not_commutative_and_keeps_adds_layout():
+    t = make_task("sub", p=11, frac=0.5, seed=0)
+    a = make_task("add", p=11, frac=0.5, seed=0)
+    assert torch.equal(t.train_x, a.train_x) and t.informative == [0, 1]      # the same inputs, split and oracle
+    x, y = t.train_x, t.train_y
+    assert torch.equal(y, (x[:, 0] - x[:, 1]) % 11) and (y >= 0).all()
+    assert (y != (x[:, 1] - x[:, 0]) % 11).any()                                # a - b is not b - a
+
+
+def test_query_target_puts_all_its_mass_on_the_query():
+    t = make_task("add", p=11, frac=0.5, n_distractors=2, seed=0)
+    q = t.query_for("train")
+    assert q.shape == (len(t.train_x), 5) and torch.equal(q[:, 4], torch.ones(len(q)))
+    assert q[:, :4].abs().sum() == 0
+
+
+def test_query_kl_is_minus_log_the_query_attention():
+    """KL(q || a) with q all on the query is -log a_query: the prior the query arm trains with."""
+    scores = torch.randn(6, 1, 5)
+    q = make_task("add", p=11, frac=0.5, seed=0).query_for("train")[:6][:, None, :]
+    kl = train.prior_loss(scores, q, "kl")
+    assert torch.allclose(kl, -torch.log_softmax(scores.double(), -1)[..., 4].mean())
+
+
+def test_pad_distractors_never_change_across_epochs():
+    t = make_task("add", p=11, frac=0.5, seed=0, distractor_vocab="pad")
+    x = t.train_x.clone()
+    for _ in range(5):
+        t.refresh_distractors(1.0)
+        assert torch.equal(t.train_x, x)
+    shared = make_task("add", p=11, frac=0.5, seed=0)
+    before = shared.train_x.clone()
+    shared.refresh_distractors(1.0)
+    assert not torch.equal(shared.train_x, before)                              # the test can fail
+
+
+def test_with_pad_distractors_fresh_and_rho_are_one_computation():
+    """Why part five runs its pad arms in `fresh` only: redrawing a pad token changes nothing."""
+    runs = [train.train(train.make_config(**SMALL, distractor_vocab="pad", distractors=d, refresh=r))[1]
+            for d, r in (("fresh", 0.0), ("refresh", 0.003), ("fixed", 0.0))]
+    assert runs[0]["test_loss"] == runs[1]["test_loss"] == runs[2]["test_loss"]
+
+
+def test_prior_stop_turns_lambda_off_from_its_epoch():
+    cfg = train.make_config(lam=0.3, prior_stop=200)
+    assert [train.prior_weight(cfg, e) for e in (0, 199, 200, 5000)] == [0.3, 0.3, 0.0, 0.0]
+    with pytest.raises(ValueError, match="prior-stop"):
+        train.validate(train.make_config(lam=0.3, prior_start=300, prior_stop=200))
+
+
+def test_prior_stop_changes_the_run_only_from_its_epoch():
+    on = train.train(train.make_config(**SMALL, lam=0.3, prior="uniform"))[1]
+    off = train.train(train.make_config(**SMALL, lam=0.3, prior="uniform", prior_stop=15))[1]
+    assert on["test_loss"][:2] == off["test_loss"][:2] and on["test_loss"][2:] != off["test_loss"][2:]
+    assert off["prior_weight"] == [0.3, 0.3, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("wd", [0.0, 0.5])
+def test_update_rms_is_adamws_own_step(wd):
+    """On a toy problem: the RMS adam_update_rms reads from AdamW's state is the step AdamW took,
+    theta_new = theta_old (1 - lr wd) - update, at several steps (bias correction included)."""
+    torch.manual_seed(0)
+    w = torch.nn.Parameter(torch.randn(7, 5))
+    opt = torch.optim.AdamW([w], lr=0.01, weight_decay=wd, betas=(0.9, 0.98), eps=1e-6)
+    for _ in range(4):
+        old = w.detach().clone()
+        (w.sin() * torch.arange(35.).view(7, 5)).sum().backward()
+        opt.step()
+        opt.zero_grad()
+        step = old * (1 - 0.01 * wd) - w.detach()
+        got = diagnostics.adam_update_rms(opt, {"w": w}, [0.01])["w"]
+        assert math.isclose(got, step.pow(2).mean().sqrt().item(), rel_tol=1e-4)
+    assert diagnostics.adam_update_rms(torch.optim.AdamW([torch.nn.Parameter(torch.ones(2))]),
+                                       {"v": torch.ones(2)}, [0.01]) == {"v": 0.0}
+
+
+def test_logging_updates_changes_nothing_the_run_computes():
+    plain = train.train(train.make_config(**SMALL, lam=0.3, prior="uniform"))[1]
+    logged = train.train(train.make_config(**SMALL, lam=0.3, prior="uniform", log_updates=True))[1]
+    assert all(plain[k] == logged[k] for k in plain)
+    assert set(logged) - set(plain) == {f"update_rms_{n}" for n in diagnostics.UPDATE_PARAMS} | {"train_attn_mass"}
+    assert logged["update_rms_W_Q"][0] == 0.0 and all(v > 0 for v in logged["update_rms_W_Q"][1:])
+    assert all(math.isclose(sum(m), 1.0, rel_tol=1e-5) for m in logged["train_attn_mass"])
+    with pytest.raises(ValueError, match="log-updates"):
+        train.validate(train.make_config(log_updates=True, optimizer="sgd"))
+
+
+def test_the_arms_are_the_registered_configs():
+    args = P.parse([])
+    cells = P.runs(args)
+    cfg = lambda arm: cells[arm][0][1]
+    assert len(P.planned_runs(args)) == 13 * 20 and all(c.log_updates for _, c in P.planned_runs(args))
+    assert cfg("query").prior == "query" and cfg("distractors").prior == "adversarial"
+    assert cfg("uniform pad").distractor_vocab == "pad" and cfg("uniform off 200").prior_stop == 200
+    assert cfg("sub oracle").task == "sub" and cfg("sub oracle").prior == "oracle" and cfg("sub oracle").lam == 0.3
+    assert cfg("rho query").distractors == "refresh" and cfg("rho query").refresh == 0.003
+    assert cfg("rho query").epochs == 20000 and cfg("lambda 0").epochs == 10000 and cfg("lambda 0").lam == 0
+    assert [c.seed for _, c in P.planned_runs(args)[:13]] == [230] * 13
+
+
+def verdicts_for(account):
+    """Each comparison read as the account predicts it; where it predicts nothing, inconclusive."""
+    preds = P.PREDICTIONS[account]
+    return {k: {"verdict": {"faster": A.REPRODUCED, "not faster": A.NOT_REPRODUCED}.get(preds.get(k), A.INCONCLUSIVE)}
+            for k in P.COMPARISONS}
+
+
+@pytest.mark.parametrize("account", P.ACCOUNTS)
+def test_each_accounts_own_pattern_favours_it_alone(account):
+    r = P.reading(verdicts_for(account))
+    assert r["reading"] == f"the data favour {account}" and r["standing"] == [account]
+
+
+def test_the_reading_waits_for_every_comparison_and_drops_an_untestable_one():
+    v = verdicts_for("noise")
+    assert P.reading({k: c for k, c in v.items() if k != "K7"})["reading"] == "not decided"
+    every = {k: {"verdict": A.INCONCLUSIVE} for k in P.COMPARISONS}
+    assert P.reading(every)["reading"] == "not told apart: live, noise, routing, info"
+    assert P.reading({**every, "K1": {"verdict": A.REPRODUCED}, "K3": {"verdict": A.NOT_REPRODUCED}})["standing"] \
+        == ["noise", "routing"]
+    # the distractors arm never memorizing: K4 and K5 drop out, so noise and live are told by the rest
+    judged = P.judge({"distractors": {0: None, 1: None}, "lambda 0": {0: 100, 1: 120}, "uniform": {0: 50, 1: 60}},
+                     lambda arm: 10000, memorized={"distractors": (0, 2)})
+    assert judged["K4"]["verdict"] == judged["K5"]["verdict"] == P.UNTESTABLE
+    assert P.reading({**v, "K4": judged["K4"]})["accounts"]["noise"]["comparisons"]["K4"] == P.UNTESTABLE
+
+
+def test_when_the_kl_acts():
+    r = lambda **v: P.when({k: {"verdict": v.get(k, A.INCONCLUSIVE)} for k in ("T1", "T2", "T3", "T4")})
+    assert r(T1=A.REPRODUCED).startswith("while memorizing")
+    assert r(T2=A.REPRODUCED, T3=A.REPRODUCED) == "on the plateau (the first 1000 epochs suffice)"
+    assert r(T2=A.REPRODUCED, T4=A.REPRODUCED) == "on the plateau (it must stay on past epoch 1000)"
+    assert r() == "not told" and P.when({}) == "not decided"
+
+
+def test_a_slower_arm_that_never_leaves_chance_is_judged_by_the_count_test():
+    times = {"fast": {s: 3000 for s in range(10)}, "slow": {s: (None if s else 9000) for s in range(10)}}
+    c = P.compare(times, "fast", "slow", 10000)
+    assert c["rule"] == "count" and c["verdict"] == A.REPRODUCED
+    times["slow"] = {s: 6000 for s in range(10)}
+    assert P.compare(times, "fast", "slow", 10000)["rule"] == "rules v4"
+
+
+@pytest.mark.parametrize("row", P.POWER_ROWS)
+def test_the_registered_power_tables_are_what_the_code_computes(row):
+    """docs/registered/plateau.md's power tables, recomputed (2,000 data sets each, fixed seed)."""
+    label, scale, drop = row
+    with open(os.path.join("docs", "registered", "plateau.md")) as f:
+        doc = f.read()
+    for line in P.power_table(P.power(scale=scale, drop=drop)).splitlines()[2:]:
+        assert line in doc, (label, line)
