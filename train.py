@@ -678,10 +678,13 @@ def epoch_step(run, lam):
         step(model, opt, cfg, run.masks)
 
 
-def train(cfg, log=print, weights=None):
+def train(cfg, log=print, weights=None, on_step=None):
     """Train one run; returns (summary, history). Deterministic on CPU for a given seed and
     thread count (a different thread count changes float rounding, hence the trajectory).
-    If `weights` is a dict, the initial and final state dicts are put in it ("init", "final")."""
+    If `weights` is a dict, the initial and final state dicts are put in it ("init", "final").
+    on_step(epoch, run): called every epoch after the backward, before the step (the gradients in
+    .grad, run: what `start` built), for a study that reads the loop as it goes; it must not
+    change what the run computes."""
     run = start(cfg, weights)
     model, opt, task, device = run.model, run.opt, run.task, run.device
     loop = {"epoch": 0, "history": {"epoch": []}, "grok": None, "elapsed": 0.0, "resumed_at": []}
@@ -705,6 +708,8 @@ def train(cfg, log=print, weights=None):
         # forward, loss, backward. On a measured epoch this same backward is what the
         # diagnostics read, so every logged quantity is of the parameters before this epoch's step.
         out = epoch_forward(run, lam, measure)
+        if on_step is not None:
+            on_step(epoch, run)
 
         # measure: losses, accuracies, attention, norms, the task gradient (diagnostics.py)
         if measure:

@@ -31,7 +31,7 @@ import plots
 import store
 import sweep
 import train
-from analysis import first_epoch
+from analysis import first_epoch, held_from
 from verdicts import rules as A
 
 LAM, WEIGHT_NOISE_RMS = 0.3, 3e-4
@@ -111,11 +111,20 @@ def planned_runs(args):
             + [confirm[arm][i] for i in range(len(next(iter(confirm.values())))) for arm in CONFIRM_ARMS])
 
 
+# the times each run is read by (t_95 decides); the held t_95 (test accuracy at or above 0.95 from that
+# epoch to the run's end) and the prior's value at LIVE_EPOCHS are reported beside (issue #84, 2026-12-02)
+TIME_MEASURES = ("t_95", "t_95_held", "t_grok", "t_struct", "t_mem")
+LIVE_EPOCHS = (200, 1000)
+
+
 def measures(summary, history):
     """The times of one run (None: never within its budget): t_95 decides; t_mem (train accuracy
-    0.99) is amendment 1's premise."""
+    0.99) is amendment 1's premise; and the prior's value at LIVE_EPOCHS (None once the run ended)."""
+    value_at = lambda e: next((v for t, v in zip(history["epoch"], history["prior_loss"]) if t == e), None)
     return {"t_95": first_epoch(history, "test_acc", DECIDING_ACC), "t_grok": summary["grok_epoch"],
-            "t_struct": summary["struct_epoch"], "t_mem": summary["mem_epoch"]}
+            "t_95_held": held_from(history, "test_acc", DECIDING_ACC),
+            "t_struct": summary["struct_epoch"], "t_mem": summary["mem_epoch"],
+            **{f"prior_{e}": value_at(e) for e in LIVE_EPOCHS}}
 
 
 # ---------------------------------------------------------------------------------------
@@ -149,7 +158,18 @@ def compare(times, faster, slower, regime, budget_):
     if regime == "fixed":
         return count_verdict(times[faster], times[slower], what)
     v = A.speedup_verdict_v4(times[slower], times[faster], budget_, what=what, smallest=SMALLEST)
-    return {**v, "text": f"{what}: " + (v.get("text") or v.get("reason", ""))}
+    return {**v, "bound": bound_mark(times[faster], times[slower]),
+            "text": f"{what}: " + (v.get("text") or v.get("reason", ""))}
+
+
+def bound_mark(faster, slower):
+    """'>=' if some per-seed ratio slower/faster is a lower bound (the slower run censored, the faster
+    not) and none an upper bound, '<=' for the reverse, '' if every ratio is measured: an estimate that
+    rests on bounds is printed as a bound."""
+    seeds = set(faster) & set(slower)
+    low = any(slower[s] is None and faster[s] is not None for s in seeds)
+    high = any(faster[s] is None and slower[s] is not None for s in seeds)
+    return ">=" if low and not high else "<=" if high and not low else "bounds both ways" if low else ""
 
 
 def judge(times, budgets):
@@ -329,98 +349,277 @@ def power_table(p):
 def collect(results, args, cells_list=None):
     """{measure: {regime: {arm: {seed: t or None}}}} from run_sweep's results (the registered runs and
     amendment 1's, or the cells given)."""
-    out = {m: {} for m in ("t_95", "t_grok", "t_struct", "t_mem")}
+    out = {m: {} for m in TIME_MEASURES}
     for cells in cells_list or (runs(args), strong_runs(args)):
         for regime, arms in cells.items():
             for arm, rs in arms.items():
                 for label, cfg in rs:
                     if label in results:
                         for m, t in measures(*results[label]).items():
+                            out.setdefault(m, {})
                             out[m].setdefault(regime, {}).setdefault(arm, {})[cfg.seed] = t
     return out
 
 
-def summarize(times, budgets, seeds, confirm_times=None):
+def summarize(times, budgets, seeds, confirm_times=None, extras=None):
     """The summary information.json holds: per regime the judged comparisons and the reading
     (t_95), and, described beside it, every arm's censored median by each measure and every
     stored run's times (REPORT.md's run table); amendment 1's cells beside, never in a reading;
-    amendment 2's hypotheses on its own seeds (confirm_times: {measure: {arm: {seed: t}}})."""
+    amendment 2's hypotheses on its own seeds (confirm_times: {measure: {arm: {seed: t}}}).
+    Reported beside, never deciding (issue #84, 2026-12-02): every comparison by the held t_95 and
+    the readings it would change; the controls that reached 0.95 where lambda 0's run never did
+    (each such ratio a lower bound); the prior's value at LIVE_EPOCHS per arm (is the KL spent or
+    live on the plateau?); extras: the measured targets and sizes at the weights, as main finds them."""
     n_seeds = len(seeds)
-    complete = lambda m: {r: a for r, a in times[m].items() if all(len(a.get(arm, {})) == n_seeds for arm in ARMS)}
+    complete = lambda m: {r: a for r, a in times.get(m, {}).items()
+                          if all(len(a.get(arm, {})) == n_seeds for arm in ARMS)}
     judged = judge(complete("t_95"), budgets)
     by_grok = judge(complete("t_grok"), budgets)         # reported beside, never deciding
+    by_held = judge(complete("t_95_held"), budgets)
+    timed = {m: by for m, by in times.items() if m in TIME_MEASURES}
     medians = {m: {r: {arm: analysis.fmt_median(list(ts.values()), budgets[r]) for arm, ts in arms.items()}
-                   for r, arms in by.items()} for m, by in times.items()}
+                   for r, arms in by.items()} for m, by in timed.items()}
     grokked = {r: {arm: f"{sum(t is not None for t in ts.values())}/{len(ts)}" for arm, ts in arms.items()}
                for r, arms in times["t_95"].items()}
-    return {"regimes": judged, "by_t_grok": by_grok, "medians": medians, "reached_0.95": grokked, "budgets": budgets,
+    confirm_times = confirm_times or {}
+    return {"regimes": judged, "by_t_grok": by_grok, "by_t_95_held": by_held, "held_changes": changes(judged, by_held),
+            "medians": medians, "reached_0.95": grokked, "budgets": budgets,
             "stored_runs": sum(len(ts) for arms in times["t_95"].values() for arm, ts in arms.items() if arm in ARMS),
             "planned_runs": n_seeds * len(ARMS) * len(budgets), "deciding_measure": f"t_{round(100 * DECIDING_ACC)}",
             "seeds": list(seeds), "times": {m: {r: {arm: {str(s): t for s, t in sorted(ts.items())} for arm, ts in arms.items()}
-                                                for r, arms in by.items()} for m, by in times.items()},
+                                                for r, arms in by.items()} for m, by in timed.items()},
+            "rescued": rescued(times["t_95"], budgets), "liveness": liveness(times),
             "amendment 1": judge_strong(times, budgets, n_seeds),
-            "amendment 2": judge_confirm((confirm_times or {}).get("t_95", {})),
+            "amendment 2": judge_confirm(confirm_times.get("t_95", {})),
+            "amendment 2 by t_95 held": judge_confirm(confirm_times.get("t_95_held", {})),
             "amendment 2 medians": {m: {arm: analysis.fmt_median(list(ts.values()), budgets[CONFIRM_REGIME])
-                                        for arm, ts in by.items()} for m, by in (confirm_times or {}).items()}}
+                                        for arm, ts in by.items()} for m, by in confirm_times.items() if m in TIME_MEASURES},
+            **(extras or {})}
+
+
+def changes(judged, beside):
+    """[(regime, comparison, verdict by t_95, verdict beside)] where the two differ, and each regime's
+    reading that would change."""
+    out = [(r, name, c["verdict"], beside[r]["comparisons"][name]["verdict"]) for r, j in judged.items()
+           for name, c in j["comparisons"].items()
+           if r in beside and beside[r]["comparisons"][name]["verdict"] != c["verdict"]]
+    out += [(r, "reading", j["reading"], beside[r]["reading"]) for r, j in judged.items()
+            if r in beside and beside[r].get("reading") != j.get("reading")]
+    return out
+
+
+def rescued(t95, budgets):
+    """{regime: {control: {seed: the lower bound budget / t_95}}}: the seeds where lambda 0 never reached
+    0.95 within the budget and the control did (`fixed` aside, where lambda 0 never does)."""
+    out = {}
+    for regime, arms in t95.items():
+        base = arms.get("lambda 0", {})
+        for arm, ts in arms.items():
+            hits = {s: budgets[regime] / t for s, t in ts.items() if arm != "lambda 0" and regime != "fixed"
+                    and s in base and base[s] is None and t is not None}
+            if hits:
+                out.setdefault(regime, {})[arm] = {str(s): v for s, v in sorted(hits.items())}
+    return out
+
+
+def liveness(times):
+    """{regime: {arm: {epoch: the median prior value there}}} over the arms with a prior (the runs
+    still going at that epoch)."""
+    out = {}
+    for e in LIVE_EPOCHS:
+        for regime, arms in times.get(f"prior_{e}", {}).items():
+            for arm, vs in arms.items():
+                vs = [v for v in vs.values() if v is not None]
+                if ARMS.get(arm, {}).get("lam") and ARMS[arm].get("prior_kind") != "logit-noise" and vs:
+                    out.setdefault(regime, {}).setdefault(arm, {})[str(e)] = float(np.median(vs))
+    return out
+
+
+def target_profiles(seeds=SEEDS, p=113):
+    """What each KL target of the study puts where, over the training rows of `add` at p, averaged over
+    the seeds: its mean mass on the operands, the distractors and `=`, and (the shuffled target) the
+    share of rows that keep one operand and that put mass on `=`."""
+    from tasks import make_task
+    rows = {}
+    for seed in seeds:
+        task = make_task("add", p=p, seed=seed)
+        ops, dis, eq = task.informative, task.distractor_pos, task.query_pos
+        for name, q in (("oracle", task.oracle_for("train")), ("uniform", task.uniform_for("train")),
+                        ("shuffled", task.shuffled_for("train", seed))):
+            r = rows.setdefault(name, {"operands": [], "distractors": [], "=": [], "one operand": [], "mass on =": []})
+            r["operands"].append(float(q[:, ops].sum(-1).mean()))
+            r["distractors"].append(float(q[:, dis].sum(-1).mean()))
+            r["="].append(float(q[:, eq].mean()))
+            r["one operand"].append(float(((q[:, ops] > 0).sum(-1) == 1).float().mean()))
+            r["mass on ="].append(float((q[:, eq] > 0).float().mean()))
+    return {name: {k: round(float(np.mean(v)), 4) for k, v in r.items()} for name, r in rows.items()}   # float32 sums
 
 
 def text(summary):
-    lines = [f"Information or any gradient (docs/registered/information.md): {summary['stored_runs']} of "
-             f"{summary['planned_runs']} runs stored; t_95 decides"]
-    for regime, b in summary["budgets"].items():
-        lines.append(f"\n{regime} (budget {b:,} epochs)")
-        for arm in ARMS:
-            med = lambda m: summary["medians"][m].get(regime, {}).get(arm, "-")
-            lines.append(f"  {arm:13s} reached 0.95: {summary['reached_0.95'].get(regime, {}).get(arm, '-'):6s} "
-                         f"median t_95 {med('t_95')}, t_grok {med('t_grok')}, t_struct {med('t_struct')}")
-        r = summary["regimes"].get(regime)
+    return "\n".join(markdown(summary, bold=False))
+
+
+# What each regime can decide (issue #84, 2026-12-02: the registered power table, and what the runs showed)
+ROLES = {"fixed": "tests the rival weakly: lambda 0 never leaves chance here (its attention stays on the fixed "
+                  "distractors), so there is no plateau to end, and a control that does not grok says little",
+         "refresh0.003": "the regime that informs: lambda 0 memorizes, then sits on a plateau it ends slowly",
+         "fresh": "the paper's own setup; described, never deciding (the registered power table: the two "
+                  "accounts' predictions differ here by less than the 1.25x that counts)"}
+
+
+def estimate(c):
+    """A speed-up as REPORT.md and the README print it: 'x [lo, hi]', prefixed '>=' or '<=' where it
+    rests on censored runs (compare's "bound")."""
+    f = lambda v: f"{math.exp(v):.2f}x" if math.isfinite(v) else ("0" if v < 0 else "inf")
+    mark = {">=": ">= ", "<=": "<= "}.get(c.get("bound", ""), "")
+    return f"{mark}{f(c['estimate'])} [{f(c['ci'][0])}, {f(c['ci'][1])}]"
+
+
+def comparison_line(c):
+    """One comparison: its verdict and estimate (a bound where it rests on one), or the count test's text."""
+    if "estimate" not in c:
+        return f"{c['verdict']}: {c['text']}"
+    what = c["text"].split(":", 1)[0]
+    extra = {"bounds both ways": "; its ratios are bounds both ways"}.get(c.get("bound"), "")
+    return f"{c['verdict']}: {what} {estimate(c)} (counts from {SMALLEST:g}x){extra}; {c.get('reason') or 'every ratio measured'}"
+
+
+def markdown(d, bold=True):
+    """REPORT.md's section, from information.json alone (bold=False: the printout's plain text)."""
+    strong = (lambda s: f"**{s}**") if bold else str
+    lines = ["## Beyond the paper: the information or any live gradient (registered, docs/registered/information.md)", "",
+             f"- {d['stored_runs']} of {d['planned_runs']} runs stored (seeds {d['seeds'][0]}-{d['seeds'][-1]}); t_95, "
+             "the first epoch test accuracy reaches 0.95, decides; the held t_95 (from which it stays at or above "
+             "0.95 to the run's end) and t_grok beside. [information.png](information.png)"]
+    lines += controls_lines(d)
+    for regime, budget in d["budgets"].items():
+        med = lambda m, arm: d["medians"].get(m, {}).get(regime, {}).get(arm, "-")
+        arms = d["reached_0.95"].get(regime, {})
+        lines.append(f"- {strong(regime)} (budget {budget:,}): {ROLES[regime]}")
+        lines.append("  - " + "; ".join(
+            f"{arm} {arms[arm]} reached 0.95, median t_95 {med('t_95', arm)} (held {med('t_95_held', arm)}, t_grok "
+            f"{med('t_grok', arm)}, t_struct {med('t_struct', arm)})" for arm in arms))
+        live = d.get("liveness", {}).get(regime)
+        if live:
+            lines.append("  - the prior's value at epochs " + ", ".join(map(str, LIVE_EPOCHS)) + " (median over runs): "
+                         + "; ".join(f"{arm} " + ", ".join(f"{v:.3f}" for v in by.values()) for arm, by in live.items()))
+        r = d["regimes"].get(regime)
         if r is None:
-            lines.append("  not decided: not every arm has all its seeds")
+            lines.append("  - not decided: not every arm has all its seeds stored")
             continue
-        beside = summary["by_t_grok"].get(regime, {}).get("comparisons", {})
+        beside = {m: d.get(key, {}).get(regime, {}).get("comparisons", {}) for m, key in
+                  (("t_grok", "by_t_grok"), ("held t_95", "by_t_95_held"))}
         for name, c in r["comparisons"].items():
-            lines.append(f"  {c['verdict']}: {c['text']}")
-            if name in beside and beside[name]["verdict"] != c["verdict"]:
-                lines.append(f"    by t_grok instead (reported, not deciding): {beside[name]['verdict']}: "
-                             f"{beside[name]['text']}")
-        lines.append(f"  reading{reading_role(r)}: {r['reading']}"
-                     + (f" (per control: {r['per_control']})" if "per_control" in r else ""))
-    lines.append("\nAmendment 1 (registered 2026-11-29): the rival's noise at RMS 1e-2, beside the readings above")
-    for cell, a in summary.get("amendment 1", {}).items():
-        med = lambda m: summary["medians"][m].get(cell.split("/")[0], {}).get(cell.split("/")[1], "-")
-        lines.append(f"  {cell}: side {a['side']}" + (f", memorized {a['memorized']}, median t_95 {med('t_95')}"
-                                                      if "memorized" in a else f" ({a['reason']})"))
-        lines += [f"    {c['verdict']}: {c['text']}" for c in a.get("comparisons", {}).values()]
-    lines.append("\nAmendment 2 (registered 2026-11-29): `fresh`'s described result, seeds 210-229")
-    lines += confirm_lines(summary)
-    return "\n".join(lines)
+            other = [f"{m}: {b[name]['verdict']}" for m, b in beside.items() if name in b and b[name]["verdict"] != c["verdict"]]
+            lines.append(f"  - {comparison_line(c)}" + (f" (by {'; by '.join(other)})" if other else ""))
+        role = "" if r.get("decides", True) else " (described, not deciding)"
+        lines.append(f"  - reading{role}: {strong(r['reading'])}" + (f"; per control: " + ", ".join(
+            f"{k} {v}" for k, v in r["per_control"].items()) if r.get("per_control") else ""))
+        held = d.get("by_t_95_held", {}).get(regime, {}).get("reading")
+        if held and held != r["reading"]:
+            lines.append(f"  - by the held t_95 instead (reported, never deciding) the reading would be {held}")
+        for arm, bounds in d.get("rescued", {}).get(regime, {}).items():
+            lines.append(f"  - {arm} reached 0.95 on the {len(bounds)} seed(s) whose lambda 0 run never did within "
+                         f"{budget:,} epochs: seed " + ", ".join(f"{s} (>= {v:.2f}x)" for s, v in bounds.items()))
+    if d.get("amendment 1"):
+        lines.append("- Amendment 1 (registered 2026-11-29, before its runs): the rival's noise at RMS 1e-2, the top of "
+                     "its range, beside the readings above and never changing them")
+        for cell, a in d["amendment 1"].items():
+            lines.append(f"  - {cell}: side {strong(a['side'])}" + (f" (memorized: {a['memorized']})" if "memorized" in a
+                                                                   else f" ({a['reason']})"))
+            lines += [f"    - {comparison_line(c)}" for c in a.get("comparisons", {}).values()]
+    if d.get("amendment 2"):
+        c, med = d["amendment 2"], d.get("amendment 2 medians", {})
+        lines.append("- Amendment 2 (registered 2026-11-29, before its runs): `fresh`'s described result put to seeds "
+                     "210-229; a control's side there, *rival*, is confirmed if it is reproduced faster than lambda 0 "
+                     "and the oracle is not reproduced faster than it")
+        if med.get("t_95"):
+            lines.append("  - median t_95 (held; t_grok): " + "; ".join(
+                f"{a} {t} ({med.get('t_95_held', {}).get(a, '-')}; {med['t_grok'][a]})" for a, t in med["t_95"].items()))
+        if "comparisons" not in c:
+            lines.append(f"  - not decided: {c.get('reason', '')}")
+        else:
+            held = d.get("amendment 2 by t_95 held", {}).get("comparisons", {})
+            lines += [f"  - {comparison_line(h)} (confirms if {h['confirms']})"
+                      + (f" (by the held t_95: {held[k]['verdict']})" if k in held and held[k]["verdict"] != h["verdict"] else "")
+                      for k, h in c["comparisons"].items()]
+            lines += [f"  - {ctl}: side {strong(c['side'][ctl])}, " + ("confirmed" if ok else "not confirmed")
+                      for ctl, ok in c["confirmed"].items()]
+            lines.append(f"  - beside (described): {comparison_line(c['beside'])}")
+    return lines + [""]
 
 
-def confirm_lines(summary):
-    """Amendment 2's lines for the printout: its arms' medians, each comparison's verdict and the one
-    that confirms, each control's side, the oracle against lambda 0 beside."""
-    c, med = summary.get("amendment 2", {}), summary.get("amendment 2 medians", {})
-    lines = ["  median t_95 (t_grok): " + "; ".join(f"{a} {t} ({med['t_grok'][a]})" for a, t in med["t_95"].items())
-             ] if med.get("t_95") else []
-    if "comparisons" not in c:
-        return lines + [f"  not decided: {c.get('reason', 'not run')}"]
-    return (lines + [f"  {h['verdict']} (confirms if {h['confirms']}): {h['text']}" for h in c["comparisons"].values()]
-            + [f"  {ctl}: side {c['side'][ctl]}, " + ("confirmed" if ok else "not confirmed")
-               for ctl, ok in c["confirmed"].items()]
-            + [f"  beside (described): {c['beside']['verdict']}: {c['beside']['text']}"])
+def controls_lines(d):
+    """The controls as they are (issue #84): what each KL target puts where, and each control's gradient at
+    the weights beside the oracle KL's, along its own run."""
+    lines = []
+    t = d.get("targets")
+    if t:
+        lines.append("- the KL targets, over the training rows (mean mass on the operands / distractors / `=`): "
+                     + "; ".join(f"{n} {r['operands']:.2f} / {r['distractors']:.2f} / {r['=']:.2f}" for n, r in t.items())
+                     + f"; the shuffled target keeps one operand in {t['shuffled']['one operand']:.0%} of rows and puts "
+                       f"mass on `=` in {t['shuffled']['mass on =']:.0%}")
+    z = d.get("sizes")
+    if z:
+        rows = z["sizes"]
+        epochs = list(next(iter(rows.values())))
+        lines.append(f"- each control's gradient at W_Q (RMS; its own run, `fresh`, seed {z['seed']}), at epochs "
+                     + ", ".join(epochs) + ": " + "; ".join(
+                         f"{arm} " + ", ".join(f"{r[e]['control']['W_Q']:.1e}" for e in epochs) for arm, r in rows.items())
+                     + "; the task's own at W_Q in the oracle's run " + ", ".join(
+                         f"{rows['oracle'][e]['task']['W_Q']:.1e}" for e in epochs))
+    return lines
 
 
 def task_gradient_rms(cfg, at=DOSE_EPOCHS):
     """{epoch: {weight matrix: RMS of its gradient}} of one run at the epochs `at`, each read after
     that epoch's backward and before its step, as train.train takes them (amendment 1's dose
     check: on a lambda 0 run, the task gradient the rival's noise is set beside)."""
-    run, out = train.start(cfg), {}
-    for epoch in range(max(at) + 1):
-        lam = train.epoch_data(run, epoch, 0)
-        train.epoch_forward(run, lam, False)
+    out = {}
+
+    def read(epoch, run):
         if epoch in at:
             out[epoch] = {n: float(p.grad.pow(2).mean().sqrt()) for n, p in run.model.named_parameters() if p.dim() >= 2}
-        train.epoch_step(run, lam)
+    train.train(train.override(cfg, {"epochs": max(at), "stop_after": None}), on_step=read)
+    return out
+
+
+# The controls' size at the weights (issue #84, 2026-12-02; described, never judged): along each arm's own
+# run in `fresh` (the first seed), the RMS of the gradient its term alone gives these parameters, beside
+# the task cross-entropy's, at these epochs (the same initialisation in every arm at epoch 0)
+SIZE_ARMS, SIZE_PARAMS, SIZE_EPOCHS = ("oracle", "uniform", "shuffled", "logit noise", "weight noise"), \
+    ("W_Q", "W_K", "embed"), (0, 200, 1000)
+
+
+SIZES_FILE = "information_sizes.json"
+
+
+def term_gradient_rms(cfg, at=SIZE_EPOCHS, params=SIZE_PARAMS):
+    """{epoch: {"control": {param: RMS}, "task": {param: RMS}}} along the run cfg names: at each epoch
+    in `at`, before its step, the gradient of the control's term alone (lambda(t) times the prior, or
+    the weight noise) and of the task cross-entropy alone, from a second forward on the same weights.
+    The noise controls' draws come from a copy of the run's stream, so the run is the run it would be."""
+    import torch
+    out = {}
+
+    def read(epoch, run):
+        if epoch not in at:
+            return
+        model, batch = run.model, run.train_set
+        weights = [getattr(model, n) for n in params]
+        o = run.forward(batch, uncompiled=True)
+        ce = torch.nn.functional.cross_entropy(o["logits"].double(), batch["y"])
+        noise = None
+        if run.noise is not None:
+            noise = train.generator_on(run.device)
+            noise.set_state(run.noise.get_state())
+        lam = train.prior_weight(run.cfg, epoch)
+        term = (lam * train.prior_loss(o["scores"], batch["target"], run.cfg.prior_kind, noise) if run.cfg.lam
+                else train.weight_noise(model, run.cfg.weight_noise, noise))
+        rms = lambda loss: {n: (0.0 if g is None else float(g.pow(2).mean().sqrt())) for n, g in
+                            zip(params, torch.autograd.grad(loss, weights, retain_graph=True, allow_unused=True))}
+        out[epoch] = {"control": rms(term), "task": rms(ce)}
+    train.train(train.override(cfg, {"epochs": max(at), "stop_after": None}), on_step=read)
     return out
 
 
@@ -429,12 +628,6 @@ def dose_table(rms):
     return "\n".join([f"task-gradient RMS per weight matrix (noise RMS {WEIGHT_NOISE_RMS:g} and 1e-2 beside it)",
                       "epoch  " + " ".join(f"{n:>8s}" for n in names)]
                      + [f"{e:5d}  " + " ".join(f"{v[n]:8.1e}" for n in names) for e, v in rms.items()])
-
-
-def reading_role(judged):
-    """'' for a regime whose reading decides; for `fresh`, that its reading is a description."""
-    return "" if judged.get("decides", True) else (" (described, not deciding: the design cannot tell the "
-                                                  "accounts apart here, docs/registered/information.md)")
 
 
 TITLES = {"fixed": "fixed distractors", "refresh0.003": "redrawn at ρ 0.003", "fresh": "fresh (the paper's; described)"}
@@ -481,6 +674,8 @@ def get_parser():
     sweep.add_scale_args(p, QUICK)
     sweep.add_sweep_args(p)
     p.add_argument("--power", action="store_true", help="print the design's power table and exit")
+    p.add_argument("--sizes", action="store_true", help="measure the controls' size at the weights (each arm's first "
+                                                        "`fresh` run, epochs 0, 200, 1000) into information_sizes.json")
     p.add_argument("--dose", action="store_true", help="print amendment 1's dose check (the lambda 0 run of the "
                                                        "first seed under `fixed`: its task gradient's size) and exit")
     p.set_defaults(seeds=list(SEEDS), regime="fresh", partial_ok=True)
@@ -501,11 +696,25 @@ def main(argv=None):
         cfg.threads, cfg.device, cfg.quiet = 1, "cpu", True
         print(dose_table(task_gradient_rms(cfg, DOSE_EPOCHS if not args.quick else (100, 200))))
         return
+    if args.sizes:
+        cells = runs(args, {a: ARMS[a] for a in SIZE_ARMS}, ("fresh",))["fresh"]
+        sizes = {}
+        for arm in SIZE_ARMS:
+            cfg = cells[arm][0][1]
+            cfg.threads, cfg.device, cfg.quiet = 1, "cpu", True
+            sizes[arm] = term_gradient_rms(cfg, SIZE_EPOCHS if not args.quick else (0, 20, 100))
+            print(arm, sizes[arm])
+        os.makedirs(args.results_dir, exist_ok=True)
+        store.write_json(os.path.join(args.results_dir, SIZES_FILE), {"seed": args.seeds[0], "regime": "fresh", "sizes": sizes})
+        return
     results = sweep.run_sweep(planned_runs(args), args)
     budgets = {r: budget(args, r) for r in BUDGETS}
     times = collect(results, args)
     confirm = {m: by.get(CONFIRM_REGIME, {}) for m, by in collect(results, args, [{CONFIRM_REGIME: confirm_runs(args)}]).items()}
-    summary = summarize(times, budgets, args.seeds, confirm)
+    sizes = os.path.join(args.results_dir, SIZES_FILE)
+    extras = {"targets": target_profiles(args.seeds, args.p),
+              **({"sizes": store.read_json(sizes)} if os.path.exists(sizes) else {})}
+    summary = summarize(times, budgets, args.seeds, confirm, extras)
     print(text(summary))
     os.makedirs(args.results_dir, exist_ok=True)
     store.write_json(os.path.join(args.results_dir, "information.json"), summary)

@@ -143,13 +143,14 @@ def test_a_complete_study_is_judged_written_and_drawn(tmp_path):
     block = "\n".join(report.information_block(str(tmp_path)))      # REPORT.md's section
     assert "  - reading: **the paper's account**" in block and "  - reading: **the rival account**" in block
     assert f"  - fixed/{strong}: side **rival** (memorized: 10/10)" in block
+    assert "- **refresh0.003** (budget 20,000): the regime that informs" in block
     assert f"| fixed (10,000) | {strong} |" in "\n".join(rows)
     assert block.count("not decided: not every arm has all its seeds stored") == 1
     med = lambda m: written["medians"][m]["fixed"]["oracle"]      # every arm's medians by the three measures
-    assert f"oracle 10/10 reached 0.95, median t_95 {med('t_95')} (t_grok {med('t_grok')}, t_struct {med('t_struct')})" in block
+    assert f"oracle 10/10 reached 0.95, median t_95 {med('t_95')} (held -, t_grok {med('t_grok')}, t_struct {med('t_struct')})" in block
     out = I.text(summary)
     assert "reading: the paper's account" in out and "reading: the rival account" in out
-    assert f"refresh0.003/{strong}: side too strong to test, memorized 4/10" in out
+    assert f"refresh0.003/{strong}: side too strong to test (memorized: 4/10)" in out and "**" not in out
     assert out.count("not decided: not every arm has all its seeds") == 1
     I.plot(times, I.BUDGETS, str(tmp_path / "information.png"))
     assert (tmp_path / "information.png").stat().st_size > 10000
@@ -162,7 +163,7 @@ def test_a_complete_study_is_judged_written_and_drawn(tmp_path):
     whole = I.summarize({m: {"fresh": fresh} for m in times}, I.BUDGETS, seeds)
     assert whole["amendment 1"][f"fixed/{strong}"]["side"] == "not decided"
     assert whole["regimes"]["fresh"]["decides"] is False and whole["regimes"]["fresh"]["reading"] == "mixed"
-    assert "reading (described, not deciding" in I.text(whole)
+    assert "reading (described, not deciding): mixed" in I.text(whole)
     store.write_json(tmp_path / "information.json", whole)
     assert "  - reading (described, not deciding" in "\n".join(report.information_block(str(tmp_path)))
 
@@ -207,6 +208,40 @@ def test_amendment_2_confirms_a_side_only_by_both_its_verdicts():
     summary = I.summarize({m: {} for m in ("t_95", "t_grok", "t_struct", "t_mem")}, I.BUDGETS, I.SEEDS,
                           {"t_95": {**times, "shuffled": jit(1.0)}, "t_grok": times})
     assert summary["amendment 2"]["side"]["uniform"] == "rival"
-    out = "\n".join(I.confirm_lines(summary))
+    out = I.text(summary)
     assert "uniform: side rival, confirmed" in out and "shuffled: side paper, not confirmed" in out
 
+
+
+def test_the_committed_summary_is_what_the_store_gives(tmp_path):
+    """results/information.json, re-derived from the committed run store (every registered and amended
+    run) and the committed size check: the same file, value for value (write_json's rounding makes the
+    statistics CPU-independent; the target profiles are rounded to 4 digits, float32 sums)."""
+    import shutil
+    import store
+    shutil.copy(os.path.join("results", I.SIZES_FILE), tmp_path)
+    I.main(["--plot-only", "--results-dir", str(tmp_path), "--store", os.path.join("results", "store")])
+    assert store.read_json(tmp_path / "information.json") == store.read_json(os.path.join("results", "information.json"))
+
+
+def test_the_figures_page_states_the_controls_as_measured():
+    """docs/figures.md's numbers on the controls' size and liveness, and the weight noise's rescue, are
+    the ones results/information.json holds."""
+    import store
+    d = store.read_json(os.path.join("results", "information.json"))
+    with open(os.path.join("docs", "figures.md")) as f:
+        page = " ".join(f.read().split("## Beyond the paper: the information or any live gradient", 1)[1].split())
+    t, z = d["targets"]["shuffled"], d["sizes"]["sizes"]
+    live, rescue = d["liveness"]["fresh"], d["rescued"]["refresh0.003"]["weight noise"]
+    q = lambda arm, e, who="control": z[arm][e][who]["W_Q"]
+    said = [f"keeps one operand in {t['one operand']:.0%} of training rows and puts mass on `=` in {t['mass on =']:.0%}",
+            f"mass on the operands {t['operands']:.2f}, on the distractors {t['distractors']:.2f}, on `=` {t['=']:.2f}",
+            f"W_Q had RMS {q('logit noise', '0'):.1e} at initialization, {q('oracle', '0') / q('logit noise', '0'):.0f}x "
+            f"below the oracle KL's {q('oracle', '0'):.1e}",
+            f"then {q('logit noise', '200'):.1e} at epoch 200 and {q('logit noise', '1000'):.1e} at epoch 1,000",
+            f"its value was {live['oracle']['200']:.3f} at epoch 200 and {live['oracle']['1000']:.3f} at 1,000",
+            f"the KL toward uniform's {live['uniform']['200']:.3f} and {live['uniform']['1000']:.3f}",
+            f"the uniform KL's {q('uniform', '200'):.1e} and {q('uniform', '1000'):.1e}",
+            "(seeds " + " and ".join(rescue) + ": " + " and ".join(f"≥ {v:.2f}x" for v in rescue.values()) + ")"]
+    for s in said:
+        assert s.replace("e-0", "e-") in page.replace("e-0", "e-"), s

@@ -223,58 +223,13 @@ def plateau_block(results):
 
 
 def information_block(results):
-    """The information-or-any-gradient study (docs/registered/information.md, registered before its
-    runs): per regime, every arm's censored medians by the three measures, the nine comparisons by t_95 (t_grok beside
-    where it reads otherwise) and the registered reading, once every arm of the regime is stored."""
-    lines = ["## Beyond the paper: the information or any live gradient (registered, docs/registered/information.md)", ""]
+    """The information-or-any-gradient study (docs/registered/information.md): it renders its own section."""
+    from beyond import information
     d = _load(results, studies.summary("information"))
     if d is None:
-        return lines + ["- not run: `python -m beyond.information --jobs 2 --threads 1`", ""]
-    lines.append(f"- {d['stored_runs']} of {d['planned_runs']} runs stored (seeds 200-209); t_95, the first epoch "
-                 "test accuracy reaches 0.95, decides. [information.png](information.png)")
-    for regime, budget in d["budgets"].items():
-        med = lambda m, arm: d["medians"][m].get(regime, {}).get(arm, "-")
-        arms = d["reached_0.95"].get(regime, {})
-        lines.append(f"- {regime} (budget {budget:,}): " + "; ".join(
-            f"{arm} {arms[arm]} reached 0.95, median t_95 {med('t_95', arm)} (t_grok {med('t_grok', arm)}, "
-            f"t_struct {med('t_struct', arm)})"
-            for arm in arms))
-        r = d["regimes"].get(regime)
-        if r is None:
-            lines.append("  - not decided: not every arm has all its seeds stored")
-            continue
-        beside = d["by_t_grok"].get(regime, {}).get("comparisons", {})
-        for name, c in r["comparisons"].items():
-            other = beside.get(name, {})
-            lines.append(f"  - {c['verdict']}: {c['text']}" + (f" (by t_grok: {other['verdict']})"
-                                                             if other and other["verdict"] != c["verdict"] else ""))
-        role = "" if r.get("decides", True) else (" (described, not deciding: by the registered power table "
-                                                  "this regime cannot tell the accounts apart)")
-        lines.append(f"  - reading{role}: **{r['reading']}**" + (f"; per control: " + ", ".join(
-            f"{k} {v}" for k, v in r["per_control"].items()) if r.get("per_control") else ""))
-    if d.get("amendment 1"):
-        lines.append("- Amendment 1 (registered 2026-11-29, before its runs): the rival's noise at RMS 1e-2, the top of "
-                     "its range, beside the readings above and never changing them")
-        for cell, a in d["amendment 1"].items():
-            lines.append(f"  - {cell}: side **{a['side']}**" + (f" (memorized: {a['memorized']})" if "memorized" in a
-                                                                else f" ({a['reason']})"))
-            lines += [f"    - {c['verdict']}: {c['text']}" for c in a.get("comparisons", {}).values()]
-    if d.get("amendment 2"):
-        c, med = d["amendment 2"], d.get("amendment 2 medians", {})
-        lines.append("- Amendment 2 (registered 2026-11-29, before its runs): `fresh`'s described result put to seeds "
-                     "210-229; a control's side there, *rival*, is confirmed if it is reproduced faster than lambda 0 "
-                     "and the oracle is not reproduced faster than it")
-        if med.get("t_95"):
-            lines.append("  - median t_95 (t_grok): " + "; ".join(f"{a} {t} ({med['t_grok'][a]})" for a, t in med["t_95"].items()))
-        if "comparisons" not in c:
-            lines.append(f"  - not decided: {c.get('reason', '')}")
-        else:
-            lines += [f"  - {h['verdict']} (confirms if {h['confirms']}): {h['text']}" for h in c["comparisons"].values()]
-            lines += [f"  - {ctl}: side **{c['side'][ctl]}**, " + ("confirmed" if ok else "not confirmed")
-                      for ctl, ok in c["confirmed"].items()]
-            lines.append(f"  - beside (described): {c['beside']['verdict']}: {c['beside']['text']}")
-    return lines + [""]
-
+        return ["## Beyond the paper: the information or any live gradient (registered, docs/registered/information.md)",
+                "", "- not run: `python -m beyond.information --jobs 2 --threads 1`", ""]
+    return information.markdown(d)
 
 def deep_block(results):
     """The two-layer LayerNorm study (docs/registered/deep.md, registered before its runs): the
