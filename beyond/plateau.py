@@ -50,6 +50,15 @@ ARMS = {"lambda 0": ("fresh", {}),
         "sub uniform": ("fresh", {"task": "sub", "lam": LAM, "prior": "uniform"}),
         "rho lambda 0": ("refresh0.003", {}),
         "rho query": ("refresh0.003", {"lam": LAM, "prior": "query"})}
+# Amendment 1 (docs/registered/plateau.md, 2026-12-02): the query target at lambda 0.3 kept attention off
+# the operands (seed 230), so the query and distractor targets get weaker arms too, each at the largest
+# lambda of PILOT's at which a pilot run memorizes; WEAK_LAM holds what the pilot chose (empty before it)
+PILOT = dict(seed=250, epochs=1500, lams=(0.1, 0.03, 0.01), targets=("query", "adversarial"))
+WEAK_LAM = {}
+WEAK = {"query weak": ("fresh", "query"), "distractors weak": ("fresh", "adversarial"),
+        "rho query weak": ("refresh0.003", "query")}
+ARMS.update({arm: (regime, {"lam": WEAK_LAM[target], "prior": target})
+             for arm, (regime, target) in WEAK.items() if WEAK_LAM.get(target)})
 BUDGETS = {"fresh": 10000, "refresh0.003": 20000}     # the information study's, justified there
 SEEDS = tuple(range(230, 250))                        # no store run used them (the registration)
 DECIDING_ACC = 0.95                                   # t_95 decides, as in the information study
@@ -83,11 +92,20 @@ PREDICTIONS = {
     "info": {"K1": "not faster", "K2": "not faster", "K3": "not faster", "K4": "not faster", "K5": "not faster",
              "K6": "not faster", "K7": "not faster"}}
 ACCOUNTS = tuple(PREDICTIONS)
+# Amendment 1: the weak arms' comparisons, predicted as the ones they stand beside
+COMPARISONS_WEAK = {"K3w": ("query weak", "lambda 0"), "K4w": ("distractors weak", "lambda 0"),
+                    "K5w": ("distractors weak", "uniform"), "K7w": ("rho query weak", "rho lambda 0")}
+PREDICTIONS_AMENDED = {a: {**p, **{f"{k}w": v for k, v in p.items() if f"{k}w" in COMPARISONS_WEAK}}
+                       for a, p in PREDICTIONS.items()}
+AMENDED_SEEDS = tuple(range(231, 250))      # the runs made after amendment 1 (seed 230's query run came before)
 # A premise (ours, 2026-12-02): an arm whose target may keep attention off the operands tests the
 # accounts only if it memorizes (train accuracy 0.99; in `fresh` no run can memorize without reading
 # the operands) in at least half its runs; else its comparisons are "untestable here" and drop out of
 # every account's predictions. Stored runs at lambda 1 (Figure 2's adversarial arm) never memorized.
 PREMISES = {"distractors": ("K4", "K5")}
+# Amendment 1 (2026-12-02, after seed 230's query run): the same premise for the query arms and the weak arms
+PREMISES_AMENDED = {**PREMISES, "query": ("K3",), "rho query": ("K7",), "query weak": ("K3w",),
+                    "distractors weak": ("K4w", "K5w"), "rho query weak": ("K7w",)}
 MEMORIZED_SHARE = 0.5
 UNTESTABLE = "untestable here"
 
@@ -146,15 +164,17 @@ def compare(times, faster, slower, budget_):
     return {**v, "rule": "rules v4", "text": f"{what}: " + (v.get("text") or v.get("reason", ""))}
 
 
-def judge(times, budget_of, memorized=None):
+def judge(times, budget_of, memorized=None, comparisons=COMPARISONS, premises=PREMISES):
     """Every comparison whose two arms have all their seeds ({arm: {seed: t}}; budget_of(arm)).
-    memorized: {arm: (runs that memorized, runs)}, for PREMISES; a comparison whose premise fails is
-    UNTESTABLE."""
+    memorized: {arm: (runs that memorized, runs)}, for the premises; a comparison whose premise fails,
+    or whose arm amendment 1's pilot found no strength for, is UNTESTABLE."""
     out = {}
-    failed = {k for arm, ks in PREMISES.items() if memorized and arm in memorized
+    failed = {k for arm, ks in premises.items() if memorized and arm in memorized
               and memorized[arm][0] < MEMORIZED_SHARE * memorized[arm][1] for k in ks}
-    for name, (f, s) in COMPARISONS.items():
-        if name in failed:
+    for name, (f, s) in comparisons.items():
+        if f in WEAK and WEAK_LAM.get(WEAK[f][1], 0) is None:
+            out[name] = {"verdict": UNTESTABLE, "text": f"{f}: no strength of the pilot's let its run memorize"}
+        elif name in failed:
             out[name] = {"verdict": UNTESTABLE, "text": f"{f} faster than {s}: {f} memorized in "
                          f"{memorized[f][0]} of {memorized[f][1]} runs (its premise: at least half)"}
         elif times.get(f) and times.get(s) and len(times[f]) == len(times[s]):
@@ -162,7 +182,7 @@ def judge(times, budget_of, memorized=None):
     return out
 
 
-def reading(verdicts):
+def reading(verdicts, predictions=PREDICTIONS, comparisons=COMPARISONS):
     """Per account: each predicted comparison for it ("for": reproduced where it predicts faster,
     not reproduced where it predicts not faster), against it (reproduced where it predicts not
     faster, not reproduced where it predicts faster) or open (inconclusive, or not yet judged).
@@ -170,7 +190,7 @@ def reading(verdicts):
     stand: "the data favour X" if one, "not told apart" if several, "none of the four" if none;
     "not decided" until every comparison is judged."""
     per = {}
-    for account, preds in PREDICTIONS.items():
+    for account, preds in predictions.items():
         rows = {}
         for k, pred in preds.items():
             v = verdicts.get(k, {}).get("verdict")
@@ -184,7 +204,7 @@ def reading(verdicts):
                 rows[k] = "against" if v == A.REPRODUCED else "for"
         per[account] = {"comparisons": rows, "ruled_out": "against" in rows.values()}
     standing = [a for a in ACCOUNTS if not per[a]["ruled_out"]]
-    if not all(k in verdicts for k in COMPARISONS):
+    if not all(k in verdicts for k in comparisons):
         verdict = "not decided"
     elif len(standing) == 1:
         verdict = f"the data favour {standing[0]}"
@@ -298,6 +318,7 @@ def summarize(per_run, budgets, seeds):
     memorized = {arm: (sum(r["t_mem"] is not None for r in by.values()), len(by)) for arm, by in per_run.items()}
     judged = judge(times("t_95"), budget_of, memorized)
     beside = {m: judge(times(m), budget_of, memorized) for m in ("t_95_held", "t_grok")}
+    amended = amended_reading(per_run, budget_of, seeds)
     plateau = {arm: {q: _median([r["plateau"].get(q) for r in by.values()]) for q in PLATEAU_QUANTITIES}
                for arm, by in per_run.items()}
     return {"stored_runs": sum(len(by) for by in per_run.values()), "planned_runs": len(seeds) * len(ARMS),
@@ -307,8 +328,20 @@ def summarize(per_run, budgets, seeds):
                              for arm, by in per_run.items()},
             "medians": {m: {arm: analysis.fmt_median([r[m] for r in by.values()], budget_of(arm))
                             for arm, by in per_run.items()} for m in ("t_95", "t_95_held", "t_grok", "t_mem")},
-            "comparisons": judged, "beside": beside, **reading(judged), "plateau": plateau,
+            "comparisons": judged, "beside": beside, **reading(judged), "amendment 1": amended, "plateau": plateau,
             "runs": {arm: {str(s): r for s, r in sorted(by.items())} for arm, by in per_run.items()}}
+
+
+def amended_reading(per_run, budget_of, seeds):
+    """Amendment 1's reading: on the seeds after it (AMENDED_SEEDS, those of `seeds` among them), every
+    comparison, the weak arms' included, with its premises; reported beside the registered reading."""
+    keep = [s for s in seeds if s in AMENDED_SEEDS]
+    kept = {arm: {s: r for s, r in by.items() if s in keep} for arm, by in per_run.items()}
+    times = {arm: {s: r["t_95"] for s, r in by.items()} for arm, by in kept.items() if by and len(by) == len(keep)}
+    memorized = {arm: (sum(r["t_mem"] is not None for r in by.values()), len(by)) for arm, by in kept.items() if by}
+    every = {**COMPARISONS, **COMPARISONS_WEAK}
+    judged = judge(times, budget_of, memorized, every, PREMISES_AMENDED)
+    return {"seeds": keep, "comparisons": judged, **reading(judged, PREDICTIONS_AMENDED, every)}
 
 
 PLATEAU_QUANTITIES = ("distractor_mass", "update_rms_W_Q", "update_rms_W_K", "update_rms_embed", "update_rms_pos",
@@ -340,11 +373,23 @@ def markdown(summary, bold=True):
         other = [f"{m.replace('_', ' ')}: {b[name]['verdict']}" for m, b in summary["beside"].items()
                  if name in b and b[name]["verdict"] != c["verdict"]]
         lines.append(f"- {name}: {c['verdict']}: {c['text']}" + (f" (by {'; '.join(other)})" if other else ""))
-    lines.append(f"- reading: {strong(summary['reading'])}; when the uniform KL acts: {summary['when']}")
-    for account, a in summary["accounts"].items():
-        lines.append(f"  - {account}: " + ("ruled out" if a["ruled_out"] else "stands") + " ("
-                     + ", ".join(f"{k} {v}" for k, v in a["comparisons"].items()) + ")")
+    lines.append(f"- reading, as registered: {strong(summary['reading'])}; when the uniform KL acts: {summary['when']}")
+    lines += account_lines(summary)
+    am = summary.get("amendment 1")
+    if am:
+        lines.append(f"- Amendment 1 (2026-12-02, after seed 230's query run; the premise for the query arms and the "
+                     f"weak arms at lambda {', '.join(f'{t} {v}' for t, v in WEAK_LAM.items()) or 'not piloted yet'}), "
+                     f"on seeds {am['seeds'][0] if am['seeds'] else '-'}-{am['seeds'][-1] if am['seeds'] else '-'}: "
+                     f"reading {strong(am['reading'])}; when: {am['when']}")
+        lines += [f"  - {name}: {c['verdict']}: {c['text']}" for name, c in am["comparisons"].items()
+                  if name in COMPARISONS_WEAK or c["verdict"] != summary["comparisons"].get(name, {}).get("verdict")]
+        lines += ["  " + line for line in account_lines(am)]
     return lines + [""]
+
+
+def account_lines(r):
+    return [f"  - {account}: " + ("ruled out" if a["ruled_out"] else "stands") + " ("
+            + ", ".join(f"{k} {v}" for k, v in a["comparisons"].items()) + ")" for account, a in r["accounts"].items()]
 
 
 def text(summary):
@@ -379,6 +424,31 @@ def plot(summary, path):
     plots.save_figure(fig, path, "What ends the plateau in fresh? (docs/registered/plateau.md)")
 
 
+def pilot_runs(args):
+    """Amendment 1's pilot: (label, cfg) per target and lambda, in `fresh` at PILOT's seed and budget."""
+    return [(f"pilot/{target}/{lam:g}", sweep.study_config(args, PILOT["seed"], regime="fresh", epochs=PILOT["epochs"],
+                                                          log_updates=True, lam=lam, prior=target))
+            for target in PILOT["targets"] for lam in PILOT["lams"]]
+
+
+def pilot_choice(memorized):
+    """{target: the largest lambda whose pilot run memorized, or None}; memorized: {(target, lam): bool}."""
+    return {t: next((lam for lam in sorted(PILOT["lams"], reverse=True) if memorized[(t, lam)]), None)
+            for t in PILOT["targets"]}
+
+
+def pilot(args):
+    results = sweep.run_sweep(pilot_runs(args), args)
+    memorized = {(label.split("/")[1], float(label.split("/")[2])): results[label][0]["mem_epoch"] is not None
+                 for label, _ in pilot_runs(args)}
+    choice = pilot_choice(memorized)
+    out = {"rule": "the largest lambda at which the run reaches train accuracy 0.99 within the budget", **PILOT,
+           "mem_epoch": {label: results[label][0]["mem_epoch"] for label, _ in pilot_runs(args)}, "choice": choice}
+    print(out)
+    os.makedirs(args.results_dir, exist_ok=True)
+    store.write_json(os.path.join(args.results_dir, "plateau_pilot.json"), out)
+
+
 # ---------------------------------------------------------------------------------------
 # The command line
 
@@ -387,6 +457,8 @@ def get_parser():
     sweep.add_scale_args(p, QUICK)
     sweep.add_sweep_args(p)
     p.add_argument("--power", action="store_true", help="print the design's power table and exit")
+    p.add_argument("--pilot", action="store_true", help="amendment 1's pilot: the weak arms' strength (seed 250, "
+                                                        "1,500 epochs per run), into plateau_pilot.json")
     p.set_defaults(seeds=list(SEEDS), regime="fresh", partial_ok=True)
     return p
 
@@ -400,6 +472,9 @@ def main(argv=None):
     if args.power:
         for label, scale, drop in POWER_ROWS:
             print(f"{label}:\n" + power_table(power(len(args.seeds), scale=scale, drop=drop), len(args.seeds)) + "\n")
+        return
+    if args.pilot:
+        pilot(args)
         return
     results = sweep.run_sweep(planned_runs(args), args)
     summary = summarize(collect(results, args), {r: budget(args, r) for r in BUDGETS}, args.seeds)

@@ -167,3 +167,28 @@ def test_the_registered_power_tables_are_what_the_code_computes(row):
         doc = f.read()
     for line in P.power_table(P.power(scale=scale, drop=drop)).splitlines()[2:]:
         assert line in doc, (label, line)
+
+
+def test_amendment_1_pilot_takes_the_largest_strength_that_memorizes():
+    m = {(t, lam): lam <= 0.03 for t in P.PILOT["targets"] for lam in P.PILOT["lams"]}
+    assert P.pilot_choice(m) == {"query": 0.03, "adversarial": 0.03}
+    m = {**m, ("adversarial", 0.03): False, ("adversarial", 0.01): False}
+    assert P.pilot_choice(m)["adversarial"] is None
+    assert [c.lam for _, c in P.pilot_runs(P.parse([]))] == [0.1, 0.03, 0.01] * 2
+    assert {c.seed for _, c in P.pilot_runs(P.parse([]))} == {250} and 250 not in P.SEEDS
+
+
+def test_amendment_1_reads_the_query_arm_by_its_premise_on_the_seeds_after_it():
+    """A query arm that never memorizes makes K3 untestable in the amended reading only; the amended
+    reading leaves seed 230 out."""
+    seeds = P.SEEDS
+    runs = {arm: {s: {"t_95": 2000.0 if arm in ("uniform", "uniform pad") else 3000.0, "t_95_held": None, "t_grok": None,
+                      "t_mem": 300, "plateau": {}} for s in seeds} for arm in P.ARMS}
+    for s in seeds:
+        runs["query"][s].update(t_95=None, t_mem=None)
+    summary = P.summarize(runs, P.BUDGETS, seeds)
+    assert summary["comparisons"]["K3"]["verdict"] == A.NOT_REPRODUCED          # as registered
+    am = summary["amendment 1"]
+    assert am["seeds"] == list(range(231, 250)) and am["comparisons"]["K3"]["verdict"] == P.UNTESTABLE
+    assert am["accounts"]["live"]["comparisons"]["K3"] == P.UNTESTABLE
+    assert summary["accounts"]["live"]["comparisons"]["K3"] == "against"
