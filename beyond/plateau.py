@@ -54,7 +54,7 @@ ARMS = {"lambda 0": ("fresh", {}),
 # the operands (seed 230), so the query and distractor targets get weaker arms too, each at the largest
 # lambda of PILOT's at which a pilot run memorizes; WEAK_LAM holds what the pilot chose (empty before it)
 PILOT = dict(seed=250, epochs=1500, lams=(0.1, 0.03, 0.01), targets=("query", "adversarial"))
-WEAK_LAM = {}
+WEAK_LAM = {"query": 0.03, "adversarial": 0.03}   # the pilot's choice (results/plateau_pilot.json, 2026-12-02)
 WEAK = {"query weak": ("fresh", "query"), "distractors weak": ("fresh", "adversarial"),
         "rho query weak": ("refresh0.003", "query")}
 ARMS.update({arm: (regime, {"lam": WEAK_LAM[target], "prior": target})

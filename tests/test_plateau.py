@@ -107,13 +107,15 @@ def test_the_arms_are_the_registered_configs():
     args = P.parse([])
     cells = P.runs(args)
     cfg = lambda arm: cells[arm][0][1]
-    assert len(P.planned_runs(args)) == 13 * 20 and all(c.log_updates for _, c in P.planned_runs(args))
+    assert len(P.planned_runs(args)) == 16 * 20 and all(c.log_updates for _, c in P.planned_runs(args))
+    assert cfg("query weak").lam == cfg("distractors weak").lam == cfg("rho query weak").lam == 0.03   # the pilot's
+    assert cfg("rho query weak").refresh == 0.003 and cfg("distractors weak").prior == "adversarial"
     assert cfg("query").prior == "query" and cfg("distractors").prior == "adversarial"
     assert cfg("uniform pad").distractor_vocab == "pad" and cfg("uniform off 200").prior_stop == 200
     assert cfg("sub oracle").task == "sub" and cfg("sub oracle").prior == "oracle" and cfg("sub oracle").lam == 0.3
     assert cfg("rho query").distractors == "refresh" and cfg("rho query").refresh == 0.003
     assert cfg("rho query").epochs == 20000 and cfg("lambda 0").epochs == 10000 and cfg("lambda 0").lam == 0
-    assert [c.seed for _, c in P.planned_runs(args)[:13]] == [230] * 13
+    assert [c.seed for _, c in P.planned_runs(args)[:16]] == [230] * 16
 
 
 def verdicts_for(account):
