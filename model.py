@@ -189,3 +189,35 @@ def override_attention(attn, B, H, T, dtype):
     """A given attention row, (B, H, T) or (B, T) shared by the heads, as (B, H, T): what
     the frozen-oracle study puts in place of the model's own (App. F.4)."""
     return (attn if attn.dim() == 3 else attn[:, None, :].expand(B, H, T)).to(dtype)
+
+
+# ---------------------------------------------------------------------------------------
+# Beside the model: another initialisation, and a trained model as a prior's teacher
+
+@torch.no_grad()
+def pytorch_init_(model):
+    """PyTorch's default initialisation in place of the paper's (a reading of §3's "standard
+    initialization", docs/registered/sensitivity.md): nn.Embedding's N(0, 1) for the token and position
+    tables (token vectors of norm ~sqrt(d), not ~1: sharp attention at init), nn.Linear's
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for every other weight and bias."""
+    for name, p in model.named_parameters():
+        if name in ("embed", "pos"):
+            p.normal_(0.0, 1.0)
+        else:                        # a (out, in) weight, or a bias whose fan_in is its layer's
+            fan_in = p.shape[1] if p.dim() == 2 else {"b_in": model.W_in, "b_out": model.W_out}[name].shape[1]
+            p.uniform_(-1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
+
+
+def load_teacher(path, vocab_size, n_classes, seq_len, d_model, n_heads, d_mlp, device):
+    """The teacher of --prior teacher: a trained model (its state dict at `path`) whose attention
+    on the current inputs is the KL target (distillation of structure only: its logits are never
+    used). Frozen, on `device`."""
+    teacher = Transformer(vocab_size, n_classes, seq_len, d_model, n_heads, d_mlp)
+    teacher.load_state_dict(torch.load(path, map_location="cpu"))
+    return teacher.to(device).requires_grad_(False)
+
+
+@torch.no_grad()
+def teacher_attention(teacher, x, pos_ids=None, qpos=None):
+    """The teacher's attention at the query, (B, H, T): the KL target --prior teacher trains toward."""
+    return teacher.run(x, None, pos_ids, qpos)["attn"]

@@ -5,7 +5,7 @@
     results/store/<key>.init.pt     from (a teacher, a lottery ticket's source, a length test)
     runs/<key>/                     the run folder on the machine that trained it (not committed)
 
-`run_key(cfg)` names a run by its semantic config (train.semantic_config): the task, p and
+`run_key(cfg)` names a run by its semantic config (config.semantic_config): the task, p and
 distractor regime, then every other setting that differs from train.py's defaults as
 name=value in alphabetical order, then the seed, the epoch budget and the early stop:
 
@@ -18,8 +18,6 @@ A file whose stored config differs from the one asked for (a name collision, or 
 changed since) is an error, never silently reused. Shards merge by copying files: every file
 is written whole and atomically, and the same run gives the same bytes (gzip mtime 0).
 """
-import argparse
-import functools
 import gzip
 import json
 import os
@@ -27,40 +25,15 @@ import re
 
 import torch
 
+import analysis
+import config
 import runfolder
-import train
+from config import config_differences, default_semantic, make_config   # the store's configs are config.py's
 from runfolder import atomic_write   # one writer of whole files
 
 STORE = os.path.join("results", "store")
 WEIGHT_KINDS = ("init", "final")
 PATH_KEYS = ("teacher", "init_from", "mask")      # settings that name a file: the key keeps its stem
-
-
-# ---------------------------------------------------------------------------------------
-# Configs by the thousand
-
-@functools.lru_cache(maxsize=None)
-def _defaults():
-    """train.py's defaults, parsed once: a parser takes ~3 ms, and the dry run and the report
-    make thousands of configs. Every default is an immutable scalar (tested), so no two configs
-    share state."""
-    return tuple(vars(train.make_config()).items())
-
-
-def make_config(**overrides):
-    """train.make_config, from the defaults parsed once (what the studies and the store call)."""
-    return train.override(argparse.Namespace(**dict(_defaults())), overrides)
-
-
-def config_differences(stored, cfg):
-    """train.config_differences with the defaults parsed once: a flag added after the run was
-    stored matches if cfg uses that flag's default, so the store's runs outlive the flags."""
-    return train.config_differences(stored, cfg, default_semantic())
-
-
-def default_semantic():
-    """The semantic config of train.py's defaults (a fresh dict)."""
-    return train.semantic_config(make_config())
 
 
 # ---------------------------------------------------------------------------------------
@@ -75,7 +48,7 @@ def _value(key, v):
 
 def run_key(cfg):
     """The store name of a run: readable, and the same for every study that asks for cfg."""
-    sem = train.semantic_config(cfg)
+    sem = config.semantic_config(cfg)
     default = default_semantic()
     regime = sem["distractors"] + (f"{sem['refresh']:g}" if sem["refresh"] else "")
     parts = [sem["task"], f"p{sem['p']}", regime]
@@ -205,8 +178,9 @@ def derived(folder, cfg):
         keep = [i for i, e in enumerate(history["epoch"]) if e <= end]
         cut = {k: [v[i] for i in keep] if isinstance(v, list) and len(v) == len(history["epoch"]) else v
                for k, v in history.items()}
-        out = train.summarize(cfg, cut, grok, end, summary["ms_per_epoch"] * end / 1000, summary["device"])
-        out.update(threads=summary["threads"], ms_per_epoch=summary["ms_per_epoch"], derived_from=name[:-8],
+        out = analysis.summarize(config.semantic_config(cfg), cut, grok, end, summary["ms_per_epoch"] * end / 1000,
+                                 summary["device"], summary["threads"])
+        out.update(ms_per_epoch=summary["ms_per_epoch"], derived_from=name[:-8],
                    **{k: summary[k] for k in ("device_name", "precision") if k in summary})
         return out, cut
     return None
@@ -279,6 +253,7 @@ def run_to_folder(cfg, log=print):
     if cached is not None:
         return cached
     weights = {}
+    import train          # the loop, only where a run is trained
     summary, history = train.train(cfg, log=log, weights=weights)
     runfolder.save_run(cfg.out, summary, history, weights)
     return summary

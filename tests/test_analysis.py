@@ -92,16 +92,15 @@ def test_held_from_skips_a_threshold_met_and_lost():
     assert analysis.held_from({"epoch": [0, 10], "frac": [1.0, 1.0]}, "frac", 0.99) == 0       # epoch 0 is an epoch
 
 
-def test_the_first_epoch_rule_is_the_loops():
-    """analysis.first_epoch (read by the verdicts, no torch) is train.first_epoch (the summaries')."""
-    import random
+def test_a_runs_summary_marks_its_phases_by_the_one_first_epoch_rule():
+    """t_mem and t_struct in a run's summary are analysis.first_epoch on its history: the rule lives
+    once (the loop's summaries and the studies' phase marks use the same function)."""
     import train
-    rng = random.Random(0)
-    for _ in range(200):
-        n = rng.randint(0, 12)
-        h = {"epoch": [10 * i for i in range(n)], "acc": [rng.random() for _ in range(n)]}
-        t = rng.random()
-        assert analysis.first_epoch(h, "acc", t) == train.first_epoch(h, "acc", t)
+    summary, history = train.train(train.make_config(p=11, frac=0.6, epochs=300, d_model=16, d_mlp=32, lr=3e-3,
+                                                     threads=1, quiet=True, distractors="fixed"))
+    assert summary["mem_epoch"] == analysis.first_epoch(history, "train_acc", 0.99) is not None
+    assert summary["struct_epoch"] == analysis.first_epoch(history, "frac_struct", 0.99)
+    assert not hasattr(train, "first_epoch") and train.summarize is analysis.summarize
 
 
 def test_the_verdict_rules_load_no_torch():

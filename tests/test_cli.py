@@ -163,11 +163,16 @@ def test_readme_names_only_code_that_exists():
     assert not missing, f"README names code or pages that do not exist: {missing}"
 
 
+TRAIN_PY_NEEDS = ("train.py", "config.py", "analysis.py", "controls.py", "device.py", "model.py", "tasks.py", "optim.py",
+                  "diagnostics.py", "runfolder.py")
+
+
 def test_train_py_copies_with_only_the_files_it_trains(tmp_path):
-    """train.py with model, tasks, optim, diagnostics and runfolder, and nothing else of the
-    repository (no analysis, sweep or store), trains and writes its run folder."""
+    """train.py with what it imports (config, analysis, controls, device, model, tasks, optim,
+    diagnostics, runfolder), and nothing else of the repository (no model_deep, sweep or store),
+    trains and writes its run folder."""
     import shutil
-    for f in ("train.py", "model.py", "model_deep.py", "tasks.py", "optim.py", "diagnostics.py", "runfolder.py"):
+    for f in TRAIN_PY_NEEDS:
         shutil.copy(os.path.join(ROOT, f), tmp_path / f)
     r = subprocess.run([sys.executable, "train.py", *TINY, "--out", "run", "--print-every", "0"],
                        capture_output=True, text=True, cwd=tmp_path)

@@ -182,7 +182,7 @@ def test_the_defaults_are_the_minimal_model():
 
 @pytest.mark.parametrize("changes,message", [
     (dict(n_layers=0), "--n-layers must be >= 1"),
-    (dict(prior_layer="middle"), "unknown --prior-layer"),
+    (dict(prior_layer="middle"), "unknown prior layer"),
     (dict(prior_layer="all"), "--prior-layer is for --n-layers above 1"),
     (dict(n_layers=2, frozen_attn="oracle"), "--frozen-attn is for the minimal model"),
     (dict(layernorm=True, qk_penalty=0.1), "--qk-penalty is for the minimal model"),

@@ -2,9 +2,8 @@
 shape and no data, so any read of a value on the host (.item(), float(), a Python `if` on a
 tensor) fails; and under `SameDevice` (a dispatch guard) so does any op that mixes a host
 tensor with a device tensor (the meta device alone accepts host index tensors in indexing,
-embedding, scatter and even matmul). Two epochs of train.train's own code (train.start, then
-per epoch epoch_data, epoch_forward and epoch_step, as the loop calls them) over the loop's
-configs run there; mutants show that the grid fails when a `device=` is dropped, an upload is
+embedding, scatter and even matmul). A few epochs of train.train's own loop, measuring nothing
+(measure=False), over the loop's configs run there; mutants show that the grid fails when a `device=` is dropped, an upload is
 skipped or a host read enters the step. The CUDA tests run the same code on a GPU, with host
 syncs made errors; they skip here."""
 import argparse
@@ -51,29 +50,14 @@ class SameDevice(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
-def step_epochs(cfg, device, epochs=2, transformer=None):
-    """`epochs` epochs of train.train's own code without measuring (train.start, then the
-    loop's three calls per epoch) on `device`, under SameDevice; returns the run.
-    `transformer` swaps in a model class."""
-    run = train.start(cfg, device=device)
-    if transformer is not None:
-        run.model = _build(cfg, device, transformer)
-        run.opt = train.build_optimizer(run.model, cfg.optimizer, cfg.lr, cfg.wd, (cfg.beta1, cfg.beta2))
-        run.base_lrs = [g["lr"] for g in run.opt.param_groups]
-        run.forward = train.forward_fn(run.model, cfg, device)
+def step_epochs(cfg, device, epochs=2):
+    """`epochs` epochs of train.train's own loop without measuring (measure=False) on `device`, under
+    SameDevice; returns what its on_step saw of the run."""
+    seen = {}
+    cfg.epochs = epochs
     with SameDevice():
-        for epoch in range(epochs):
-            lam = train.epoch_data(run, epoch, 0)
-            train.epoch_forward(run, lam, measure=False)
-            train.epoch_step(run, lam)
-    return run
-
-
-def _build(cfg, device, transformer):
-    task = train.task_of(cfg)
-    model = transformer(task.vocab_size, task.n_classes, cfg.pos_slots or task.seq_len, cfg.d_model, cfg.n_heads,
-                        cfg.d_mlp)
-    return model.to(device)
+        train.train(cfg, device=device, measure=False, on_step=lambda epoch, run: seen.update(run=run))
+    return seen["run"]
 
 
 META = torch.device("meta")
@@ -94,71 +78,87 @@ def test_the_guard_rejects_a_host_tensor_meeting_a_device_tensor():
             w[torch.tensor([1, 2])]
 
 
-# The mutants: each plants one bug the loop once had or could have, and the grid must fail.
+# The mutants: each plants one bug the loop once had or could have in a copy of the code, and the
+# check it must fail is shown to fail on the copy (the same check passes on the code itself, above).
 
-def test_a_host_read_in_the_step_is_caught_on_meta(monkeypatch):
-    """A step that reads a value on the host (as float() did in norm matching)."""
-    step = train.step
-    def step_with_a_host_read(model, opt, cfg, masks):
-        step(model, opt, cfg, masks)
-        float(model.W_Q.detach().pow(2).sum())
-    monkeypatch.setattr(train, "step", step_with_a_host_read)
-    with pytest.raises(RuntimeError):
-        step_epochs(train.make_config(**SMALL), META)
-
-
-def test_a_host_read_in_the_loops_data_is_caught_on_meta(monkeypatch):
-    """A float() read inside the loop's own epoch (here, of lambda's schedule on a tensor)."""
-    weight = train.prior_weight
-    monkeypatch.setattr(train, "prior_weight", lambda cfg, epoch: float(torch.tensor(weight(cfg, epoch), device=META)))
-    with pytest.raises((RuntimeError, NotImplementedError)):
-        step_epochs(train.make_config(**SMALL, lam=0.3), META)
+def mutant(module, old, new, **names):
+    """A copy of the repository's module with `old` (which must occur once) replaced by `new`, run as
+    its own module; names: globals of the copy replaced (another mutant's class, say)."""
+    source = open(os.path.join(ROOT, f"{module}.py")).read()
+    assert source.count(old) == 1, f"{module}.py no longer holds {old!r}: update the mutant"
+    spec = importlib.util.spec_from_loader(f"{module}_mutant", loader=None)
+    copy = importlib.util.module_from_spec(spec)
+    exec(compile(source.replace(old, new), f"{module}_mutant", "exec"), copy.__dict__)
+    copy.__dict__.update(names)
+    return copy
 
 
-def test_a_minibatch_order_drawn_on_the_host_is_caught(monkeypatch):
+def meta_steps(loop, cfg):
+    """Two epochs of a (mutant) train module's loop on the meta device under SameDevice."""
+    cfg.epochs = 2
+    with SameDevice():
+        loop.train(cfg, device=META, measure=False)
+
+
+def test_a_minibatch_order_drawn_on_the_host_is_caught():
     """The loop's randperm without device=: a host index tensor meets the device's data."""
-    randperm = torch.randperm
-    def on_the_host(n, generator=None, device=None, **kw):
-        return randperm(n, generator=torch.Generator().manual_seed(0), **kw)
-    monkeypatch.setattr(torch, "randperm", on_the_host)
+    copy = mutant("train", "generator=batch_gen, device=device)", "generator=batch_gen)")
     with pytest.raises(RuntimeError, match="mixes devices"):
-        step_epochs(train.make_config(**SMALL, batch_size=16), META)
+        meta_steps(copy, train.make_config(**SMALL, batch_size=16))
 
 
-def test_redrawn_distractors_left_on_the_host_are_caught(monkeypatch):
+def test_redrawn_distractors_left_on_the_host_are_caught():
     """The upload skipped: the loop keeps the host's redrawn inputs."""
-    monkeypatch.setattr(train.HostToDevice, "__call__", lambda self, x: x)
+    copy = mutant("train", 'train_set["x"] = upload(task.train_x)', 'train_set["x"] = task.train_x')
     with pytest.raises(RuntimeError, match="mixes devices"):
-        step_epochs(train.make_config(**SMALL, distractors="fresh"), META)
+        meta_steps(copy, train.make_config(**SMALL, distractors="fresh"))
 
 
-def test_an_upload_that_returns_the_host_tensor_is_caught(monkeypatch):
-    """The host-to-device helper returning its (pinned) host buffer instead of the device copy."""
-    def returns_the_buffer(self, x):
-        self.buffers[0] = x.clone()
-        return self.buffers[0]
-    monkeypatch.setattr(train.HostToDevice, "__call__", returns_the_buffer)
+def test_an_upload_that_returns_the_host_tensor_is_caught():
+    """The host-to-device helper returning the host tensor instead of the device copy."""
+    device = mutant("device", "return x.to(self.device)", "return x")
+    copy = mutant("train", "upload = HostToDevice(device)", "upload = HostToDevice(device)",
+                  HostToDevice=device.HostToDevice)
     with pytest.raises(RuntimeError, match="mixes devices"):
-        step_epochs(train.make_config(**SMALL, distractors="refresh", refresh=0.5), META)
+        meta_steps(copy, train.make_config(**SMALL, distractors="refresh", refresh=0.5))
+
+
+def test_a_host_read_inside_the_epoch_is_caught_on_meta():
+    """A float() read of a device value inside the loop's own epoch (lambda's schedule, read back)."""
+    copy = mutant("train", "lam = prior_weight(cfg, epoch)",
+                  "lam = float(torch.tensor(prior_weight(cfg, epoch), device=device))")
+    with pytest.raises((RuntimeError, NotImplementedError)):
+        meta_steps(copy, train.make_config(**SMALL, lam=0.3))
+
+
+def test_a_host_read_in_the_step_is_caught_on_meta():
+    """A step that reads a value on the host (as float() did in norm matching)."""
+    copy = mutant("train", "    opt.step()\n", "    opt.step()\n    float(model.W_Q.detach().pow(2).sum())\n")
+    with pytest.raises(RuntimeError):
+        meta_steps(copy, train.make_config(**SMALL))
 
 
 def test_a_missing_device_argument_in_the_model_is_caught_on_meta():
     """model.py with one `device=` dropped (the positions' index in `run`)."""
-    source = open(os.path.join(ROOT, "model.py")).read()
-    wrong = "torch.arange(T, device=x.device)).flatten()"
-    assert wrong in source
-    spec = importlib.util.spec_from_loader("model_mutant", loader=None)
-    mutant = importlib.util.module_from_spec(spec)
-    exec(compile(source.replace(wrong, "torch.arange(T)).flatten()"), "model_mutant", "exec"), mutant.__dict__)
+    model = mutant("model", "torch.arange(T, device=x.device)).flatten()", "torch.arange(T)).flatten()")
+    copy = mutant("train", "model = Transformer(*sizes)", "model = Transformer(*sizes)", Transformer=model.Transformer)
     with pytest.raises((RuntimeError, NotImplementedError)):
-        step_epochs(train.make_config(**SMALL), META, transformer=mutant.Transformer)
+        meta_steps(copy, train.make_config(**SMALL))
 
 
-def test_the_summary_says_where_and_how_the_run_was_computed(monkeypatch):
-    """A summary without its device (the field dropped) fails here; so does a wrong precision."""
-    summary, _ = train.train(train.make_config(p=7, frac=0.5, epochs=4, d_model=8, d_mlp=16, quiet=True, device="cpu"))
+def summary_says_where(loop):
+    summary, _ = loop.train(train.make_config(p=7, frac=0.5, epochs=4, d_model=8, d_mlp=16, quiet=True, device="cpu"))
     assert summary["device"] == "cpu" and summary["device_name"] == train.device_name(torch.device("cpu"))
     assert summary["precision"] == "float32" and summary["threads"] == torch.get_num_threads()
+
+
+def test_the_summary_says_where_and_how_the_run_was_computed():
+    """A summary without its device (the field dropped from analysis.summarize) fails the check."""
+    summary_says_where(train)
+    analysis = mutant("analysis", '        "device": str(device),\n', "")
+    with pytest.raises(KeyError):
+        summary_says_where(mutant("train", "from analysis import summarize", "from analysis import summarize",
+                                  summarize=analysis.summarize))
 
 
 def test_norm_matching_is_the_host_formula_bit_for_bit():

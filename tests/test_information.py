@@ -171,6 +171,7 @@ def test_a_complete_study_is_judged_written_and_drawn(tmp_path):
 def test_the_dose_check_reads_the_gradient_train_steps_with(monkeypatch):
     """task_gradient_rms, epoch by epoch, is the RMS of the gradient train.train's step receives:
     after that epoch's backward, before its step (the same run in the same process: bitwise)."""
+    import torch
     cfg = train.make_config(p=11, frac=0.5, epochs=12, eval_every=5, d_model=16, d_mlp=32, quiet=True, threads=1,
                             device="cpu", distractors="fixed")
     seen, real = {}, train.step
@@ -182,7 +183,7 @@ def test_the_dose_check_reads_the_gradient_train_steps_with(monkeypatch):
         train.train(cfg)
     got = I.task_gradient_rms(cfg, (0, 6, 11))
     assert got == {e: seen[e] for e in (0, 6, 11)}
-    assert set(got[6]) == {n for n, p in train.start(cfg).model.named_parameters() if p.dim() >= 2} and \
+    assert set(got[6]) == {n for n, p in train.build_run(cfg, torch.device("cpu"))[1].named_parameters() if p.dim() >= 2} and \
         all(v > 0 for v in got[6].values())
     assert "W_Q" in I.dose_table(got) and len(I.dose_table(got).splitlines()) == 5
 

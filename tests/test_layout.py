@@ -9,8 +9,9 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CORE = ["model.py", "model_deep.py", "tasks.py", "optim.py", "diagnostics.py", "runfolder.py", "train.py"]
-SHARED = ["sweep.py", "store.py", "plots.py", "analysis.py"]
+CORE = ["model.py", "model_deep.py", "tasks.py", "optim.py", "diagnostics.py", "runfolder.py", "train.py", "config.py",
+        "device.py", "controls.py", "analysis.py"]
+SHARED = ["sweep.py", "store.py", "plots.py"]
 FIGURES = sorted(os.path.basename(f) for f in glob.glob(os.path.join(ROOT, "exp_*.py")))
 PACKAGES = ("verdicts", "beyond")
 

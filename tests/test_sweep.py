@@ -10,6 +10,7 @@ import torch
 
 import exp_appendix
 import exp_fig3_kl
+import analysis
 import store
 import sweep
 import runfolder
@@ -479,7 +480,7 @@ def test_one_run_serves_a_request_whatever_order_the_folder_lists(tmp_path, monk
     stop = train.make_config(epochs=160, stop_after=20, **tiny)
     other = {**h, "train_loss": [h["train_loss"][0] * 1.01] + h["train_loss"][1:]}     # the other machine's twin
     store.write(folder, s, h, full)
-    store.write(folder, train.summarize(stop, other, s["grok_epoch"], s["grok_epoch"] + 20, 1.0, "cpu"),
+    store.write(folder, analysis.summarize(train.semantic_config(stop), other, s["grok_epoch"], s["grok_epoch"] + 20, 1.0, "cpu", 1),
                 {k: v[: h["epoch"].index(s["grok_epoch"] + 20) + 1] for k, v in other.items()}, stop)
     want = train.make_config(epochs=400, stop_after=20, **tiny)
     listing = os.listdir
@@ -521,9 +522,9 @@ def test_the_store_finds_twins_that_disagree(tmp_path):
     store.write(folder, s, h, full)
     short = train.make_config(epochs=20, **tiny)
     cut = {k: (v[:5] if isinstance(v, list) and len(v) == len(h["epoch"]) else v) for k, v in h.items()}
-    store.write(folder, train.summarize(short, cut, None, 20, 1.0, "cpu"), cut, short)
+    store.write(folder, analysis.summarize(train.semantic_config(short), cut, None, 20, 1.0, "cpu", 1), cut, short)
     assert store.disagreeing_twins(folder) == []
     other = {**cut, "train_loss": cut["train_loss"][:2] + [cut["train_loss"][2] * 1.01] + cut["train_loss"][3:]}
-    store.write(folder, train.summarize(short, other, None, 20, 1.0, "cpu"), other, short)
+    store.write(folder, analysis.summarize(train.semantic_config(short), other, None, 20, 1.0, "cpu", 1), other, short)
     (pair,) = store.disagreeing_twins(folder)
     assert {pair[0], pair[1]} == {store.run_key(full), store.run_key(short)} and pair[2] == 10
