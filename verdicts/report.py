@@ -218,7 +218,8 @@ def plateau_block(results):
     d = _load(results, studies.summary("plateau"))
     if d is None:
         return ["## Beyond the paper, part five: what ends the plateau in the paper's own regime? (registered, "
-                "docs/registered/plateau.md)", "", "- not run: `python -m beyond.plateau --jobs 2 --threads 1`", ""]
+                "docs/registered/plateau.md)", "", "- not complete: `python -m beyond.plateau --jobs 2 --threads 1` trains what is "
+                "missing (`python reproduce.py --dry-run --only plateau` counts it); a partial redraw goes to results/partial/", ""]
     return plateau.markdown(d)
 
 
