@@ -51,7 +51,9 @@ def config(args, regime, lam, seed, epochs, prior_layer="first"):
 
 
 def pilot_runs(args):
-    return [(f"pilot {name}", config(args, regime, lam, PILOT_SEED, PILOT_EPOCHS)) for name, regime, lam in PILOT]
+    """The pilot's two runs (--quick: on the small model at the preset's short budget, a first look)."""
+    epochs = args.epochs if args.quick else PILOT_EPOCHS
+    return [(f"pilot {name}", config(args, regime, lam, PILOT_SEED, epochs)) for name, regime, lam in PILOT]
 
 
 def grid_runs(args, budget, step):
@@ -205,16 +207,16 @@ def get_parser():
     return p
 
 
+QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=1500, seeds=[0])
+
+
 def parse(argv=None):
-    return get_parser().parse_args(argv)
+    return sweep.apply_quick(get_parser().parse_args(argv), QUICK)
 
 
 def main(argv=None):
     args = parse(argv)
-    if args.quick:
-        raise SystemExit("error: beyond.deep has no --quick preset; its pilot is the short look "
-                         "(python -m beyond.deep --part pilot)")
-    if args.part == "pilot":
+    if args.part == "pilot" or args.quick:             # --quick: the pilot on the small model
         return pilot(args)
     if BUDGET is None or SHRINK_STEP is None:
         if not args.plot_only:

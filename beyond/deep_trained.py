@@ -64,7 +64,8 @@ def config(args, name, seed, lam, epochs):
 
 
 def gate_runs(args):
-    return [(f"gate {name}", config(args, name, GATE_SEED, 0.0, GATE_EPOCHS)) for name in CONFIGS]
+    epochs = args.epochs if args.quick else GATE_EPOCHS          # --quick: the small model, the preset's budget
+    return [(f"gate {name}", config(args, name, GATE_SEED, 0.0, epochs)) for name in CONFIGS]
 
 
 def cell_runs(args, name, budget):
@@ -86,7 +87,7 @@ def planned_runs(args):
         return out
     if PASSED_CONFIG is None or BUDGET is None:
         return []
-    arms = list(cell_runs(args, PASSED_CONFIG, BUDGET).values())
+    arms = list(cell_runs(args, PASSED_CONFIG, args.epochs if args.quick else BUDGET).values())
     return [arm[i] for i in range(len(args.seeds)) for arm in arms]      # seed by seed: a cut sweep leaves pairs
 
 
@@ -209,7 +210,7 @@ def get_parser():
 
 
 def parse(argv=None):
-    return sweep.apply_quick(get_parser().parse_args(argv), dict(p=sweep.QUICK_MODEL["p"], seeds=[0]))
+    return sweep.apply_quick(get_parser().parse_args(argv), dict(p=sweep.QUICK_MODEL["p"], epochs=2000, seeds=[0]))
 
 
 def main(argv=None):

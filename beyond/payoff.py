@@ -214,14 +214,21 @@ def cell_line(r):
 def get_parser():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    sweep.add_scale_args(p, dict(p=sweep.QUICK_MODEL["p"], epochs=1500, seeds=[0]))
+    sweep.add_scale_args(p, QUICK)
     sweep.add_sweep_args(p)
     p.set_defaults(seeds=list(SEEDS), regime="fresh")
     return p
 
 
+# --quick: the eight cells on the small model, one seed, a short budget (a first look at the machinery;
+# T(wd) was fitted on the paper's model, so the small model's cells say nothing of H8)
+QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=1500, seeds=[0])
+
+
 def parse(argv=None):
     args = get_parser().parse_args(argv)
+    if args.quick:
+        return sweep.apply_quick(args, QUICK)
     args.epochs = BUDGET
     return args
 

@@ -914,3 +914,30 @@ def test_a_run_table_tells_a_run_not_stored_from_one_that_never_grokked():
     assert rows[-1] == "| lambda 0 | 5660, never, not stored | 1/2 stored |"
     rows = report.study_table({"seeds": [0, 1], "grok": {"lambda 0": {"0": 5660, "1": None}}})
     assert rows[-1] == "| lambda 0 | 5660, never | 1/2 |"
+
+
+# what one study's --quick may plan (issue #85, 2026-12-02): small-model runs, and this many epochs in all
+# (the small model runs 6-11 ms an epoch here: about two to four minutes on one core, half that with --jobs 2)
+QUICK_STUDY_EPOCHS = 40000
+
+
+def test_every_studys_quick_preset_plans_small_runs_within_its_budget():
+    """For every study in the registry: the runs its --quick plans are the small model's (the tasks
+    modulo p at sweep.QUICK_MODEL's p; the others at their own small sizes, never the paper's p 113),
+    and their epochs add up to at most QUICK_STUDY_EPOCHS. A study whose --quick trains the paper's
+    runs (as payoff.py's once did: 80 of them) fails."""
+    import argparse
+    import reproduce
+    import store
+    import sweep
+    from verdicts import studies
+    args = argparse.Namespace(quick=True, results_dir="results")
+    too_big = {}
+    for name in studies.STUDIES:
+        module, sargs = reproduce.study_args(name, args)
+        cfgs = {store.run_key(c): c for _, c in module.planned_runs(sargs)}.values()
+        large = [store.run_key(c) for c in cfgs if c.p != sweep.QUICK_MODEL["p"] and c.task in ("add", "sub", "mul", "addk", "route")]
+        total = sum(c.epochs for c in cfgs)
+        if large or total > QUICK_STUDY_EPOCHS:
+            too_big[name] = (total, large[:2])
+    assert not too_big, f"--quick plans paper-scale or long runs: {too_big}"
