@@ -49,7 +49,7 @@ import os
 import analysis
 from verdicts import rules
 import plots
-from verdicts import claims, report
+from verdicts import claims
 import store
 import sweep
 
@@ -351,6 +351,67 @@ def judge(c, results, args):
 
 
 # ---------------------------------------------------------------------------------------
+# Its lines in REPORT.md and the README (verdicts/report.py and verdicts/readme.py lay them out)
+
+def choice_line(row, bold=True):
+    """One reading of the sensitivity study: its verdict and parts, or how many runs are in."""
+    if "parts" not in row:
+        return f"{row['stored']} of {row['runs']} runs stored" if "max_train_acc" not in row else \
+            f"best train accuracy {row['max_train_acc']:.3f} on seed 0 within the pilot's budget"
+    head = (f"**{row['verdict']}**" if bold else row["verdict"]) + (f" (the answer {row['answer']})" if "answer" in row else "")
+    return head + ": " + "; ".join(f"{name}: {rules.describe(v, bold=False)}" for name, v in row["parts"].items())
+
+
+def held_out_note(part, row):
+    """The registered rule: a reading that reproduces a failing claim says so only "on seeds
+    0-4" until the same cells on held-out seeds 5-9 reproduce it again (docs/registered/sensitivity.md).
+    A headline row says instead what amendment 5's further seeds gave, if it has them."""
+    if part == "headline":
+        return followup_note(row)
+    if row.get("verdict") != rules.REPRODUCED:
+        return ""
+    held = row.get("heldout")
+    if held is None or "verdict" not in held:
+        return (" (on seeds 0-4; the held-out confirmation on seeds 5-9 "
+                + (f"has {held['stored']} of {held['runs']} runs stored)" if held else "not run yet)"))
+    confirmed = ("**confirmed**: reproduced under this reading" if held["verdict"] == rules.REPRODUCED
+                 else f"**not confirmed** ({held['verdict']}): the negative verdict stands")
+    return f" (on seeds 0-4; held-out seeds 5-9: {confirmed}; {choice_line(held).split(': ', 1)[1]})"
+
+
+def followup_note(row):
+    """Amendment 5 (docs/registered/sensitivity.md): a headline row's open part at the seeds the power plan
+    sized, and the answer with it in place of the seeds-0-4 part."""
+    more = row.get("followup")
+    if more is None:
+        return ""
+    if "parts" not in more:
+        return f" (amendment 5, {more['seeds']}: {more['stored']} of {more['runs']} runs stored)"
+    (name, v), = more["parts"].items()
+    answer = f"the answer **{more['answer']}**; " if "answer" in more else ""
+    return (f" (amendment 5, {more['seeds']}: {answer}{name}: {rules.describe(v, bold=False)}{added_note(more)}"
+            f"{confirm_note(more)})")
+
+
+def confirm_note(more):
+    """Amendment 6: whether held-out seeds confirm amendment 5's pooled verdict."""
+    held = more.get("confirm")
+    if held is None:
+        return ""
+    if "parts" not in held:
+        return f"; amendment 6, {held['seeds']}: {held['stored']} of {held['runs']} runs stored"
+    (v,) = held["parts"].values()
+    said = "**confirmed**" if held.get("confirms") else "**not confirmed**"
+    return f"; amendment 6, {held['seeds']} alone: {said}, {rules.describe(v, bold=False)}"
+
+
+def added_note(more):
+    """A pooled part's added seeds alone (seeds 0-4 left out), reported beside it, never judged."""
+    v = more.get("added_seeds_alone", {})
+    return f"; the {v['n']} added seeds alone, reported beside: {rules.describe(v, bold=False)}" if "ci" in v else ""
+
+
+# ---------------------------------------------------------------------------------------
 # The figure: one panel a part, each reading's per-seed values
 
 TITLES = {"c2": "C2: norm-matched rows (oracle: full; adversarial: chance)",
@@ -503,7 +564,7 @@ def main(argv=None):
             print(f"  c10's registered choice (seed 0, {PILOT_EPOCHS} epochs, first to memorize): {rows}")
             continue
         for reading, row in rows.items():
-            print(f"  {part} / {reading}: {report.choice_line(row).replace('**', '')}{report.held_out_note(part, row)}")
+            print(f"  {part} / {reading}: {choice_line(row, bold=False)}{held_out_note(part, row)}")
     summary = {"verdicts": verdicts, "seeds": args.seeds, "held_out_seeds": list(HELD_OUT_SEEDS),
                "budget": args.epochs, "p": args.p, "readings": READING_WORDS}
     store.write_json(os.path.join(args.results_dir, "choices.json"), summary)

@@ -630,7 +630,7 @@ def main(argv=None):
     print("\nA critical prior strength (docs/registered/critical.md, pre-registered before any run):")
     print("  share grokked per lambda: " + ", ".join(f"{l}: {v:.1f}" for l, v in out["share"].items() if v is not None))
     for h in ("H6a", "H6b", "H6c"):
-        print(f"  {h}: " + A.describe(out[h]).replace("**", ""))
+        print(f"  {h}: " + A.describe(out[h], bold=False))
     for name, row in out["wd_fit"].items():
         print(f"  weight decay, {name}: {row}")
     store.write_json(os.path.join(args.results_dir, "critical.json"), out, digits=6)

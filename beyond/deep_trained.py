@@ -228,7 +228,7 @@ def main(argv=None):
         gate = store.read(args.store or store.STORE, gate_runs(args)[0][1])
         out = summarize(results, args, gate and gate[0], minimal)
         print(f"deep_trained: {out['stored_runs']} of {out['planned_runs']} cell runs stored; speed-up "
-              + A.describe(out["speedup"]).replace("**", ""))
+              + A.describe(out["speedup"], bold=False))
         store.write_json(os.path.join(args.results_dir, "deep_trained.json"), out, digits=6)
         plot(out, os.path.join(args.results_dir, "deep_trained.png"))
         if gate:

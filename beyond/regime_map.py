@@ -198,7 +198,7 @@ def print_tables(stats, budget):
     print("\nKL speed-up t_grok(0) / t_grok(lambda), paired by seed (rules v3, verdicts/rules.py):")
     for key, c in stats.items():
         if "speedup" in c:
-            print(f"  {key:24s} " + rules.describe(c["speedup"]).replace("**", ""))
+            print(f"  {key:24s} " + rules.describe(c["speedup"], bold=False))
     # for reading the speed-ups: how late the baseline's attention finds the operands (wd 1)
     print(f"\n{'regime (wd 1)':14s} {'base t_found':>12s} {'t_mem':>6s} {'t_grok':>8s} "
           + " ".join(f"{'x at lam ' + format(l, 'g'):>14s}" for l in LAMS if l > 0))
@@ -498,7 +498,7 @@ def main(argv=None):
     print("\nClaim C11 (abstract, Eq. 5): the baseline's delay grows like 1/wd and lasts at least Eq. 5's bound.")
     c11_now = claims.c11_from_cells(stats.values(), args.epochs, c11)        # the verdict REPORT.md gives
     for part, v in c11_now.items():
-        print(f"  {part}: " + rules.describe(v).replace("**", ""))
+        print(f"  {part}: " + rules.describe(v, bold=False))
     strip = lambda c: {k: v for k, v in c.items() if k != "marks"}
     store.write_json(os.path.join(args.results_dir, f"regime_map{tag}.json"),
                      {"cells": {k: strip(c) for k, c in stats.items()}, "selection": selection, "c11": c11,

@@ -36,7 +36,7 @@ import numpy as np
 import analysis
 from verdicts import rules as A
 import plots
-from verdicts import claims, report
+from verdicts import claims
 import store
 import sweep
 
@@ -330,6 +330,26 @@ def composition(c, results, args):
 
 
 # ---------------------------------------------------------------------------------------
+# Its lines in REPORT.md (verdicts/report.py lays them out)
+
+def h3_cell(row, bold=True):
+    """One held-out cell of the two clocks' H3: the deciding prediction max(R, N) + c against the
+    measured median, and the sequential R + N + c' reported beside it."""
+    if "predicted" not in row:
+        return f"{row['stored']} of its runs stored"
+    return (f"predicted {row['predicted']:.0f}, measured median {row['median']:.0f}"
+            f"{' (censored)' if row['censored'] else ''}: {'within' if row['within'] else ('**miss**' if bold else 'miss')}"
+            + (f" (sequential R + N + c', reported: {row['predicted_seq']:.0f}, "
+               f"{'within' if row['within_seq'] else 'miss'})" if "predicted_seq" in row else ""))
+
+
+def medians_note(v):
+    """A scaling verdict's median time per x (rule 6 reads its floor, cap and room off them)."""
+    meds = v.get("medians")
+    return "; median per x (censored at the budget): " + ", ".join(f"{x}: {m:.0f}" for x, m in meds.items()) if meds else ""
+
+
+# ---------------------------------------------------------------------------------------
 # The figure
 
 def draw_law(a, v, fitted=None):
@@ -442,9 +462,9 @@ def main(argv=None):
     print("\nThe two clocks (docs/registered/two_clocks.md, pre-registered before any run), recomputed by rules v3"
           + ("; as registered, by rules v2, beside" if registered else "") + ":")
     for k, v in verdicts.items():
-        print(f"  {k}: " + A.describe(v).replace("**", "") + report.medians_note(v))
+        print(f"  {k}: " + A.describe(v, bold=False) + medians_note(v))
         for name, row in v.get("cells", {}).items():
-            print(f"      {name}: " + report.h3_cell(row).replace("**", ""))
+            print(f"      {name}: " + h3_cell(row, bold=False))
         if k in registered:
             print(f"      registered (rules v2): {registered[k][0]}, {registered[k][1]}")
     store.write_json(os.path.join(args.results_dir, "two_clocks.json"),

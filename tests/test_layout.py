@@ -87,3 +87,15 @@ def test_a_copied_figure_script_runs_its_quick_preset_alone(tmp_path):
     assert (tmp_path / "results" / "quick" / "fig3_kl.json").exists()
     assert (tmp_path / "results" / "quick" / "fig3_kl.png").exists()
     assert "grok epoch per seed" in done.stdout
+
+
+def test_each_study_renders_its_own_lines_and_nothing_strips_markdown():
+    """beyond/ imports nothing from verdicts/report.py (a study renders its own lines; the report lays
+    them out), and no code strips the project's own markdown after the fact: a verdict renders
+    itself bold or plain (rules.describe(v, bold=False))."""
+    for f in glob.glob(os.path.join(ROOT, "beyond", "*.py")):
+        bad = [n for n in imports(f) if n in ("verdicts.report", "report") or n.startswith("verdicts.report.")]
+        assert not bad, f"{f} imports {bad}"
+    for f in repo_modules().values():
+        source = open(f).read()
+        assert ".replace(\"**\", \"\")" not in source and ".replace('**', '')" not in source, f

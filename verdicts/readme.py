@@ -9,7 +9,8 @@ summaries, through `update_readme`.
 from verdicts import rules as A
 from verdicts import studies
 from verdicts.claims import PAPER_SHORT, _load, direction, verdicts
-from verdicts.report import CHOICE_CLAIMS, choice_line, claim_outcome, held_out_note
+from beyond.choices import choice_line, held_out_note
+from verdicts.report import CHOICE_CLAIMS, claim_outcome
 
 
 def block_markers(name):

@@ -11,6 +11,8 @@ import os
 
 import numpy as np
 
+from beyond.choices import choice_line, held_out_note
+from beyond.two_clocks import h3_cell, medians_note
 from verdicts import rules as A
 from verdicts import studies
 from verdicts.claims import (BESIDE, CLAIMS, DECIDING, EQ7_HELD_OUT, EQ7_PLAN_ROW, MARKED_AFTER_DATA, PAPER,
@@ -257,7 +259,7 @@ def deep_block(results):
         lines.append(f"- prior on the {layer} block{'s' if layer == 'all' else ''}: D1 **{r['D1']}**, D2 **{r['D2']}**")
         lines += [f"  - {cell}: {A.describe(v)}" for cell, v in r["speedups"].items()]
     lines += [f"- minimal model, same cells, seeds 0-4: " + "; ".join(
-        f"{cell} {A.describe(v).replace('**', '')}" for cell, v in d["minimal"].items())]
+        f"{cell} {A.describe(v, bold=False)}" for cell, v in d["minimal"].items())]
     lines += [f"- lambda 0 runs, {part}: {A.describe(v)}" for part, v in d["mechanism"].items()]
     return lines + [""]
 
@@ -336,53 +338,8 @@ def claim_outcome(rows):
                       + (" (" + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())) + ")" if counts else ""))
 
 
-def held_out_note(part, row):
-    """The registered rule: a reading that reproduces a failing claim says so only "on seeds
-    0-4" until the same cells on held-out seeds 5-9 reproduce it again (docs/registered/sensitivity.md).
-    A headline row says instead what amendment 5's further seeds gave, if it has them."""
-    if part == "headline":
-        return followup_note(row)
-    if row.get("verdict") != A.REPRODUCED:
-        return ""
-    held = row.get("heldout")
-    if held is None or "verdict" not in held:
-        return (" (on seeds 0-4; the held-out confirmation on seeds 5-9 "
-                + (f"has {held['stored']} of {held['runs']} runs stored)" if held else "not run yet)"))
-    confirmed = ("**confirmed**: reproduced under this reading" if held["verdict"] == A.REPRODUCED
-                 else f"**not confirmed** ({held['verdict']}): the negative verdict stands")
-    return f" (on seeds 0-4; held-out seeds 5-9: {confirmed}; {choice_line(held).split(': ', 1)[1]})"
 
 
-def followup_note(row):
-    """Amendment 5 (docs/registered/sensitivity.md): a headline row's open part at the seeds the power plan
-    sized, and the answer with it in place of the seeds-0-4 part."""
-    more = row.get("followup")
-    if more is None:
-        return ""
-    if "parts" not in more:
-        return f" (amendment 5, {more['seeds']}: {more['stored']} of {more['runs']} runs stored)"
-    (name, v), = more["parts"].items()
-    answer = f"the answer **{more['answer']}**; " if "answer" in more else ""
-    return (f" (amendment 5, {more['seeds']}: {answer}{name}: {A.describe(v).replace('**', '')}{added_note(more)}"
-            f"{confirm_note(more)})")
-
-
-def confirm_note(more):
-    """Amendment 6: whether held-out seeds confirm amendment 5's pooled verdict."""
-    held = more.get("confirm")
-    if held is None:
-        return ""
-    if "parts" not in held:
-        return f"; amendment 6, {held['seeds']}: {held['stored']} of {held['runs']} runs stored"
-    (v,) = held["parts"].values()
-    said = "**confirmed**" if held.get("confirms") else "**not confirmed**"
-    return f"; amendment 6, {held['seeds']} alone: {said}, {A.describe(v).replace('**', '')}"
-
-
-def added_note(more):
-    """A pooled part's added seeds alone (seeds 0-4 left out), reported beside it, never judged."""
-    v = more.get("added_seeds_alone", {})
-    return f"; the {v['n']} added seeds alone, reported beside: {A.describe(v).replace('**', '')}" if "ci" in v else ""
 
 
 def headline_answer(row):
@@ -400,14 +357,6 @@ def headline_answer(row):
                                f"and 6; on seeds 0–4: {row.get('answer')})")
     return more["answer"], f" ({more['seeds']}, amendment 5; on seeds 0–4: {row.get('answer')})"
 
-
-def choice_line(row):
-    """One reading of the sensitivity study: its verdict and parts, or how many runs are in."""
-    if "parts" not in row:
-        return f"{row['stored']} of {row['runs']} runs stored" if "max_train_acc" not in row else \
-            f"best train accuracy {row['max_train_acc']:.3f} on seed 0 within the pilot's budget"
-    head = f"**{row['verdict']}**" + (f" (the answer {row['answer']})" if "answer" in row else "")
-    return head + ": " + "; ".join(f"{name}: {A.describe(v).replace('**', '')}" for name, v in row["parts"].items())
 
 
 def critical_block(results):
@@ -482,21 +431,6 @@ def heldout_lines(heldout):
     return lines
 
 
-def h3_cell(row):
-    """One held-out cell of the two clocks' H3: the deciding prediction max(R, N) + c against the
-    measured median, and the sequential R + N + c' reported beside it."""
-    if "predicted" not in row:
-        return f"{row['stored']} of its runs stored"
-    return (f"predicted {row['predicted']:.0f}, measured median {row['median']:.0f}"
-            f"{' (censored)' if row['censored'] else ''}: {'within' if row['within'] else '**miss**'}"
-            + (f" (sequential R + N + c', reported: {row['predicted_seq']:.0f}, "
-               f"{'within' if row['within_seq'] else 'miss'})" if "predicted_seq" in row else ""))
-
-
-def medians_note(v):
-    """A scaling verdict's median time per x (rule 6 reads its floor, cap and room off them)."""
-    meds = v.get("medians")
-    return "; median per x (censored at the budget): " + ", ".join(f"{x}: {m:.0f}" for x, m in meds.items()) if meds else ""
 
 
 # ---------------------------------------------------------------------------------------
@@ -659,5 +593,5 @@ def study_parts_text(results, name):
     role = f"reported beside claim {s.claim}, outside its verdict" if s.variant_of else f"claim {s.claim}"
     lines = [f"\nVerdict by the repository's rules (verdicts/) on this study's runs ({role}; the claim's verdict "
              f"over all its studies is in REPORT.md): {A.combine_testable(parts).upper()}"]
-    lines += [f"  {part}: " + A.describe(v).replace("**", "") for part, v in parts.items()]
+    lines += [f"  {part}: " + A.describe(v, bold=False) for part, v in parts.items()]
     return "\n".join(lines) + "\n"

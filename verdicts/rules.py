@@ -69,9 +69,10 @@ def combine(parts):
     return INCONCLUSIVE
 
 
-def describe(v):
-    """One line: verdict, n, interval, reason."""
-    bits = [f"**{v['verdict']}**", f"n = {v.get('n', 0)}"]
+def describe(v, bold=True):
+    """One line: verdict, n, interval, reason; the verdict in markdown bold, or plain (bold=False: a
+    printout), so that nothing strips markdown afterwards."""
+    bits = [f"**{v['verdict']}**" if bold else v["verdict"], f"n = {v.get('n', 0)}"]
     if v.get("text"):
         bits.append(v["text"])
     if v.get("reason"):
