@@ -584,7 +584,7 @@ def test_the_readme_table_names_a_part_without_its_asides_and_its_status_from_fi
     open_ends = rules.speedup_verdict_v4({s: None for s in range(5)}, {s: 3000.0 for s in range(5)}, 10000)
     assert "no finite interval: 5 seeds with a bound" in readme._part_number(open_ends)
     band = rules.level_verdict([0.5, 0.6, 0.55, 0.58, 0.52], 0, 3 / 113, "final test acc")
-    assert readme._part_number(garbled(band)).endswith("(the paper's band [0, 0.0265))")
+    assert readme._part_number(garbled(band)).endswith("(our band [0, 0.0265))")
     law = rules.scaling_verdict_v4({1 / l: {s: None for s in range(5)} for l in (0.25, 0.5, 1)}, 10000, [1, 2, 4],
                                    "1/wd")
     assert law["verdict"] == "not decided" and law["dropped"] == "1/wd = [1.0, 2.0, 4.0] dropped: median censored at 10000"

@@ -363,7 +363,7 @@ def level_verdict(values, low, high, what="mean"):
     verdict = _cap_few_seeds(verdict, len(vals), reasons)
     return {**out, "verdict": verdict, "estimate": est, "ci": [lo, hi],
             "text": f"{what} {est:.3f} [{lo:.3f}, {hi:.3f}], {band}", "shown": f"{what} {est:.3f} [{lo:.3f}, {hi:.3f}]",
-            "against": f"the paper's band [{low:.3g}, {high:.3g})", "reason": "; ".join(reasons)}
+            "against": f"our band [{low:.3g}, {high:.3g})", "reason": "; ".join(reasons)}
 
 
 def property_verdict(oks, what="seeds showing it"):
