@@ -315,7 +315,9 @@ def summarize(per_run, budgets, seeds):
     arms whose every seed is stored (t_95 decides; the held t_95 and t_grok beside), the reading."""
     budget_of = lambda arm: budgets[ARMS[arm][0]]
     times = lambda m: {arm: {s: r[m] for s, r in by.items()} for arm, by in per_run.items() if len(by) == len(seeds)}
-    memorized = {arm: (sum(r["t_mem"] is not None for r in by.values()), len(by)) for arm, by in per_run.items()}
+    # a premise is judged once every run of its arm is in
+    memorized = {arm: (sum(r["t_mem"] is not None for r in by.values()), len(by)) for arm, by in per_run.items()
+                 if len(by) == len(seeds)}
     judged = judge(times("t_95"), budget_of, memorized)
     beside = {m: judge(times(m), budget_of, memorized) for m in ("t_95_held", "t_grok")}
     amended = amended_reading(per_run, budget_of, seeds)
@@ -323,7 +325,7 @@ def summarize(per_run, budgets, seeds):
                for arm, by in per_run.items()}
     return {"stored_runs": sum(len(by) for by in per_run.values()), "planned_runs": len(seeds) * len(ARMS),
             "seeds": list(seeds), "budgets": budgets, "deciding_measure": "t_95",
-            "memorized": {arm: f"{k}/{n}" for arm, (k, n) in memorized.items()},
+            "memorized": {arm: f"{sum(r['t_mem'] is not None for r in by.values())}/{len(by)}" for arm, by in per_run.items()},
             "reached_0.95": {arm: f"{sum(r['t_95'] is not None for r in by.values())}/{len(by)}"
                              for arm, by in per_run.items()},
             "medians": {m: {arm: analysis.fmt_median([r[m] for r in by.values()], budget_of(arm))
@@ -338,7 +340,8 @@ def amended_reading(per_run, budget_of, seeds):
     keep = [s for s in seeds if s in AMENDED_SEEDS]
     kept = {arm: {s: r for s, r in by.items() if s in keep} for arm, by in per_run.items()}
     times = {arm: {s: r["t_95"] for s, r in by.items()} for arm, by in kept.items() if by and len(by) == len(keep)}
-    memorized = {arm: (sum(r["t_mem"] is not None for r in by.values()), len(by)) for arm, by in kept.items() if by}
+    memorized = {arm: (sum(r["t_mem"] is not None for r in by.values()), len(by)) for arm, by in kept.items()
+                 if by and len(by) == len(keep)}
     every = {**COMPARISONS, **COMPARISONS_WEAK}
     judged = judge(times, budget_of, memorized, every, PREMISES_AMENDED)
     return {"seeds": keep, "comparisons": judged, **reading(judged, PREDICTIONS_AMENDED, every)}

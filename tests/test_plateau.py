@@ -194,3 +194,17 @@ def test_amendment_1_reads_the_query_arm_by_its_premise_on_the_seeds_after_it():
     assert am["seeds"] == list(range(231, 250)) and am["comparisons"]["K3"]["verdict"] == P.UNTESTABLE
     assert am["accounts"]["live"]["comparisons"]["K3"] == P.UNTESTABLE
     assert summary["accounts"]["live"]["comparisons"]["K3"] == "against"
+
+
+def test_a_premise_waits_for_every_run_of_its_arm():
+    """The distractors arm's premise is not judged on the runs stored so far: with one seed missing,
+    K4 and K5 are not yet untestable (nor judged)."""
+    seeds = P.SEEDS
+    runs = {arm: {s: {"t_95": 3000.0, "t_95_held": None, "t_grok": None, "t_mem": 300, "plateau": {}} for s in seeds}
+            for arm in P.ARMS}
+    runs["distractors"] = {s: {"t_95": None, "t_95_held": None, "t_grok": None, "t_mem": None, "plateau": {}}
+                           for s in seeds[:-1]}
+    summary = P.summarize(runs, P.BUDGETS, seeds)
+    assert "K4" not in summary["comparisons"] and summary["reading"] == "not decided"
+    runs["distractors"][seeds[-1]] = dict(runs["distractors"][seeds[0]])
+    assert P.summarize(runs, P.BUDGETS, seeds)["comparisons"]["K4"]["verdict"] == P.UNTESTABLE
