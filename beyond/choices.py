@@ -254,7 +254,10 @@ def headline_part(regime):
 
 
 def headline_speedup(arms, regime, budget):
-    return R.speedup(times(arms[f"{regime} lambda 0"], budget), times(arms[f"{regime} lambda {HEADLINE_LAM:g}"], budget), budget)
+    """The registered rule's reading (rules v3, as registered), and rules v4's beside it, never deciding
+    here (issue #86, 2026-12-02: a number the README quotes as current is v4's)."""
+    base, prior = times(arms[f"{regime} lambda 0"], budget), times(arms[f"{regime} lambda {HEADLINE_LAM:g}"], budget)
+    return {**R.speedup(base, prior, budget), "v4": rules.RULES["v4"].speedup(base, prior, budget)}
 
 
 def headline_answer(parts):

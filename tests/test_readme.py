@@ -128,7 +128,8 @@ def numbers():
         head = store.read_json(os.path.join("results", "choices.json"))["verdicts"]["headline"]
         default = head[choices.HEADLINE_DEFAULT]
         (held,) = default["followup"]["confirm"]["parts"].values()
-        out["fresh, held-out seeds"] = f"**{x(held)}** on {held['n']} held-out seeds"
+        v4 = held["v4"]            # rules v4's reading, beside the registered v3 one (issue #86)
+        out["fresh, held-out seeds"] = f"**{x(v4)}** on {v4['n']} held-out seeds, {v4['verdict']} by rules v4"
         table = claims.verdicts("results")
         pay = store.read_json(os.path.join("results", "payoff.json"))      # H8, registered before its runs
         m = pay["model"]
