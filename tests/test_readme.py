@@ -213,7 +213,8 @@ def numbers():
         out["C4 extended"] = (f"{words.get(len(extended), len(extended))} lottery tickets censored at "
                               f"{c4_run['budget']:,} epochs grokked by {max(late):,} when extended"
                               if None not in late else "an extended ticket never grokked")
-        out["reproduced"] = ("four are reproduced: C4, the title claim, C5, C8 and C10 where testable." if
+        out["reproduced"] = ("four are reproduced: C4 (the Bayesian ticket against the lottery ticket), C5, C8 and "
+                             "C10 where testable." if
                              named["reproduced"] == ["C4", "C5", "C8"] and named["reproduced where testable"] == ["C10"]
                              else str(named))
         c8 = next(v for p, v in table["C8"][1].items() if p.startswith("larger d"))
