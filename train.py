@@ -21,8 +21,8 @@ import torch.nn.functional as F
 
 import runfolder
 from analysis import summarize
-from config import (config_differences, deep, get_parser, make_config, override, refresh_rate,  # noqa: F401 (make_config,
-                    semantic_config, validate)                                          # override: train.make_config)
+from config import (config_differences, deep, get_parser, make_config, override, refresh_rate,  # noqa: F401
+                    semantic_config, validate)             # make_config, override: train.make_config(...) works too
 from controls import logit_noise, noise_generator, weight_noise
 from device import HostToDevice, device_name, generator_on, pick_device, set_deterministic
 from diagnostics import evaluation, kl_to_target, update_stats
