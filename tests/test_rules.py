@@ -471,3 +471,18 @@ def test_rules_v4_scaling_rows_are_those_stated_in_stats_md():
             assert r["not_reproduced"] <= 0.025 + mc, (scenario, n)
         if "no law" in scenario:
             assert r["reproduced"] == 0, (scenario, n)
+
+
+def test_a_speedup_that_rests_on_bounds_prints_as_one():
+    """Rules v4's speed-up text marks an estimate resting on censored runs: '>=' where the baseline never
+    grokked in some seeds (lower bounds), '<=' where the treatment never did, and 'every effect a bound'
+    where no ratio was measured (C6's entropy arm: every prior run censored). Measured ratios: no mark."""
+    budget = 10000
+    base = {s: 4000.0 + 100 * s for s in range(8)}
+    fast = {s: 2000.0 + 50 * s for s in range(8)}
+    assert ">=" not in A.speedup_verdict_v4(base, fast, budget)["text"]
+    censored_base = {**base, 0: None, 1: None}
+    assert " >= " in A.speedup_verdict_v4(censored_base, fast, budget)["text"]
+    never = {s: None for s in range(8)}
+    v = A.speedup_verdict_v4(base, never, budget)
+    assert " <= " in v["text"] and "every effect a bound" in v["text"] and "every effect a bound" in v["shown"]

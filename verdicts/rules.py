@@ -686,11 +686,16 @@ def effect_verdict_v4(effects, smallest, what="effect", fmt=lambda x: f"{x:+.2f}
     if bound_note:
         reasons.append(bound_note)
     end = lambda v: fmt(v).replace("infx", "inf")          # an end with no order statistic: 0x / inf, -inf / +inf
-    shown = (f"{what} {fmt(est)} [{end(lo)}, {end(hi)}]" if math.isfinite(lo) or math.isfinite(hi) else
-             f"{what} {fmt(est)} (no finite interval: {n} seeds with a bound; the Wilcoxon interval needs 6)")
+    # an estimate that rests on bounds prints as one (issue #86, 2026-12-02): >= where some effects are lower
+    # bounds and none upper, <= the reverse; "every ratio a bound" where no effect was measured
+    mark = ">= " if any(b > 0 for b in bounds) and not any(b < 0 for b in bounds) else \
+        "<= " if any(b < 0 for b in bounds) and not any(b > 0 for b in bounds) else ""
+    every = ", every effect a bound" if mark and all(bounds) else ""
+    shown = (f"{what} {mark}{fmt(est)} [{end(lo)}, {end(hi)}]{every}" if math.isfinite(lo) or math.isfinite(hi) else
+             f"{what} {mark}{fmt(est)} (no finite interval: {n} seeds with a bound; the Wilcoxon interval needs 6)")
     return {**out, "verdict": verdict,
-            "text": f"{what} {fmt(est)} [{end(lo)}, {end(hi)}] ({kind}), smallest that counts {fmt(smallest)}, "
-                    f"{sign}{seeds_note}",
+            "text": f"{what} {mark}{fmt(est)} [{end(lo)}, {end(hi)}] ({kind}){every}, smallest that counts "
+                    f"{fmt(smallest)}, {sign}{seeds_note}",
             "shown": shown, "against": f"counts from {fmt(smallest)}", "reason": "; ".join(reasons)}
 
 
