@@ -477,8 +477,8 @@ def estimate(c):
 
 def comparison_line(c):
     """One comparison: its verdict and estimate (a bound where it rests on one), or the count test's text."""
-    if "estimate" not in c:
-        return f"{c['verdict']}: {c['text']}"
+    if "ci" not in c:                       # the count test, or one informative seed (no interval)
+        return f"{c['verdict']}: {c.get('text') or c.get('reason', '')}"
     what = c["text"].split(":", 1)[0]
     extra = {"bounds both ways": "; its ratios are bounds both ways"}.get(c.get("bound"), "")
     return f"{c['verdict']}: {what} {estimate(c)} (counts from {SMALLEST:g}x){extra}; {c.get('reason') or 'every ratio measured'}"

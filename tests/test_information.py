@@ -246,3 +246,11 @@ def test_the_figures_page_states_the_controls_as_measured():
             "(seeds " + " and ".join(rescue) + ": " + " and ".join(f"≥ {v:.2f}x" for v in rescue.values()) + ")"]
     for s in said:
         assert s.replace("e-0", "e-") in page.replace("e-0", "e-"), s
+
+
+def test_a_comparison_with_no_interval_is_written_as_its_rule_gives_it():
+    """One informative seed (the --quick preset's one seed) gives an estimate and no interval: the
+    line is the rule's own text (a crash here once stopped `python -m beyond.information --quick`)."""
+    one = A.speedup_verdict_v4({0: 4000.0}, {0: 2000.0}, 10000, what="uniform faster than lambda 0")
+    assert "estimate" in one and "ci" not in one
+    assert I.comparison_line(one).startswith(f"{one['verdict']}: ") and "one informative seed" in I.comparison_line(one)
