@@ -21,34 +21,7 @@ import math
 
 import numpy as np
 
-
-def first_epoch(history, key, threshold):
-    """First logged epoch with history[key] >= threshold, None if never: t_mem and t_struct in a
-    run's summary (summarize), and every study's phase marks. This module loads no torch, so that
-    the verdict rules, which read it, do not."""
-    return next((e for e, v in zip(history["epoch"], history[key]) if v >= threshold), None)
-
-
-def summarize(config, history, grok, epoch, wall, device, threads):
-    """A run's summary (summary.json, the store's): its semantic config, its phase epochs (t_mem and
-    t_struct by first_epoch), final values, the epochs it ran and where and how fast it ran. train.py
-    writes it at the end of a run; store.derived cuts a longer run's to a shorter budget."""
-    return {
-        "config": config,
-        "grok_epoch": grok,
-        "mem_epoch": first_epoch(history, "train_acc", 0.99),
-        "struct_epoch": first_epoch(history, "frac_struct", 0.99),
-        "final_train_acc": history["train_acc"][-1],
-        "final_test_acc": history["test_acc"][-1],
-        "final_info_mass": history["info_mass"][-1],
-        "final_mlp_norm": history["mlp_norm"][-1],
-        "lemma_violations": sum(history.get("lemma_violations", [])),
-        "epochs_run": epoch,
-        "wall_s": wall,
-        "ms_per_epoch": 1000 * wall / max(epoch, 1),
-        "device": str(device),
-        "threads": threads,   # a different count rounds differently (docs/registered/sensitivity.md)
-    }
+from summary import first_epoch   # noqa: F401  (a run's marks: summary.py; every study reads it from here)
 
 
 def held_from(history, key, threshold):

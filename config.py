@@ -1,11 +1,8 @@
-"""The configuration of one run: every flag of train.py with the paper's values (App. G) as
-defaults, their validation, and what of a config determines its result (the run store's key).
+"""The configuration of one run: every flag of train.py with the paper's values (App. G) as defaults,
+their validation, and what of a config determines its result: store.py keys its runs by
+`semantic_config` and matches a stored run by `config_differences`.
 
-    import config
     cfg = config.make_config(lam=0.1, seed=0)      # the parser's defaults with keyword overrides
-
-train.py reads its flags from here; store.py keys its runs by `semantic_config` and matches a
-stored run by `config_differences`.
 """
 import argparse
 import functools
@@ -38,45 +35,37 @@ def get_parser():
     a("--frac", type=float, default=0.3, help="train fraction of all operand tuples")
     a("--n-operands", type=int, default=2, help="operands for --task addk")
     a("--n-distractors", type=int, default=2, help="distractor positions (sequence length = operands + this + 1)")
-    a("--distractors", default="fresh",
-      help="fixed | fresh | refresh (redraw each training example with prob. --refresh per epoch); "
-           "fresh is the figures' default, chosen by measurement (docs/registered/regime_map.md)")
+    a("--distractors", default="fresh", help="fixed | fresh | refresh (redraw each training example with prob. "
+      "--refresh per epoch); fresh, the figures' default, was chosen by measurement (docs/registered/regime_map.md)")
     a("--refresh", type=float, default=0.0, help="per-epoch redraw probability for --distractors refresh")
-    a("--distractor-vocab", default="shared",
-      help="add / mul / addk: distractor tokens shared with the operands (0..p-1) | separate (a noise "
-           "vocabulary p+1..2p) | pad (one pad token); readings of §3, docs/registered/sensitivity.md")
+    a("--distractor-vocab", default="shared", help="arithmetic tasks: distractor tokens shared with the operands "
+      "| separate (a noise vocabulary p+1..2p) | pad (one pad token); readings of §3, docs/registered/sensitivity.md")
     a("--n-bits", type=int, default=10, help="parity / arparity: input bits n")
     a("--parity-k", type=int, default=3, help="parity / arparity: bits k in each parity")
     a("--n-outputs", type=int, default=3, help="arparity: parity bits predicted after the inputs")
     a("--perm-n", type=int, default=5, help="perm: the group S_n")
-    a("--pos-slots", type=int, default=None,
-      help="position-table rows; the query always uses the last (length generalization). Default: seq length")
+    a("--pos-slots", type=int, default=None, help="position-table rows, the query's the last (App. F.3; default: length)")
     # model (paper §3.2, App. A.2)
     a("--d-model", type=int, default=64)
     a("--n-heads", type=int, default=1)
     a("--d-mlp", type=int, default=256)
-    a("--n-layers", type=int, default=1,
-      help="transformer blocks; above 1 (or with --layernorm) the deeper pre-LN model of model_deep.py, "
-           "beyond the paper (docs/registered/deep.md)")
+    a("--n-layers", type=int, default=1, help="blocks; above 1 (or with --layernorm) the deeper pre-LN model of "
+      "model_deep.py, beyond the paper (docs/registered/deep.md)")
     a("--layernorm", action="store_true", help="LayerNorm before each attention and MLP and before the unembedding")
-    a("--final-layernorm", action=argparse.BooleanOptionalAction, default=True,
-      help="with --layernorm: the LayerNorm before the unembedding (--no-final-layernorm drops it, as "
-           "the LayerNorm-and-grokking anchor does: docs/registered/deep_trained.md)")
-    a("--prior-layer", default="first",
-      help="deeper model: the attention the prior acts on and the diagnostics read: first | last | all "
-           "(every block's, averaged with the heads)")
-    a("--init", default="paper",
-      help="paper: N(0, 1/fan_in) for every weight, biases 0 (model.py) | pytorch: PyTorch's defaults "
-           "(embeddings N(0, 1), Linear U(+-1/sqrt(fan_in))); a reading of §3's 'standard initialization'")
+    a("--final-layernorm", action=argparse.BooleanOptionalAction, default=True, help="with --layernorm: the "
+      "LayerNorm before the unembedding (--no-final-layernorm drops it: docs/registered/deep_trained.md)")
+    a("--prior-layer", default="first", help="deeper model: the attention the prior acts on and the diagnostics "
+      "read: first | last | all (every block's, averaged with the heads)")
+    a("--init", default="paper", help="paper: N(0, 1/fan_in) for every weight, biases 0 | pytorch: PyTorch's "
+      "defaults (model.pytorch_init_); readings of §3's 'standard initialization'")
     a("--init-scale", type=float, default=1.0, help="multiply every parameter at init (Omnigrok's knob)")
     # optimization (paper App. G)
     a("--optimizer", default="adamw", help="adamw | sgd | lion | muon (optim.py maps lr and wd between them)")
     a("--batch-size", type=int, default=None, help="minibatch size (default: full batch)")
     a("--lr", type=float, default=1e-3)
     a("--wd", type=float, default=1.0, help="AdamW (decoupled) weight decay on every parameter")
-    a("--decay-norms", action=argparse.BooleanOptionalAction, default=True,
-      help="decay every parameter (the paper); --no-decay-norms exempts LayerNorm gains and shifts and "
-           "every bias (every parameter of one dimension), as nanoGPT's configure_optimizers does (AdamW)")
+    a("--decay-norms", action=argparse.BooleanOptionalAction, default=True, help="decay every parameter (the "
+      "paper); --no-decay-norms exempts gains, shifts and biases, as nanoGPT does (AdamW)")
     a("--beta1", type=float, default=0.9)
     a("--beta2", type=float, default=0.999)
     a("--warmup", type=int, default=10, help="linear warm-up epochs")
@@ -84,39 +73,29 @@ def get_parser():
     a("--epochs", type=int, default=10000)
     # structural prior (Eq. 6): loss = CE + lam(t) * mean penalty(a), penalty = KL(q || a) by default
     a("--lam", type=float, default=0.0, help="prior strength lambda")
-    a("--prior", default="oracle",
-      help="KL target q: oracle | adversarial (uniform on distractors) | uniform (on every key: no "
-           "information, a live gradient) | shuffled (1/k on k random keys per training example, never "
-           "its informative ones, kept for the run: the oracle's form without its information) | "
-           "query (all mass on the query position: no information, nothing on the distractors) | "
-           "teacher (a trained model's attention)")
+    a("--prior", default="oracle", help="KL target q: oracle | adversarial (uniform on distractors) | uniform "
+      "(every key) | shuffled (1/k on k random keys per example, never its informative ones) | query (all "
+      "mass on the query) | teacher (a trained model's attention); the middle three carry no information")
     a("--teacher", default=None, help="state dict (.pt) of the teacher for --prior teacher (same architecture)")
-    a("--prior-kind", default="kl",
-      help="kl: KL(q || a) | entropy: H(a) | sparsity: 1 - ||a||_2^2 | l1-logits: sum_i |s_i| of the "
-           "attention logits (these three undirected: no target) | logit-noise: a random zero-sum gradient "
-           "on the attention logits, fresh every step, of the norm KL(q || a)'s would have, example by "
-           "example (a control: the prior's push without its direction; adds 0 to the loss)")
+    a("--prior-kind", default="kl", help="kl: KL(q || a) | entropy: H(a) | sparsity: 1 - ||a||_2^2 | l1-logits: "
+      "sum_i |s_i| (these three undirected) | logit-noise: a random zero-sum gradient on the logits of the KL's "
+      "norm, example by example (a control beyond the paper: controls.logit_noise)")
     a("--prior-start", type=int, default=0, help="late start: lambda(t) = 0 before this epoch")
     a("--prior-anneal", type=int, default=None,
       help="anneal: lambda(t) falls linearly from lambda to 0 over this many epochs after --prior-start")
-    a("--prior-stop", type=int, default=None,
-      help="turned off: lambda(t) = 0 from this epoch on (beyond the paper: when does a prior act? "
-           "docs/registered/plateau.md)")
-    a("--weight-noise", type=float, default=0.0,
-      help="a control beyond the paper (the 2026 'Adam freeze' account): sum_W <W, detach(eps)> over every "
-           "weight matrix, eps ~ N(0, RMS^2) fresh every step; this is the RMS (0 = off). Adds 0 to the loss")
+    a("--prior-stop", type=int, default=None, help="lambda(t) = 0 from this epoch on (beyond the paper: "
+      "docs/registered/plateau.md)")
+    a("--weight-noise", type=float, default=0.0, help="RMS of a detached Gaussian gradient on every weight "
+      "matrix, fresh every step (a control beyond the paper: controls.weight_noise; 0 = off)")
     a("--frozen-attn", default=None, help="oracle: replace the model's attention by the oracle (App. F.4)")
     # capacity controls (Fig. 2)
-    a("--norm-match", type=float, default=None,
-      help="rescale the MLP parameters to this Frobenius norm after every step (Omnigrok-style, MLP only)")
-    a("--global-norm-match", type=float, default=None,
-      help="rescale *all* parameters to this total norm after every step (Omnigrok's own variant)")
+    a("--norm-match", type=float, default=None, help="rescale the MLP's parameters to this norm after every step")
+    a("--global-norm-match", type=float, default=None, help="rescale all parameters to this norm (Omnigrok's)")
     a("--qk-penalty", type=float, default=0.0, help="extra c * (||W_Q||^2 + ||W_K||^2) in the loss")
     # logging and phase marks (paper §5.1, Fig. 1)
     a("--eval-every", type=int, default=10)
-    a("--log-updates", action="store_true",
-      help="also log, every --eval-every epochs, the RMS of AdamW's last update to W_Q, W_K and the "
-           "embeddings and the training set's attention mass (docs/registered/plateau.md)")
+    a("--log-updates", action="store_true", help="also log the RMS of AdamW's last update to W_Q, W_K and the "
+      "embeddings, and the training set's attention mass (controls.update_stats)")
     a("--tau", type=float, default=None, help="structural-condition threshold (default 1/(2k))")
     a("--grok-acc", type=float, default=0.99, help="test accuracy that marks grokking")
     a("--stop-after", type=int, default=None, help="stop this many epochs after grokking (default: never)")
@@ -126,16 +105,12 @@ def get_parser():
     a("--init-from", default=None, help="a .pt state dict to start from (rewinding a lottery ticket)")
     a("--mask", default=None, help="a .pt dict {parameter name: 0/1 tensor}, applied at init and after every step")
     a("--out", default=None, help="run folder for summary.json and history.json")
-    a("--checkpoint-every", type=int, default=1000,
-      help="with --out: save the loop's state to <out>/checkpoint.pt every N epochs; a run cut "
-           "short goes on from there when started again (0 = never)")
+    a("--checkpoint-every", type=int, default=1000, help="with --out: the loop's state to <out>/checkpoint.pt "
+      "every N epochs; a run cut short goes on from there when started again (0 = never)")
     a("--device", default="auto", help="auto | cpu | cuda | cuda:N")
-    a("--deterministic", action="store_true",
-      help="torch's deterministic algorithms and the cuBLAS workspace (for a GPU; the CPU already is)")
-    a("--amp", default="off", help="off | bf16: autocast the matmuls to bfloat16 (CPU or CUDA); the loss "
-                                   "stays float64. Changes the trajectory: docs/running.md, Speed")
-    a("--compile", nargs="?", const="inductor", default=None,
-      help="torch.compile the forward pass (backend, default inductor; 'eager' only traces)")
+    a("--deterministic", action="store_true", help="deterministic algorithms (for a GPU; the CPU already is)")
+    a("--amp", default="off", help="off | bf16: autocast the matmuls (the loss stays float64; docs/running.md)")
+    a("--compile", nargs="?", const="inductor", default=None, help="torch.compile the forward (backend)")
     a("--threads", type=int, default=0, help="torch CPU threads (0 = torch's default)")
     a("--print-every", type=int, default=1000, help="progress line every N epochs (0 = none)")
     a("--quiet", action="store_true")
@@ -144,8 +119,8 @@ def get_parser():
 
 @functools.lru_cache(maxsize=None)
 def _defaults():
-    """The parser's defaults, parsed once: a parse takes ~3 ms, and the dry run and the report make
-    thousands of configs. Every default is an immutable scalar (tested), so no two configs share state."""
+    """The parser's defaults, parsed once (a parse takes ~3 ms; a dry run makes thousands of configs).
+    Every default is an immutable scalar (tested), so no two configs share state."""
     return tuple(vars(get_parser().parse_args([])).items())
 
 
@@ -168,20 +143,16 @@ def override(cfg, overrides):
     return cfg
 
 
-
-
 # The flags that take one of a few names: flag -> the names it takes
 CHOICES = {"task": TASKS, "prior": PRIORS, "prior_kind": PRIOR_KINDS, "init": INITS, "distractors": DISTRACTOR_DRAWS,
            "distractor_vocab": DISTRACTOR_VOCABS, "prior_layer": PRIOR_LAYERS, "optimizer": OPTIMIZERS, "amp": AMP}
-# (flag, the test its value must pass, what it must be)
-BOUNDS = [("p", lambda v: v >= 3, "at least 3"), ("frac", lambda v: 0 < v < 1, "in (0, 1)"), ("lam", lambda v: v >= 0, ">= 0"),
-          ("weight_noise", lambda v: v >= 0, ">= 0"), ("prior_start", lambda v: v >= 0, ">= 0"),
-          ("prior_anneal", lambda v: v is None or v >= 1, ">= 1"), ("init_scale", lambda v: v > 0, "> 0"),
-          ("epochs", lambda v: v >= 1, ">= 1"), ("eval_every", lambda v: v >= 1, ">= 1"), ("d_model", lambda v: v >= 1, ">= 1"),
-          ("n_heads", lambda v: v >= 1, ">= 1"), ("d_mlp", lambda v: v >= 1, ">= 1"), ("n_layers", lambda v: v >= 1, ">= 1"),
-          ("lr", lambda v: v > 0, "> 0"), ("wd", lambda v: v >= 0, ">= 0"), ("batch_size", lambda v: v is None or v >= 1, ">= 1"),
-          ("norm_match", lambda v: v is None or v > 0, "> 0"), ("global_norm_match", lambda v: v is None or v > 0, "> 0"),
-          ("qk_penalty", lambda v: v >= 0, ">= 0")]
+# (flag, the test its value must pass, what it must be); a flag whose default is None may stay None
+BOUNDS = ([("p", lambda v: v >= 3, "at least 3"), ("frac", lambda v: 0 < v < 1, "in (0, 1)")]
+          + [(f, lambda v: v >= 1, ">= 1") for f in ("epochs", "eval_every", "d_model", "n_heads", "d_mlp", "n_layers")]
+          + [(f, lambda v: v is None or v >= 1, ">= 1") for f in ("prior_anneal", "batch_size")]
+          + [(f, lambda v: v >= 0, ">= 0") for f in ("lam", "weight_noise", "prior_start", "wd", "qk_penalty")]
+          + [(f, lambda v: v > 0, "> 0") for f in ("init_scale", "lr")]
+          + [(f, lambda v: v is None or v > 0, "> 0") for f in ("norm_match", "global_norm_match")])
 # (what is wrong, the message) for the flags that must agree with each other
 def _conflicts(cfg):
     big = deep(cfg)
@@ -250,13 +221,10 @@ def semantic_config(cfg):
     return {k: v for k, v in sorted(vars(cfg).items()) if k not in NON_SEMANTIC}
 
 
-
 def config_differences(stored, cfg, defaults=None):
-    """Keys in which a stored config (a run folder's, a checkpoint's, the store's) differs from
-    cfg ([] = the same run). A flag added after the config was stored matches if cfg leaves it at
-    its default, which computes what the run computed before the flag existed: runs and their
-    checkpoints outlive the flags (a run resumed in a later session included). defaults: the
-    defaults' semantic config, when the caller has it at hand."""
+    """Keys in which a stored config (a run folder's, a checkpoint's, the store's) differs from cfg
+    ([] = the same run). A flag added after the run was stored matches if cfg leaves it at its default,
+    which computes what the run computed before the flag existed. defaults: default_semantic(), if at hand."""
     defaults = json.loads(json.dumps(default_semantic())) if defaults is None else defaults
     want = json.loads(json.dumps(semantic_config(cfg)))      # as the file holds it: tuples are lists
     have = {**{k: v for k, v in want.items() if k not in stored and v == defaults.get(k)}, **stored}

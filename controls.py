@@ -1,8 +1,15 @@
-"""Controls beyond the paper (docs/registered/information.md): terms with the KL prior's size and no
+"""What the studies beyond the paper add to a run; train.py imports this file only for a run that
+asks for one of them, so a run without them computes what it did before they existed.
+
+The noise controls (docs/registered/information.md): terms with the KL prior's size and no
 information, added to the loss by train.training_loss through `prior_loss(kind="logit-noise")` and
 `--weight-noise`. Each adds 0 to the loss's value (written <x - detach(x), g>: value 0, gradient g)
-and draws from its own random stream, so a run without them computes what it did before they existed.
+and draws from its own random stream.
+KL targets without the information: `query_target` and `shuffled_target` (--prior query, shuffled).
+The update log (--log-updates, docs/registered/plateau.md): what moves on the plateau.
 """
+import math
+
 import torch
 
 from device import generator_on
@@ -45,3 +52,82 @@ def noise_generator(cfg, device):
     if cfg.weight_noise or (cfg.lam and cfg.prior_kind == "logit-noise"):
         return generator_on(device).manual_seed(cfg.seed + NOISE_SEED_OFFSET)
     return None
+
+# ---------------------------------------------------------------------------------------
+# KL targets without the oracle's information (train.batches maps --prior shuffled and query here)
+
+# The shuffled target's own random stream: seed plus this offset, an arbitrary prime (the 1,000,000th),
+# part of what a run computes, so it never changes.
+SHUFFLE_SEED_OFFSET = 15485863
+
+
+def query_target(task, split):
+    """All mass on the query position (N, T): a KL target with no information that puts nothing
+    on the distractors (docs/registered/plateau.md)."""
+    n = len(task.train_x if split == "train" else task.test_x)
+    if task.qpos is not None:
+        raise ValueError("the query target is for tasks whose query is the last position")
+    q = torch.zeros(n, task.seq_len)
+    q[:, task.query_pos] = 1.0
+    return q
+
+
+def shuffled_target(task, split, seed):
+    """The shuffled oracle (N, T): per row, mass 1/k on k keys drawn at random among those the
+    query attends to, never the row's own informative set: the oracle's form without its
+    information (docs/registered/information.md). Drawn from a stream of its own (seed +
+    SHUFFLE_SEED_OFFSET), so a run gets the same pairs for the same rows every time it asks (a
+    run resumed from a checkpoint included); a row whose draw is its informative set draws again."""
+    if task.qpos is not None:
+        raise ValueError("the shuffled oracle is for tasks whose query sees every key")
+    q = task.oracle_for(split)
+    n, T = q.shape
+    gen = torch.Generator().manual_seed(seed + SHUFFLE_SEED_OFFSET + (split == "test"))
+    out, todo = torch.zeros(n, T), torch.arange(n)
+    while len(todo):
+        pick = torch.rand(len(todo), T, generator=gen).topk(task.k, dim=-1).indices   # k keys, uniformly
+        out[todo] = torch.zeros(len(todo), T).scatter_(1, pick, 1.0 / task.k)
+        todo = todo[((out[todo] > 0) == (q[todo] > 0)).all(-1)]                      # the oracle's set: again
+    return out
+
+
+def uninformed_target(prior, task, split, seed):
+    """--prior query or shuffled: that target for a split of the task."""
+    return query_target(task, split) if prior == "query" else shuffled_target(task, split, seed)
+
+
+# ---------------------------------------------------------------------------------------
+# The update log (--log-updates)
+
+# the parameters whose AdamW updates --log-updates follows: attention's routing and the embeddings
+UPDATE_PARAMS = ("W_Q", "W_K", "embed", "pos")
+
+
+@torch.no_grad()
+def adam_update_rms(opt, params, lrs):
+    """{name: RMS of the update AdamW's last step gave the parameter}: lr * m_hat / (sqrt(v_hat) + eps),
+    its bias-corrected moments read from the optimizer's state (torch.optim.AdamW's own formula);
+    the decoupled decay lr * wd * theta is not part of it. params: {name: parameter}; lrs: the
+    learning rate of that last step, per parameter group. 0 for a parameter not yet stepped."""
+    out = {name: 0.0 for name in params}
+    names = {id(p): n for n, p in params.items()}
+    for group, lr in zip(opt.param_groups, lrs):
+        beta1, beta2 = group["betas"]
+        for p in group["params"]:
+            state = opt.state.get(p, {})
+            if id(p) not in names or "exp_avg" not in state:
+                continue
+            t = float(state["step"])
+            denom = state["exp_avg_sq"].double().sqrt() / math.sqrt(1 - beta2 ** t) + group["eps"]
+            update = (lr / (1 - beta1 ** t)) * state["exp_avg"].double() / denom
+            out[names[id(p)]] = update.pow(2).mean().sqrt().item()
+    return out
+
+
+def update_stats(model, opt, out, lrs):
+    """What --log-updates adds to an epoch's row (docs/registered/plateau.md): the RMS of AdamW's
+    last update to each of UPDATE_PARAMS, and the training set's attention mass per position,
+    averaged over examples and heads (the redrawn distractors are the training set's)."""
+    rms = adam_update_rms(opt, {n: getattr(model, n) for n in UPDATE_PARAMS}, lrs)
+    mass = out["attn"].detach().double().mean(0).sum(0).div(model.n_heads)
+    return {**{f"update_rms_{n}": v for n, v in rms.items()}, "train_attn_mass": mass.tolist()}

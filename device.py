@@ -27,18 +27,16 @@ def device_name(device):
 
 
 def set_deterministic(cfg):
-    """--deterministic: PyTorch's deterministic algorithms (an op with none raises), and the
-    cuBLAS workspace that makes CUDA matmuls repeatable. On the CPU a run is already
-    bitwise-deterministic for a given thread count; this only makes that an error to break."""
+    """--deterministic: deterministic algorithms and repeatable cuBLAS matmuls (on the CPU a run
+    already is bitwise-deterministic for a given thread count; this makes breaking it an error)."""
     if cfg.deterministic:
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
         torch.use_deterministic_algorithms(True)
 
 
 class HostToDevice:
-    """A host tensor copied to the device once an epoch without the host waiting for it: into
-    one of two pinned buffers, non-blocking, a buffer reused only once its last copy has landed
-    (its event). The data are the host's, bit for bit. On the CPU: the tensor itself."""
+    """A host tensor copied to the device once an epoch without the host waiting: into one of two
+    pinned buffers, non-blocking, each reused once its last copy has landed. On the CPU: the tensor."""
 
     def __init__(self, device):
         self.device, self.buffers, self.events, self.turn = device, [None, None], [None, None], 0

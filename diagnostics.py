@@ -10,8 +10,8 @@ formula behind one logged number, each tested in tests/test_train.py.
   interaction_grad     dL/dW for W = W_Q^T W_K (App. D.2)
   lipschitz_bound      L_f of (attention output) -> logits, for Lemma 5.1
   task_gradient_stats  ||dL/ds||, ||dL/dW||, and Lemma 5.1 checked per example and position
-  layer_stats          the deeper model (beyond the paper): the same gradients and B_tau per block
-  evaluation           all of the above plus losses and accuracies, for one epoch
+  evaluation           all of the above plus losses and accuracies, for one epoch (the deeper model's
+                       per-block quantities: model_deep.DeepTransformer.layer_stats)
 """
 import math
 
@@ -82,17 +82,11 @@ def lipschitz_bound(model):
 
 
 def task_gradient_stats(model, x, out, ce_each, pos_ids=None, qpos=None):
-    """The task (cross-entropy) gradient reaching attention, on the training batch.
-
-    Call after loss.backward() with out["attn"].retain_grad(): the prior is computed from
-    the logits directly (prior_loss), so the gradient that reached the attention weights a
-    is the task's alone, and dL/ds = a * (dL/da - sum_j a_j dL/da_j) (softmax backward).
-    - grad_s_norm: ||dL/ds|| for the attention logits s (B, H, T) of the mean loss;
-    - grad_W_norm: ||dL/dW||_F for W_h = W_Q,h^T W_K,h (App. D.2), from dL/ds via Eq. 38:
-      s_bhi = h_q,b^T W_h h_bi / sqrt(dh)  =>  dL/dW_h = sum_bi g_bhi h_q,b h_bi^T / sqrt(dh);
-    - Lemma 5.1 per example and position: |dl/ds_i| <= L_f sqrt(2 l) a_i ||u_i||,
-      u_i = W_O,h (v_i - sum_j a_j v_j).
-    """
+    """The task (cross-entropy) gradient reaching attention, on the training batch, after
+    loss.backward() with out["attn"].retain_grad(): the prior acts on the logits directly
+    (prior_loss), so the gradient that reached the attention weights is the task's alone.
+    grad_s_norm ||dL/ds||; grad_W_norm ||dL/dW||_F for W_h = W_Q,h^T W_K,h (App. D.2, `interaction`);
+    Lemma 5.1 per example and position: |dl/ds_i| <= L_f sqrt(2 l) a_i ||u_i||, u_i = W_O,h (v_i - sum_j a_j v_j)."""
     B, T = x.shape
     H, dh = model.n_heads, model.d_head
     with torch.no_grad():
@@ -115,63 +109,6 @@ def task_gradient_stats(model, x, out, ce_each, pos_ids=None, qpos=None):
             "lemma_violations": int((measured > bound * (1 + max(1e-4, 4 * eps)) + 1e-12).sum())}
 
 
-def layer_stats(model, train, test, out, test_out, tau):
-    """The deeper model (beyond the paper, model_deep.DeepTransformer): per block, the task gradient
-    to its attention at the query (||dL/ds||, and ||dL/dW|| from the block's own attention
-    input LN(h), as task_gradient_stats), and on the test set its D(t), informative mass and
-    B_tau. grad_s_norm / grad_W_norm are the prior's layer's (every block's together with
-    prior_layer "all"). Lemma 5.1 is proved for the one-layer model: it is not logged here."""
-    B, T = train["x"].shape
-    rows = torch.arange(B, device=train["x"].device)
-    at = torch.full((B,), T - 1, device=rows.device) if train["qpos"] is None else train["qpos"]
-    g_s, g_W = [], []
-    with torch.no_grad():
-        for a, full, u in zip(out["attn_layers"], out["attn_full"], out["inputs_layers"]):
-            g_a = full.grad[rows, :, at] if full.shape[2] > 1 else full.grad[:, :, 0]    # the query's row
-            g = softmax_backward(a.detach(), g_a).to(u.dtype)
-            g_s.append(g.norm().item())
-            g_W.append(interaction(u.detach(), u.detach()[rows, at], g, model.d_head).norm().item())
-    layers = [structural_stats(a, test["oracle"], tau) for a in test_out["attn_layers"]]
-    pick = {"first": 0, "last": -1}.get(model.prior_layer)
-    both = lambda v: v[pick] if pick is not None else math.sqrt(sum(x * x for x in v))
-    return {"grad_s_norm": both(g_s), "grad_W_norm": both(g_W), "grad_s_norm_layers": g_s,
-            "grad_W_norm_layers": g_W, **{f"{k}_layers": [l[k] for l in layers] for k in layers[0]}}
-
-
-# the parameters whose AdamW updates --log-updates follows: attention's routing and the embeddings
-UPDATE_PARAMS = ("W_Q", "W_K", "embed", "pos")
-
-
-@torch.no_grad()
-def adam_update_rms(opt, params, lrs):
-    """{name: RMS of the update AdamW's last step gave the parameter}: lr * m_hat / (sqrt(v_hat) + eps),
-    its bias-corrected moments read from the optimizer's state (torch.optim.AdamW's own formula);
-    the decoupled decay lr * wd * theta is not part of it. params: {name: parameter}; lrs: the
-    learning rate of that last step, per parameter group. 0 for a parameter not yet stepped."""
-    out = {name: 0.0 for name in params}
-    names = {id(p): n for n, p in params.items()}
-    for group, lr in zip(opt.param_groups, lrs):
-        beta1, beta2 = group["betas"]
-        for p in group["params"]:
-            state = opt.state.get(p, {})
-            if id(p) not in names or "exp_avg" not in state:
-                continue
-            t = float(state["step"])
-            denom = state["exp_avg_sq"].double().sqrt() / math.sqrt(1 - beta2 ** t) + group["eps"]
-            update = (lr / (1 - beta1 ** t)) * state["exp_avg"].double() / denom
-            out[names[id(p)]] = update.pow(2).mean().sqrt().item()
-    return out
-
-
-def update_stats(model, opt, out, lrs):
-    """What --log-updates adds to an epoch's row (docs/registered/plateau.md): the RMS of AdamW's
-    last update to each of UPDATE_PARAMS, and the training set's attention mass per position,
-    averaged over examples and heads (the redrawn distractors are the training set's)."""
-    rms = adam_update_rms(opt, {n: getattr(model, n) for n in UPDATE_PARAMS}, lrs)
-    mass = out["attn"].detach().double().mean(0).sum(0).div(model.n_heads)
-    return {**{f"update_rms_{n}": v for n, v in rms.items()}, "train_attn_mass": mass.tolist()}
-
-
 def evaluation(model, train, test, out, test_out, tau):
     """Every logged quantity at one epoch (docs/registered/sensitivity.md, Logging), from the training
     forward-backward `out` (train.forward_backward with measure=True: the loss terms added,
@@ -179,7 +116,7 @@ def evaluation(model, train, test, out, test_out, tau):
     batch dicts of train.batches."""
     frozen = train["attn"] is not None           # then the attention has no gradient to measure
     if "attn_layers" in out:                      # the deeper model: per block, no Lemma 5.1
-        metrics = layer_stats(model, train, test, out, test_out, tau)
+        metrics = model.layer_stats(train, test, out, test_out, tau)     # model_deep.DeepTransformer's
     else:
         metrics = {} if frozen else task_gradient_stats(model, train["x"], out, out["ce_each"], train["pos_ids"],
                                                         train["qpos"])

@@ -54,6 +54,7 @@ import numpy as np
 import torch
 
 import analysis
+import extend
 import optim
 import plots
 import store
@@ -61,7 +62,7 @@ import sweep
 import train
 
 from model import Transformer
-from tasks import longer_inputs, query_slot_ids
+from tasks import query_slot_ids
 
 
 BOUND_QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=2000, seeds=[0])
@@ -334,7 +335,7 @@ def frozen_parser(sub):
     p.add_argument("--lam", type=float, default=1.0, help="lambda of the KL arm (shared with priors)")
     p.add_argument("--arms", nargs="+", default=list(FROZEN_ARMS), choices=FROZEN_ARMS,
                    help="arms to run (C10 compares frozen with baseline; kl is drawn beside them)")
-    sweep.add_extend_arg(p)
+    extend.add_extend_arg(p)
     return p
 
 
@@ -347,7 +348,7 @@ def frozen_runs(args):
 
 
 def run_frozen(args):
-    results, budgets, elsewhere, continued = sweep.run_extended(frozen_runs(args), args)
+    results, budgets, elsewhere, continued = extend.run_extended(frozen_runs(args), args)
     arms = [a for a in FROZEN_ARMS if a in args.arms]
     grok, med = grok_table(results, args, arms)
     print("\nClaim C10 (paper, App. F.4): with attention frozen at the oracle the MLP alone "
@@ -355,13 +356,13 @@ def run_frozen(args):
     print_grok_table(grok, med, args)
     store.write_json(out_path(args, "appendix_frozen", "json"),
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
-                      **sweep.budget_table(budgets, args, arms, lambda a, s: run_name(a, s, args), elsewhere),
+                      **extend.budget_table(budgets, args, arms, lambda a, s: run_name(a, s, args), elsewhere),
                       "p": args.p, "regime": args.regime, "seeds": args.seeds})
     against = " and ".join(f"KL (lambda {args.lam:g})" if arm == "kl" else arm for arm in arms if arm != "frozen")
     plot_arms(results, grok, args, arms, out_path(args, "appendix_frozen", "png"),
               f"Frozen oracle attention vs {against}, p = {args.p}, "
               f"distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}"
-              + sweep.extended_text(budgets, args, elsewhere, continued), budgets=budgets)
+              + extend.extended_text(budgets, args, elsewhere, continued), budgets=budgets)
 
 
 # ---------------------------------------------------------------------------------------
@@ -528,7 +529,7 @@ def autoregressive_parser(sub):
 def routing_parser(sub):
     p = study_parser(sub, "routing", "Fig. 8 left: dynamic routing, per-sequence oracle vs baseline", TASKS_QUICK)
     p.add_argument("--lam", type=float, default=1.0, help="lambda of the per-sequence-oracle KL arm")
-    sweep.add_extend_arg(p)
+    extend.add_extend_arg(p)
     return p
 
 
@@ -540,18 +541,18 @@ def routing_runs(args):
 def run_routing(args):
     arms = ("baseline", "kl")
     name = lambda a, s: run_name(f"route-{a}", s, args)
-    results, budgets, elsewhere, continued = sweep.run_extended(routing_runs(args), args)
+    results, budgets, elsewhere, continued = extend.run_extended(routing_runs(args), args)
     grok, med = grok_table(results, args, arms, name)
     print("\nClaim C7 (paper, App. F.3): when the informative positions vary per sequence, a "
           "per-sequence oracle restores the KL bypass. Grokking epochs:")
     print_grok_table(grok, med, args)
     store.write_json(out_path(args, "fig8_routing", "json"),
                      {"grok": grok, "median": med, "lam": args.lam, "budget": args.epochs,
-                      **sweep.budget_table(budgets, args, arms, name, elsewhere),
+                      **extend.budget_table(budgets, args, arms, name, elsewhere),
                       "regime": args.regime, "seeds": args.seeds})
     plot_arms(results, grok, args, arms, out_path(args, "fig8_routing", "png"),
               f"Figure 8 (left): dynamic routing, p = {args.p}, distractors {args.regime}, seeds {plots.seeds_text(args.seeds)}"
-              + sweep.extended_text(budgets, args, elsewhere, continued), name=name, budgets=budgets)
+              + extend.extended_text(budgets, args, elsewhere, continued), name=name, budgets=budgets)
 
 
 LENGTHS = [6, 8, 10, 12, 16, 24]
@@ -562,6 +563,18 @@ def lengths_parser(sub):
     p.add_argument("--lam", type=float, default=1.0, help="lambda of the KL-trained model")
     p.add_argument("--lengths", type=int, nargs="+", default=LENGTHS, help="test lengths (training: 6)")
     return p
+
+
+def longer_inputs(task, x, length, seed=0):
+    """x (B, T) of a fixed-position task with distractors inserted before the query so that
+    the sequence has `length` positions (length generalization, App. F.3). The new
+    distractors are drawn from the task's distractor tokens with their own seed."""
+    B, T = x.shape
+    if length < T:
+        raise ValueError(f"length {length} is shorter than the training length {T}")
+    gen = torch.Generator().manual_seed(seed + 4242)
+    extra = torch.randint(*task.distractor_range, (B, length - T), generator=gen)
+    return torch.cat([x[:, :-1], extra, x[:, -1:]], 1)
 
 
 def length_accuracy(weights, cfg, lengths):
@@ -757,7 +770,7 @@ def planned_runs(args):
     """Every (label, config) this call needs (reproduce.py --dry-run counts them), with the
     extensions of its stored runs that never grokked, under --extend."""
     runs = STUDIES[args.study][2](args)
-    return runs + sweep.extension_runs(runs, args)
+    return runs + extend.extension_runs(runs, args)
 
 
 def main(argv=None):

@@ -24,6 +24,7 @@ import os
 import numpy as np
 import torch
 
+import extend
 import plots
 import store
 import sweep
@@ -68,7 +69,7 @@ def get_parser():
     p.add_argument("--regime", default="fresh", type=sweep.regime_arg)
     p.add_argument("--arms", nargs="+", choices=ARMS, default=list(ARMS),
                    help="the arms to train and draw (a pruned ticket brings its dense run)")
-    sweep.add_extend_arg(p)           # the tickets' (the dense run is their source, not compared)
+    extend.add_extend_arg(p)           # the tickets' (the dense run is their source, not compared)
     sweep.add_scale_args(p, QUICK)
     sweep.add_sweep_args(p)
     return p
@@ -119,7 +120,7 @@ def planned_runs(args):
     """Every (label, config) this call needs (reproduce.py --dry-run counts them), with the
     extensions of its stored tickets that never grokked, under --extend."""
     tickets = [r for s in args.seeds for r in ticket_runs(s, args)]
-    return dense_runs(args) + tickets + sweep.extension_runs(tickets, args)
+    return dense_runs(args) + tickets + extend.extension_runs(tickets, args)
 
 
 def main(argv=None):
@@ -147,7 +148,7 @@ def main(argv=None):
                     runs.append((label, cfg))
                 else:
                     print(f"note: seed {s}: no dense weights in {folder}, so {label} cannot be trained here")
-        tickets, budgets, elsewhere, continued = sweep.run_extended(runs, args)
+        tickets, budgets, elsewhere, continued = extend.run_extended(runs, args)
         results.update(tickets)
     except ValueError as e:
         raise SystemExit(f"error: {e}")
@@ -164,7 +165,7 @@ def main(argv=None):
     stem = "fig4_tickets" + sweep.seeds_tag(args.seeds) + ("" if args.arms == list(ARMS) else "_" + "-".join(args.arms)) \
         + (f"_ext{args.extend}" if args.extend else "")
     tickets = [a for a in args.arms if a != "dense"]
-    extended = sweep.budget_table(budgets, args, tickets, name, elsewhere)    # {} without --extend
+    extended = extend.budget_table(budgets, args, tickets, name, elsewhere)    # {} without --extend
     if extended:                                            # keyed by seed, as "grok" is
         extended["budgets"] = {a: dict(zip(map(str, args.seeds), v)) for a, v in extended["budgets"].items()}
     store.write_json(os.path.join(args.results_dir, stem + ".json"),
@@ -172,7 +173,7 @@ def main(argv=None):
                       "keep_frac": args.keep_frac, "lam": args.lam, "retrain_wd": args.retrain_wd,
                       "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds, **extended})
     plot(results, grok, name, args, os.path.join(args.results_dir, stem + ".png"), budgets,
-         sweep.extended_text(budgets, args, elsewhere, continued))     # "" without --extend
+         extend.extended_text(budgets, args, elsewhere, continued))     # "" without --extend
 
 
 def plot(results, grok, name, args, path, budgets=None, note=""):

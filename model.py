@@ -1,21 +1,15 @@
-"""The minimal transformer of the paper (§3.2, App. A.2; sizes from App. G).
-
-token + position embedding -> one attention layer (H heads, W_Q W_K W_V W_O) -> residual
--> two-layer ReLU MLP on the residual -> unembedding. No LayerNorm. The logits are read at
-the query position, the last one (the autoregressive task reads one position per row).
-
-The file reads top to bottom:
+"""The minimal transformer of the paper (§3.2, App. A.2; sizes from App. G): token + position
+embedding -> one attention layer (H heads, W_Q W_K W_V W_O) -> residual -> two-layer ReLU MLP on
+the residual -> unembedding, no LayerNorm, the logits read at the query position (the last one;
+the autoregressive task reads one position per row). The file reads top to bottom and copies alone:
   1. __init__      the parameters, and their groups (attn, mlp, embed, unembed)
-  2. definition    the model exactly as defined: every position computes its query, key and
-                   value, attends, and runs the MLP; the query's logits are read out. Plain,
-                   slow, and the reference every faster path is tested against.
-  3. run           what training uses: the same numbers computed at the query position only,
-                   from small tables (exact, not an approximation; 3-3.5x faster than a conventional
-                   per-position transformer in bench.py, docs/running.md, "Speed")
+  2. definition    the model as defined: every position computes its query, key and value,
+                   attends and runs the MLP; plain, slow, the reference for the fast paths
+  3. run           what training uses: the same numbers at the query position only, from small
+                   tables (exact; 3-3.5x faster than a conventional transformer, bench.py)
   4. run_rows      the same for causal attention with a query position per row
-Both fast paths are tested equal to `definition`, forward and gradients, with 1 and 4
-heads, in tests/test_model.py. `model(x)` is the definition; training calls `run` by name.
-The file copies alone. The deeper model of the studies beyond the paper is model_deep.py.
+Both fast paths are tested equal to `definition`, forward and gradients, with 1 and 4 heads
+(tests/test_model.py). `model(x)` is the definition; training calls `run` by name.
 """
 import math
 
@@ -59,11 +53,9 @@ class Transformer(nn.Module):
     # 1. The definition
 
     def definition(self, x, attn=None, pos_ids=None, qpos=None):
-        """The model as the paper defines it, at every position; returns the query's logits
-        (B, C) and attention row (B, H, T). x: (B, T) tokens; attn: an attention row
-        (B, H, T) or (B, T) to use at the query instead of the model's own (frozen-oracle
-        study); pos_ids: rows of the position table to use (length generalization); qpos:
-        (B,) the query position of each row, with causal attention (autoregressive task)."""
+        """The model as the paper defines it, at every position: the query's logits (B, C) and attention
+        row (B, H, T). x (B, T) tokens; attn: an attention row (B, H, T) or (B, T) in place of the model's
+        at the query (App. F.4); pos_ids: position-table rows (App. F.3); qpos (B,): per-row causal queries."""
         B, T = x.shape
         H, dh = self.n_heads, self.d_head
         h, _ = self.inputs(x, pos_ids)                                     # (B, T, d) residual stream
@@ -89,15 +81,11 @@ class Transformer(nn.Module):
     # 2. The query-only computation (what training runs)
 
     def run(self, x, attn=None, pos_ids=None, qpos=None):
-        """`definition`'s numbers computed at the query position only, with every intermediate
-        the diagnostics need: a dict with logits (B, C), attn and scores (B, H, T) and the
-        pooled value o (B, H, dh). Arguments as in `definition`; with qpos, see run_rows.
-
-        Only the query's output is read and there is one layer, so no other position's
-        attention or MLP is needed. And a position's key, value and query depend only on its
-        token and its index, so they come from small tables (vocab x d and T x d) instead of
-        a projection of every token: the scores become two tables of scalars indexed by
-        (query token, key token) and (query token, key position)."""
+        """`definition`'s numbers at the query position only: logits (B, C), attn and scores (B, H, T),
+        the pooled value o (B, H, dh). Only the query's output is read and there is one layer, so no
+        other position's attention or MLP is needed; and a position's query, key and value depend only
+        on its token and its index, so they come from small tables (vocab x d and T x d), and the scores
+        from two tables of scalars indexed by (query token, key token) and (query token, key position)."""
         if qpos is not None:
             return self.run_rows(x, qpos, attn)
         B, T = x.shape
@@ -178,10 +166,8 @@ class Transformer(nn.Module):
         return (h @ self.W_V.T).view(B, T, self.n_heads, self.d_head)
 
     def forward(self, x, attn=None, pos_ids=None, qpos=None):
-        """model(x): the definition, (logits (B, C), attention at the query (B, H, T)). The
-        table path `run`, which training calls, is exact only for this one-layer model with a
-        small vocabulary (it tabulates scores over token pairs); a copy that adds a layer
-        keeps model(x) right and must drop or redo `run`."""
+        """model(x): the definition. (`run` is exact only for this one-layer model: a copy that adds
+        a layer keeps model(x) right and must drop or redo `run`.)"""
         return self.definition(x, attn, pos_ids, qpos)
 
 
@@ -196,10 +182,9 @@ def override_attention(attn, B, H, T, dtype):
 
 @torch.no_grad()
 def pytorch_init_(model):
-    """PyTorch's default initialisation in place of the paper's (a reading of §3's "standard
-    initialization", docs/registered/sensitivity.md): nn.Embedding's N(0, 1) for the token and position
-    tables (token vectors of norm ~sqrt(d), not ~1: sharp attention at init), nn.Linear's
-    U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for every other weight and bias."""
+    """PyTorch's default initialisation in place of the paper's (a reading of §3's "standard initialization",
+    docs/registered/sensitivity.md): nn.Embedding's N(0, 1) for the tables (token vectors of norm ~sqrt(d),
+    not ~1: sharp attention at init), nn.Linear's U(+-1/sqrt(fan_in)) for every other weight and bias."""
     for name, p in model.named_parameters():
         if name in ("embed", "pos"):
             p.normal_(0.0, 1.0)
@@ -209,9 +194,8 @@ def pytorch_init_(model):
 
 
 def load_teacher(path, vocab_size, n_classes, seq_len, d_model, n_heads, d_mlp, device):
-    """The teacher of --prior teacher: a trained model (its state dict at `path`) whose attention
-    on the current inputs is the KL target (distillation of structure only: its logits are never
-    used). Frozen, on `device`."""
+    """--prior teacher's frozen model (its state dict at `path`): its attention on the current inputs is
+    the KL target (distillation of structure only: its logits are never used)."""
     teacher = Transformer(vocab_size, n_classes, seq_len, d_model, n_heads, d_mlp)
     teacher.load_state_dict(torch.load(path, map_location="cpu"))
     return teacher.to(device).requires_grad_(False)

@@ -11,6 +11,7 @@ The file reads top to bottom:
   1. Block            one pre-LN block: h + attention(LN h), then h + MLP(LN h)
   2. DeepTransformer  the blocks, the prior's layer, `definition`, then `run` (the first
                       block's projections from tables, the last block at the query only)
+  3. layer_stats      what a run logs per block (diagnostics.evaluation calls it)
 """
 import math
 
@@ -174,3 +175,30 @@ class DeepTransformer(nn.Module):
 
     def forward(self, x, pos_ids=None, qpos=None):
         return self.definition(x, pos_ids, qpos)
+
+    # -----------------------------------------------------------------------------------
+    # 3. What a run logs of it, per block
+
+    def layer_stats(self, train, test, out, test_out, tau):
+        """What diagnostics.evaluation logs of the deeper model: per block, the task gradient
+        to its attention at the query (||dL/ds||, and ||dL/dW|| from the block's own attention
+        input LN(h), as task_gradient_stats), and on the test set its D(t), informative mass and
+        B_tau. grad_s_norm / grad_W_norm are the prior's layer's (every block's together with
+        prior_layer "all"). Lemma 5.1 is proved for the one-layer model: it is not logged here.
+        (diagnostics' formulas, imported here so that the model above still copies alone.)"""
+        from diagnostics import interaction, softmax_backward, structural_stats
+        B, T = train["x"].shape
+        rows = torch.arange(B, device=train["x"].device)
+        at = torch.full((B,), T - 1, device=rows.device) if train["qpos"] is None else train["qpos"]
+        g_s, g_W = [], []
+        with torch.no_grad():
+            for a, full, u in zip(out["attn_layers"], out["attn_full"], out["inputs_layers"]):
+                g_a = full.grad[rows, :, at] if full.shape[2] > 1 else full.grad[:, :, 0]    # the query's row
+                g = softmax_backward(a.detach(), g_a).to(u.dtype)
+                g_s.append(g.norm().item())
+                g_W.append(interaction(u.detach(), u.detach()[rows, at], g, self.d_head).norm().item())
+        layers = [structural_stats(a, test["oracle"], tau) for a in test_out["attn_layers"]]
+        pick = {"first": 0, "last": -1}.get(self.prior_layer)
+        both = lambda v: v[pick] if pick is not None else math.sqrt(sum(x * x for x in v))
+        return {"grad_s_norm": both(g_s), "grad_W_norm": both(g_W), "grad_s_norm_layers": g_s,
+                "grad_W_norm_layers": g_W, **{f"{k}_layers": [l[k] for l in layers] for k in layers[0]}}

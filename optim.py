@@ -1,15 +1,10 @@
-"""Optimizers for the robustness study (paper App. B, Def. 3.2, App. F.4).
-
-    opt = build_optimizer(model, "lion", lr=1e-3, wd=1.0)
-
-AdamW and SGD are torch's; Muon is torch's `torch.optim.Muon` (PyTorch >= 2.9) on the 2-D
-hidden matrices with AdamW on the rest; Lion is the ~10-line update written out below.
-
-All four are norm-contractive with a zero task gradient (Def. 3.2): one step multiplies W
-by (1 - lr * wd) (SGD: by 1 - lr * wd / (1 - momentum) once its momentum buffer has filled,
-since torch's SGD adds wd * W to the gradient before the momentum). The builder takes the
-AdamW (lr, wd) and keeps the per-step decay the same for every optimizer, so the
-weight-decay clock of Eq. 5 is shared: lr_eff * wd_eff = lr * wd per step.
+"""Optimizers for the robustness study (paper App. B, Def. 3.2, App. F.4):
+`build_optimizer(model, "lion", lr=1e-3, wd=1.0)`. AdamW, SGD and Muon (on the 2-D hidden matrices,
+AdamW on the rest) are torch's; Lion is written out below. All four are norm-contractive with a
+zero task gradient (Def. 3.2): a step multiplies W by 1 - lr * wd (SGD: 1 - lr * wd / (1 - momentum)
+once its momentum has filled, as torch's SGD adds wd * W to the gradient). The builder takes the
+AdamW (lr, wd) and keeps that per-step decay for every optimizer, so Eq. 5's weight-decay clock is
+shared: lr_eff * wd_eff = lr * wd per step.
   adamw  lr,        wd
   sgd    lr * 100,  wd / 1000     (plain SGD needs a larger step; momentum 0.9 amplifies the
                                    coupled decay 10x in steady state: 0.1 * 1e-3 / 0.1 = 1e-3)
@@ -55,8 +50,7 @@ class Lion(torch.optim.Optimizer):
 
 
 class Combined:
-    """Several optimizers stepped as one (Muon + AdamW). Exposes param_groups so warm-up
-    and gradient clipping treat it like any optimizer."""
+    """Several optimizers stepped as one (Muon + AdamW), with their param_groups for the warm-up."""
 
     def __init__(self, *optimizers):
         self.optimizers = optimizers
@@ -95,12 +89,9 @@ def decay_groups(model, wd):
 
 
 def build_optimizer(model, name="adamw", lr=1e-3, wd=1.0, betas=(0.9, 0.999), decay_norms=True):
-    """Any of OPTIMIZERS from the AdamW-equivalent (lr, wd); see the module docstring.
-    AdamW runs with foreach=True: on a CPU torch defaults to one small op per tensor; the
-    multi-tensor ops give bitwise the same weights (tests/test_optim.py) and the step costs
-    two thirds as long (1.7 against 2.5 ms at the paper config here). fused=True would be 5x faster
-    still but rounds differently, so the stored runs would no longer be reproduced bitwise.
-    decay_norms=False: AdamW without decay on gains, shifts and biases (decay_groups)."""
+    """Any of OPTIMIZERS from the AdamW-equivalent (lr, wd) (the module docstring). AdamW's foreach=True
+    gives bitwise the weights of torch's CPU default in two thirds of its time (tests/test_optim.py);
+    fused=True would be faster but rounds differently. decay_norms=False: decay_groups."""
     if name == "adamw":
         params = model.parameters() if decay_norms else decay_groups(model, wd)   # --no-decay-norms: two groups
         return torch.optim.AdamW(params, lr=lr, betas=betas, weight_decay=wd, foreach=True)

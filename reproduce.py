@@ -35,12 +35,11 @@ import time
 import numpy as np
 import torch
 
-from verdicts import claims, readme, report
-import store
-from verdicts import studies
-import sweep
 import runfolder
+import store
+import sweep
 import train
+from verdicts import claims, dates, readme, report, studies
 
 # what sets a run's cost per epoch: the model, the task's size, the batch
 SHAPE = ("task", "p", "frac", "n_distractors", "n_bits", "parity_k", "n_outputs", "perm_n", "pos_slots",
@@ -233,6 +232,66 @@ def study_plans(names, args, time_missing=True):
     return out
 
 
+def disagreeing_twins(folder, names=None):
+    """Pairs of stored runs of one config but for their budget or early stop (twins) whose shared
+    logged epochs disagree: trained on two machines, their trajectories differ (float rounding).
+    [(name a, name b, the first logged epoch where the training loss differs, grok a, grok b)].
+    Each twin serves its own key; a request for a third key is served by `serving_order`, so no
+    request depends on which twin a listing returns first (docs/running.md, "Twins"; `--twins` prints them)."""
+    names = sorted(n for n in (os.listdir(folder) if names is None else names) if n.endswith(".json.gz"))
+    groups = {}
+    for n in names:
+        m = re.fullmatch(r"(.*_seed\d+_)e\d+(?:_stop\d+)?\.json\.gz", n)
+        if m:
+            groups.setdefault(m.group(1), []).append(n)
+    out = []
+    for group in groups.values():
+        runs = {n: store.read_file(os.path.join(folder, n)) for n in group} if len(group) > 1 else {}
+        for i, a in enumerate(group):
+            for b in group[i + 1:]:
+                (sa, ha), (sb, hb) = runs[a], runs[b]
+                at_b = dict(zip(hb["epoch"], hb["train_loss"]))
+                first = next((e for e, v in zip(ha["epoch"], ha["train_loss"]) if e in at_b and at_b[e] != v), None)
+                if first is not None:
+                    out.append((a[:-8], b[:-8], first, sa["grok_epoch"], sb["grok_epoch"]))
+    return out
+
+
+def write_run_dates(args, log=print):
+    """results/run_dates.json (verdicts/dates.py): every stored run's date from git (or, without history,
+    the kept ones), and per registry study {seed: the date of the first of its runs stored}; and the
+    choices' table in docs/stats.md. A run served from another budget's (store.derived) takes its date."""
+    folder = args.store or os.path.join(args.results_dir, "store")
+    git = dates.store_dates()
+    runs = git if git is not None else (dates.load(args.results_dir) or {}).get("runs", {})
+    by_study, keys = {}, {}
+    now = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
+    for name in studies.STUDIES:
+        module, sargs = study_args(name, args)
+        by_seed, keys[name] = {}, set()
+        for _, cfg in module.planned_runs(sargs):
+            key = store.run_key(cfg)
+            if key not in runs and os.path.exists(os.path.join(folder, key + ".json.gz")):
+                runs[key] = now                  # stored, not committed yet: stored now, after every choice so far
+            if key not in runs:
+                served = store.derived(folder, cfg)
+                key = served[0]["derived_from"] if served else key
+            if key in runs:
+                keys[name].add(key)
+                by_seed[cfg.seed] = min(by_seed.get(cfg.seed, runs[key]), runs[key])
+        by_study[name] = {str(s): d for s, d in sorted(by_seed.items())}
+    # the runs two studies of different claims both read (a row of the README's table says so)
+    shared = {a: {b: len(keys[a] & keys[b]) for b in studies.STUDIES
+                  if studies.STUDIES[b].claim != studies.STUDIES[a].claim and keys[a] & keys[b]} for a in studies.STUDIES}
+    store.write_json(os.path.join(args.results_dir, dates.RUN_DATES),
+                     {"source": "git: the commit that first added each file of results/store (renames followed); "
+                                "a run not committed yet when this was written: the time it was written",
+                      "written": now,
+                      "runs": dict(sorted(runs.items())), "studies": by_study,
+                      "shared": {a: s for a, s in shared.items() if s}})
+    log(f"wrote {os.path.join(args.results_dir, dates.RUN_DATES)} ({len(runs)} runs, {len(by_study)} studies)")
+
+
 def plan(names, args, log=print):
     """Print, per study, its runs, how many are stored, and the estimated cost of the rest;
     returns the total estimated core-hours of the missing runs (each counted once)."""
@@ -352,6 +411,10 @@ def main(argv=None):
     p.add_argument("--plot-only", action="store_true", help="train nothing; redraw from the store")
     p.add_argument("--report-only", action="store_true", help="only rewrite REPORT.md, the generated blocks and the printouts' verdict lines")
     p.add_argument("--dry-run", action="store_true", help="print the plan and the estimate, run nothing")
+    p.add_argument("--dates", action="store_true",
+                   help="write results/run_dates.json: every stored run's date, from git")
+    p.add_argument("--twins", action="store_true",
+                   help="list the stored runs of one config whose shared epochs disagree (docs/running.md, Twins)")
     p.add_argument("--results-dir", default="results")
     p.add_argument("--store", default=None, help="run store (default: <results-dir>/store)")
     p.add_argument("--runs-dir", default="runs", help="where the studies' run folders (checkpoints, weights) go")
@@ -371,6 +434,13 @@ def main(argv=None):
             p.error(str(e))
     results = os.path.join(args.results_dir, "quick") if args.quick else args.results_dir
     names = selected(args.only)
+    if args.dates:
+        write_run_dates(args)
+        return
+    if args.twins:
+        for twin in disagreeing_twins(sweep.store_dir(args)):
+            print("  ".join(map(str, twin)))
+        return
     if args.dry_run:
         plan(names, args)
         return
@@ -392,7 +462,8 @@ def main(argv=None):
         print(f"rewrote the verdict lines of {page}")
     if not args.quick and os.path.abspath(results) == os.path.abspath("results"):
         for page, blocks in (("README.md", None), (os.path.join("docs", "running.md"), {"redraw": redraw_table(args)}),
-                             (os.path.join("docs", "registered", "sensitivity.md"), None)):
+                             (os.path.join("docs", "registered", "sensitivity.md"), None),
+                             (os.path.join("docs", "stats.md"), {"choices": dates.threshold_table()})):
             if readme.update_readme(results, path=page, blocks=blocks):
                 print(f"updated the generated blocks of {page}")
     for claim, (verdict, _) in claims.verdicts(results).items():

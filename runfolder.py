@@ -1,9 +1,7 @@
-"""A run on disk: its files written whole (`atomic_write`), the folder a finished run leaves
-(`save_run`: init.pt, final.pt, history.json, summary.json), the checkpoint an unfinished one
-keeps (`save_checkpoint` / `load_checkpoint`: everything the loop carries from one epoch to the
-next), and the check that a folder or a checkpoint holds the run asked for. train.py's `--out`
-and the store's run folders use it; it knows nothing of the model or the task beyond their
-state dicts and random streams, and imports no other file of this repository.
+"""A run on disk (train.py's --out, the store's run folders): files written whole (`atomic_write`),
+the folder a finished run leaves (`save_run`: init.pt, final.pt, history.json, summary.json), the
+checkpoint an unfinished one keeps (everything the loop carries from one epoch to the next), and
+the check that a folder or a checkpoint holds the run asked for.
 """
 import json
 import os
@@ -13,8 +11,7 @@ import torch
 
 
 def atomic_write(path, write, mode="w"):
-    """write(f) into a temporary file beside `path`, then rename it to `path`: a reader never
-    sees half a file, a crash never leaves one. Readable by all, like any other result."""
+    """write(f) into a temporary file beside `path`, then rename it: no reader sees half a file."""
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
@@ -41,8 +38,7 @@ def folder_summary(out, differs):
 
 
 def save_run(out, summary, history, weights):
-    """A run folder: init.pt / final.pt, history, summary (last: it marks the run complete,
-    and the checkpoint goes)."""
+    """A run folder: init.pt / final.pt, history, summary (last: it marks the run complete)."""
     for kind, state in weights.items():
         atomic_write(os.path.join(out, f"{kind}.pt"), lambda f: torch.save(state, f), mode="wb")
     for name, obj in (("history", history), ("summary", summary)):
@@ -57,10 +53,8 @@ def checkpoint_path(out):
 
 
 def save_checkpoint(path, config, model, opt, task, batch_gen, noise, loop):
-    """Everything the loop carries from one epoch to the next: the weights, the optimizer's
-    moments, the training distractors and the random streams that move them or the noise
-    controls, and the log so far (`loop`: epoch, history, grok, elapsed, resumed_at). About
-    1.2 MB at the paper config. config: the run's semantic config (train.semantic_config)."""
+    """Everything the loop carries from one epoch to the next (about 1.2 MB at the paper config): the
+    weights, the optimizer's moments, the training distractors, the random streams, the log so far."""
     state = {"config": config, "model": model.state_dict(), "opt": opt.state_dict(),
              "train_x": task.train_x, "refresh_gen": task.refresh_gen.get_state(),
              "batch_gen": batch_gen.get_state(), **loop}

@@ -25,11 +25,11 @@ import re
 
 import torch
 
-import analysis
 import config
 import runfolder
 from config import config_differences, default_semantic, make_config   # the store's configs are config.py's
 from runfolder import atomic_write   # one writer of whole files
+from summary import summarize
 
 STORE = os.path.join("results", "store")
 WEIGHT_KINDS = ("init", "final")
@@ -178,7 +178,7 @@ def derived(folder, cfg):
         keep = [i for i, e in enumerate(history["epoch"]) if e <= end]
         cut = {k: [v[i] for i in keep] if isinstance(v, list) and len(v) == len(history["epoch"]) else v
                for k, v in history.items()}
-        out = analysis.summarize(config.semantic_config(cfg), cut, grok, end, summary["ms_per_epoch"] * end / 1000,
+        out = summarize(config.semantic_config(cfg), cut, grok, end, summary["ms_per_epoch"] * end / 1000,
                                  summary["device"], summary["threads"])
         out.update(ms_per_epoch=summary["ms_per_epoch"], derived_from=name[:-8],
                    **{k: summary[k] for k in ("device_name", "precision") if k in summary})
@@ -198,31 +198,6 @@ def serving_order(names, stem, stop_after):
             stop = None if m.group(2) is None else int(m.group(2))
             runs.append((stop != stop_after, int(m.group(1)), name))
     return [name for *_, name in sorted(runs)]
-
-
-def disagreeing_twins(folder, names=None):
-    """Pairs of stored runs of one config but for their budget or early stop (twins) whose shared
-    logged epochs disagree: trained on two machines, their trajectories differ (float rounding).
-    [(name a, name b, the first logged epoch where the training loss differs, grok a, grok b)].
-    Each twin serves its own key; a request for a third key is served by `serving_order`, so no
-    request depends on which twin a listing returns first (docs/running.md, "Twins")."""
-    names = sorted(n for n in (os.listdir(folder) if names is None else names) if n.endswith(".json.gz"))
-    groups = {}
-    for n in names:
-        m = re.fullmatch(r"(.*_seed\d+_)e\d+(?:_stop\d+)?\.json\.gz", n)
-        if m:
-            groups.setdefault(m.group(1), []).append(n)
-    out = []
-    for group in groups.values():
-        runs = {n: read_file(os.path.join(folder, n)) for n in group} if len(group) > 1 else {}
-        for i, a in enumerate(group):
-            for b in group[i + 1:]:
-                (sa, ha), (sb, hb) = runs[a], runs[b]
-                at_b = dict(zip(hb["epoch"], hb["train_loss"]))
-                first = next((e for e, v in zip(ha["epoch"], ha["train_loss"]) if e in at_b and at_b[e] != v), None)
-                if first is not None:
-                    out.append((a[:-8], b[:-8], first, sa["grok_epoch"], sb["grok_epoch"]))
-    return out
 
 
 def weights_path(folder, cfg, kind="final"):

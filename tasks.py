@@ -2,42 +2,33 @@
 
 Every task is a `SeqTask`: token sequences `x` (B, T), labels `y` (B,), the informative
 positions, and the oracle attention q* (mass 1/k on each informative position, 0 elsewhere).
-In all but two tasks the query is the last token, `=`, the informative positions are the same
-in every row, value tokens are 0..n_values-1 and `=` is the token n_values (a vocabulary of
-n_values + 1). The two exceptions say so below: `route` draws its operand positions per row
-and adds a noise vocabulary (2p + 1 tokens), and `arparity` has a query position per row
-with causal attention and the vocabulary {0, 1}.
+The query is the last token, `=` (token n_values), and the informative positions are the same
+in every row, except in `route` (operand positions drawn per row, a noise vocabulary: 2p + 1
+tokens) and `arparity` (a query position per row, causal attention, the vocabulary {0, 1}).
 
-Distractors are drawn uniformly from the same value tokens as the operands, so only the
-position tells an operand from a distractor (`distractor_vocab="shared"`, the default; the
-arithmetic tasks can instead draw them from a separate noise vocabulary, "separate", or hold
-one pad token at every distractor position, "pad": readings of §3's "the rest of the sequence
-acts as padding", docs/registered/sensitivity.md). How often they are redrawn is the experiment's
-most consequential choice (docs/registered/regime_map.md):
+Distractors are drawn from the operands' own tokens, so only the position tells an operand from
+a distractor ("shared"; the arithmetic tasks can instead draw them from a separate noise
+vocabulary, "separate", or hold one pad token, "pad": readings of §3, docs/registered/sensitivity.md).
+How often they are redrawn is the experiment's most consequential choice (docs/registered/regime_map.md):
   refresh = 0    `fixed`: drawn once per example, the MLP can memorize through them;
   refresh = 1    `fresh`: every training example gets new distractors every epoch;
   0 < rho < 1    each training example redraws its distractors with probability rho per epoch.
-Test distractors are always drawn once and kept. Train and test inputs stay disjoint at every
-epoch in every regime (tests/test_tasks.py checks every task): where the split is over the
-operands (add, mul, addk, perm, route) any redraw keeps a training row a training row; sparse
-parity has too few operand values to split on, so it is split over the distractor patterns
-and training rows redraw only among the training patterns (`distractor_pool`).
+Test distractors are drawn once. Train and test inputs stay disjoint at every epoch (tests/test_tasks.py
+checks every task): the split is over the operands, so a redraw keeps a training row a training
+row; sparse parity, with too few operand values, is split over the distractor patterns and redraws
+among the training patterns (`distractor_pool`). One seed fixes the split, the distractors and the
+refresh stream.
 
-One seed fixes everything: the train/test split, the distractors and the refresh stream.
-
-Tasks (App. A.1, F.3, F.4; defaults the paper does not give are in docs/registered/sensitivity.md):
+Tasks (App. A.1, F.3, F.4; defaults the paper does not give: docs/registered/sensitivity.md):
   add, mul, addk   modular arithmetic, operands at positions 0..k-1
-  sub              y = (a - b) mod p: addition's size and layout, not commutative (beyond the
-                   paper: docs/registered/plateau.md, where an average over positions no longer
-                   carries what the task needs)
+  sub              (a - b) mod p: addition's layout, not commutative (beyond the paper:
+                   docs/registered/plateau.md)
   parity           n bits, y = XOR of bits 0..k-1; the other bits are the distractors
   perm             permutation composition in S_n: (g, h, distractors, =) -> g o h
-  route            dynamic routing: modular addition whose two operands sit at positions
-                   drawn per sequence, the other positions hold tokens of a separate noise
-                   vocabulary, so operands are recognisable by content; per-sequence oracle
-  arparity         autoregressive: n random bits then m parity bits c_j = XOR of a fixed
-                   k-subset S_j of the bits; one row per (sequence, predicted c_j) with the
-                   query at the position before c_j and causal attention (model.run_rows)
+  route            dynamic routing: modular addition with operands at positions drawn per
+                   sequence among noise tokens, recognisable by content; a per-row oracle
+  arparity         autoregressive: n random bits, then m parity bits c_j = XOR of a fixed
+                   k-subset S_j; one row per (sequence, c_j), the query just before c_j (model.run_rows)
 """
 import itertools
 
@@ -46,9 +37,6 @@ import torch
 TASKS = ("add", "sub", "mul", "addk", "parity", "perm", "route", "arparity")
 # the tasks modulo p whose distractors may come from another vocabulary (--distractor-vocab)
 ARITHMETIC = ("add", "sub", "mul", "addk")
-# The shuffled oracle's own random stream (SeqTask.shuffled_for): seed plus this offset, an
-# arbitrary prime (the 1,000,000th), part of what a run computes, so it never changes.
-SHUFFLE_SEED_OFFSET = 15485863
 
 
 class SeqTask:
@@ -71,11 +59,8 @@ class SeqTask:
         # per-row query position with causal attention (arparity); None: the last position
         self.qpos = None if qpos is None else {"train": qpos[:n_train], "test": qpos[n_train:]}
         self.distractor_range = distractor_range or (0, n_values)   # tokens distractors are drawn from
-        # (P, n_distractor_positions): if given, a redraw picks one of these rows (parity: the
-        # training split's patterns), so a refreshed training row can never equal a test row
-        self.distractor_pool = distractor_pool
-        # its own stream, so that refreshing distractors never perturbs model init or the split
-        self.refresh_gen = torch.Generator().manual_seed(seed + 7919)
+        self.distractor_pool = distractor_pool    # (P, positions): parity redraws among the training patterns
+        self.refresh_gen = torch.Generator().manual_seed(seed + 7919)   # its own stream: never moves init or split
 
     def oracle_for(self, split):
         """q* per row of the train or test set (N, T): 1/k on the row's informative positions."""
@@ -104,35 +89,6 @@ class SeqTask:
             return torch.full((n, self.seq_len), 1.0 / self.seq_len)
         m = (torch.arange(self.seq_len)[None, :] <= self.qpos[split][:, None]).float()   # causal: keys up to the query
         return m / m.sum(-1, keepdim=True)
-
-    def query_for(self, split):
-        """All mass on the query position (N, T): a KL target with no information that puts nothing
-        on the distractors (beyond the paper: docs/registered/plateau.md)."""
-        n = len(self.train_x if split == "train" else self.test_x)
-        if self.qpos is not None:
-            raise ValueError("the query target is for tasks whose query is the last position")
-        q = torch.zeros(n, self.seq_len)
-        q[:, self.query_pos] = 1.0
-        return q
-
-    def shuffled_for(self, split, seed):
-        """The shuffled oracle (N, T): per row, mass 1/k on k keys drawn at random among those the
-        query attends to, never the row's own informative set: the oracle's form without its
-        information (beyond the paper: docs/registered/information.md). Drawn from a stream of its
-        own (seed + SHUFFLE_SEED_OFFSET), so a run gets the same pairs for the same rows every time
-        it asks (a run resumed from a checkpoint included); a row whose draw is its informative set
-        draws again."""
-        if self.qpos is not None:
-            raise ValueError("the shuffled oracle is for tasks whose query sees every key")
-        q = self.oracle_for(split)
-        n, T = q.shape
-        gen = torch.Generator().manual_seed(seed + SHUFFLE_SEED_OFFSET + (split == "test"))
-        out, todo = torch.zeros(n, T), torch.arange(n)
-        while len(todo):
-            pick = torch.rand(len(todo), T, generator=gen).topk(self.k, dim=-1).indices   # k keys, uniformly
-            out[todo] = torch.zeros(len(todo), T).scatter_(1, pick, 1.0 / self.k)
-            todo = todo[((out[todo] > 0) == (q[todo] > 0)).all(-1)]                      # the oracle's set: again
-        return out
 
     def oracle(self, n):
         """q* (n, T): 1/k on each informative position (the oracle of Def. 4.1)."""
@@ -188,14 +144,9 @@ def distractor_tokens(p, vocab):
 
 def make_task(name="add", *, p=113, frac=0.3, n_distractors=2, seed=0, n_operands=2,
               n_bits=10, parity_k=3, perm_n=5, n_outputs=3, distractor_vocab="shared"):
-    """Build a task; the inputs are split once (seeded) into train and test.
-
-    add:  y = (a + b) mod p        sub:  y = (a - b) mod p        mul:  y = (a * b) mod p
-    addk: y = (a_1 + ... + a_k) mod p  with k = n_operands
-    Sequence: (operands..., distractors..., =), informative positions 0..k-1.
-    parity, perm, route, arparity: see the module docstring (p is unused by parity/perm/arparity).
-    distractor_vocab: shared | separate | pad (add, sub, mul, addk only; `distractor_tokens`).
-    """
+    """Build a task, its inputs split once (seeded) into train and test. The arithmetic tasks:
+    (operands..., distractors..., =), y = a + b, a - b, a * b or a_1 + ... + a_k (n_operands) mod p;
+    the others: the module docstring (p unused by parity, perm and arparity)."""
     if name not in TASKS:
         raise ValueError(f"unknown task {name!r}; choose from {', '.join(TASKS)}")
     if distractor_vocab not in DISTRACTOR_VOCABS:
@@ -244,10 +195,8 @@ def _n_train(frac, n):
 
 
 def _parity(n_bits, k, frac, seed, gen):
-    """y = XOR of bits 0..k-1; bits k..n-1 are the distractors. The split is over the
-    2^(n-k) distractor patterns: a train string pairs a training pattern with any of the 2^k
-    operand values, a test string a held-out pattern. (Split over whole strings instead,
-    redrawing distractors would turn training rows into test strings.)"""
+    """y = XOR of bits 0..k-1; bits k..n-1 are the distractors, and the split is over their 2^(n-k)
+    patterns (split over whole strings, a redraw would turn training rows into test strings)."""
     if not 1 <= k < n_bits <= 20:
         raise ValueError(f"parity needs 1 <= k < n_bits <= 20, got k={k}, n_bits={n_bits}")
     ops = torch.tensor(list(itertools.product((0, 1), repeat=k)), dtype=torch.long)          # (2^k, k)
@@ -327,18 +276,6 @@ def _arparity(n_bits, k, m, frac, seed, gen):
                    seed=seed, vocab_size=2, info_mask=info.repeat(N, 1), qpos=qpos)
     task.subsets = subsets
     return task
-
-
-def longer_inputs(task, x, length, seed=0):
-    """x (B, T) of a fixed-position task with distractors inserted before the query so that
-    the sequence has `length` positions (length generalization, App. F.3). The new
-    distractors are drawn from the task's distractor tokens with their own seed."""
-    B, T = x.shape
-    if length < T:
-        raise ValueError(f"length {length} is shorter than the training length {T}")
-    gen = torch.Generator().manual_seed(seed + 4242)
-    extra = torch.randint(*task.distractor_range, (B, length - T), generator=gen)
-    return torch.cat([x[:, :-1], extra, x[:, -1:]], 1)
 
 
 def query_slot_ids(length, n_slots):

@@ -7,7 +7,8 @@ Where each hook is: `training_loss` is Eq. 6, cross-entropy (float64) + lambda(t
 `prior_loss` (KL to a target q, or the entropy / sparsity penalties); `qk_penalty`, `match_norm_` and
 `apply_masks` are Fig. 2's and Fig. 4's capacity and ticket hooks around each `step`; `train` is the loop,
 one epoch per pass of its body: data, forward and backward, measure every --eval-every epochs, step.
-Flags: config.py; the controls beyond the paper: controls.py; run folders: runfolder.py; devices: device.py.
+Flags: config.py; run folders: runfolder.py; devices: device.py; beyond the paper, imported only by a run
+that asks for them: the studies' controls (controls.py) and the deeper model (model_deep.py).
 """
 import contextlib
 import json
@@ -20,19 +21,16 @@ import torch
 import torch.nn.functional as F
 
 import runfolder
-from analysis import summarize
+from summary import summarize
 from config import (config_differences, deep, get_parser, make_config, override, refresh_rate,  # noqa: F401
                     semantic_config, validate)             # make_config, override: train.make_config(...) works too
-from controls import logit_noise, noise_generator, weight_noise
 from device import HostToDevice, device_name, generator_on, pick_device, set_deterministic
-from diagnostics import evaluation, kl_to_target, update_stats
+from diagnostics import evaluation, kl_to_target
 from model import Transformer, load_teacher, pytorch_init_, teacher_attention
 from optim import build_optimizer
 from tasks import make_task, query_slot_ids
 
-# Each random stream is its own generator, seeded from --seed plus a fixed offset (a prime, the 10,000th), so
-# that a minibatch order never moves the init, the split or the redraws (+7919, tasks.py). It never changes.
-BATCH_SEED_OFFSET = 104729
+BATCH_SEED_OFFSET = 104729    # the minibatch order's own stream (--seed + the 10,000th prime): it moves no other
 
 
 # ---------------------------------------------------------------------------------------
@@ -48,6 +46,7 @@ def training_loss(model, out, y, target, cfg, lam, noise=None):
     if cfg.qk_penalty:
         loss = loss + qk_penalty(model, cfg.qk_penalty)
     if cfg.weight_noise:
+        from controls import weight_noise       # beyond the paper: imported only for a run that asks for it
         loss = loss + weight_noise(model, cfg.weight_noise, noise)
     return loss, ce_each, penalty
 
@@ -62,6 +61,7 @@ def prior_loss(scores, q, kind="kl", noise=None):
     informative. L1 on a would be no penalty (sum_i a_i = 1), so L1 acts on the logits (C6-L1).
     logit-noise: a control beyond the paper, not a penalty (controls.logit_noise)."""
     if kind == "logit-noise":
+        from controls import logit_noise
         return logit_noise(scores, q, noise)
     if kind == "l1-logits":
         s = scores.double()
@@ -142,8 +142,7 @@ def task_of(cfg):
 
 
 def build_run(cfg, device):
-    """A run's task, then its model: the seed fixes the split and distractors first, then the init (unless
-    --init-seed): the paper's, or PyTorch's, times --init-scale. model_deep is imported only when asked for."""
+    """A run's task, then its model: the seed fixes the split and distractors, then (or --init-seed) the init."""
     task = task_of(cfg)
     torch.manual_seed(cfg.seed if cfg.init_seed is None else cfg.init_seed)
     sizes = (task.vocab_size, task.n_classes, cfg.pos_slots or task.seq_len, cfg.d_model, cfg.n_heads, cfg.d_mlp)
@@ -154,27 +153,27 @@ def build_run(cfg, device):
         model = Transformer(*sizes)
     if cfg.init == "pytorch":
         pytorch_init_(model)
-    if cfg.init_scale != 1.0:
-        with torch.no_grad():
-            for p in model.parameters():
-                p.mul_(cfg.init_scale)
+    with torch.no_grad():
+        for p in model.parameters() if cfg.init_scale != 1.0 else ():          # --init-scale
+            p.mul_(cfg.init_scale)
     return task, model.to(device)
 
 
 def batches(task, cfg, device):
     """The train and test sets, one row per example: x, y; oracle (q*, Def. 4.1); qpos (the query per row,
     or None); attn (--frozen-attn's, App. F.4, or None); target (the prior's q, train only); pos_ids."""
-    prior_target = {"oracle": task.oracle_for, "adversarial": task.adversarial_for, "uniform": task.uniform_for,
-                    "shuffled": lambda split: task.shuffled_for(split, cfg.seed), "query": task.query_for}.get(cfg.prior)
+    prior_target = {"oracle": task.oracle_for, "adversarial": task.adversarial_for, "uniform": task.uniform_for}.get(cfg.prior)
+    if cfg.prior in ("shuffled", "query"):         # targets beyond the paper, without the information (controls.py)
+        from controls import uninformed_target
+        prior_target = lambda split: uninformed_target(cfg.prior, task, split, cfg.seed)     # noqa: E731
+    pos_ids = None if cfg.pos_slots is None else torch.tensor(query_slot_ids(task.seq_len, cfg.pos_slots), device=device)
     sets = {}
     for split in ("train", "test"):
         oracle = task.oracle_for(split).to(device)
         sets[split] = {
             "x": getattr(task, f"{split}_x").to(device), "y": getattr(task, f"{split}_y").to(device),
             "oracle": oracle, "qpos": None if task.qpos is None else task.qpos[split].to(device),
-            "attn": oracle if cfg.frozen_attn else None,
-            "pos_ids": None if cfg.pos_slots is None else torch.tensor(query_slot_ids(task.seq_len, cfg.pos_slots),
-                                                                          device=device)}   # indexed on the device
+            "attn": oracle if cfg.frozen_attn else None, "pos_ids": pos_ids}
     sets["train"]["target"] = prior_target("train").to(device) if prior_target else None
     return sets["train"], sets["test"]
 
@@ -241,7 +240,10 @@ def train(cfg, log=print, weights=None, on_step=None, device=None, measure=True)
                                                                or task.seq_len, cfg.d_model, cfg.n_heads, cfg.d_mlp, device)
     rho, tau = refresh_rate(cfg), cfg.tau if cfg.tau is not None else 1 / (2 * task.k)
     batch_gen = generator_on(device).manual_seed(cfg.seed + BATCH_SEED_OFFSET)    # minibatch order only
-    noise = noise_generator(cfg, device)                   # the noise controls' stream, or None
+    noise = None                            # the noise controls' own stream (controls.py), for a run with one
+    if cfg.weight_noise or (cfg.lam and cfg.prior_kind == "logit-noise"):
+        from controls import noise_generator
+        noise = noise_generator(cfg, device)
     upload = HostToDevice(device)           # the redrawn distractors, copied without blocking the host
     run = SimpleNamespace(cfg=cfg, device=device, task=task, model=model, opt=opt, train_set=train_set,
                           test_set=test_set, forward=forward, noise=noise, masks=masks)     # what on_step sees
@@ -254,12 +256,12 @@ def train(cfg, log=print, weights=None, on_step=None, device=None, measure=True)
     history, grok, first, t0 = loop["history"], loop["grok"], loop["epoch"], time.time() - loop["elapsed"]
 
     def save(epoch):             # the loop's whole state before this epoch: resuming here is the same run, bitwise
-        runfolder.save_checkpoint(checkpoint, semantic_config(cfg), model, opt, task, batch_gen, noise,
-                                  {**loop, "epoch": epoch, "history": history, "grok": grok, "elapsed": time.time() - t0})
+        if checkpoint and epoch > first and epoch % cfg.checkpoint_every == 0:
+            runfolder.save_checkpoint(checkpoint, semantic_config(cfg), model, opt, task, batch_gen, noise,
+                                      {**loop, "epoch": epoch, "history": history, "grok": grok, "elapsed": time.time() - t0})
 
     for epoch in range(first, cfg.epochs + 1):
-        if checkpoint and epoch > first and epoch % cfg.checkpoint_every == 0:
-            save(epoch)
+        save(epoch)                                         # every --checkpoint-every epochs, with --out
 
         # the data: each training example redraws its distractors with prob. rho; warm-up; lambda(t); the teacher
         if epoch and rho:
@@ -274,9 +276,8 @@ def train(cfg, log=print, weights=None, on_step=None, device=None, measure=True)
 
         # forward, loss, backward on the whole training set (a minibatch run: on measured epochs only). This
         # backward is what the diagnostics read: every logged quantity is of the weights before the step.
-        out = None
-        if cfg.batch_size is None or measured:
-            out = forward_backward(model, opt, forward, train_set, cfg, lam, measured, noise)
+        out = (forward_backward(model, opt, forward, train_set, cfg, lam, measured, noise)
+               if cfg.batch_size is None or measured else None)
         if on_step is not None:
             on_step(epoch, run)
 
@@ -286,6 +287,7 @@ def train(cfg, log=print, weights=None, on_step=None, device=None, measure=True)
                 test_out = forward(test_set)
             row = {"epoch": epoch, **evaluation(model, train_set, test_set, out, test_out, tau)}
             if cfg.log_updates:     # what moves on the plateau (docs/registered/plateau.md)
+                from controls import update_stats
                 row.update(update_stats(model, opt, out, [b * warmup_factor(cfg, epoch - 1) for b in base_lrs]))
             for key, value in row.items():
                 history.setdefault(key, []).append(value)
@@ -312,18 +314,15 @@ def train(cfg, log=print, weights=None, on_step=None, device=None, measure=True)
     if weights is not None:
         weights["final"] = {n: p.detach().cpu().clone() for n, p in model.state_dict().items()}
     return {**summarize(semantic_config(cfg), history, grok, epoch, wall, device, torch.get_num_threads()),
-            "resumed_at": loop["resumed_at"],
-            # where and how it was computed (a run is exact per kind of device; store.derived copies these)
-            "device_name": device_name(device), "precision": "bf16 autocast" if cfg.amp == "bf16" else "float32"}, history
+            "resumed_at": loop["resumed_at"], "device_name": device_name(device),       # a run is exact per kind
+            "precision": "bf16 autocast" if cfg.amp == "bf16" else "float32"}, history  # of device (store.derived)
 
 
 def progress_line(history, cfg, epoch, elapsed):
-    h = {k: v[-1] for k, v in history.items()}
-    eta = elapsed / max(epoch, 1) * (cfg.epochs - epoch)
-    return (f"epoch {epoch:6d}/{cfg.epochs} | train {h['train_loss']:.4f} {h['train_acc']:.3f} | "
-            f"test {h['test_loss']:.3f} {h['test_acc']:.3f} | info mass {h['info_mass']:.3f} "
-            f"D {h['struct_div']:.3f} | mlp {h['mlp_norm']:.1f} | "
-            f"{1000 * elapsed / max(epoch, 1):.1f} ms/ep | ETA {eta:.0f}s")
+    h, per_epoch = {k: v[-1] for k, v in history.items()}, elapsed / max(epoch, 1)
+    return (f"epoch {epoch:6d}/{cfg.epochs} | train {h['train_loss']:.4f} {h['train_acc']:.3f} | test {h['test_loss']:.3f} "
+            f"{h['test_acc']:.3f} | info mass {h['info_mass']:.3f} D {h['struct_div']:.3f} | mlp {h['mlp_norm']:.1f} | "
+            f"{1000 * per_epoch:.1f} ms/ep | ETA {per_epoch * (cfg.epochs - epoch):.0f}s")
 
 
 # ---------------------------------------------------------------------------------------

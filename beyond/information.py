@@ -27,6 +27,7 @@ import os
 import numpy as np
 
 import analysis
+import controls
 import plots
 import store
 import sweep
@@ -445,7 +446,7 @@ def target_profiles(seeds=SEEDS, p=113):
         task = make_task("add", p=p, seed=seed)
         ops, dis, eq = task.informative, task.distractor_pos, task.query_pos
         for name, q in (("oracle", task.oracle_for("train")), ("uniform", task.uniform_for("train")),
-                        ("shuffled", task.shuffled_for("train", seed))):
+                        ("shuffled", controls.shuffled_target(task, "train", seed))):
             r = rows.setdefault(name, {"operands": [], "distractors": [], "=": [], "one operand": [], "mass on =": []})
             r["operands"].append(float(q[:, ops].sum(-1).mean()))
             r["distractors"].append(float(q[:, dis].sum(-1).mean()))

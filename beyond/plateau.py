@@ -376,8 +376,9 @@ def accuracy_reading(per_run, seeds):
     compared arms is in; the accounts each rules out (live and noise are not told apart by `sub`, nor
     routing and info)."""
     keep = [s for s in seeds if s in ACC_SEEDS]
+    arms = {a for pair in ACC_COMPARISONS.values() for a in pair}
     acc = {arm: {s: by[s]["acc_end"] for s in keep} for arm, by in per_run.items()
-           if keep and all(s in by for s in keep)}
+           if arm in arms and keep and all(by.get(s, {}).get("acc_end") is not None for s in keep)}
     judged = {k: compare_accuracy(acc, m, l) for k, (m, l) in ACC_COMPARISONS.items() if m in acc and l in acc}
     return {"seeds": keep, "comparisons": judged,
             **reading(judged, ACC_PREDICTIONS, {k: c for k, c in ACC_COMPARISONS.items() if k != "S1a"})}

@@ -163,7 +163,7 @@ def held_out(cell, selection):
             "commands": [["exp_fig3_kl.py"] + flags, ["exp_fig1_phases.py"] + flags]}
 
 
-def c11_parts(stats, R=rules.RULES["v3"]):
+def c11_parts(stats, R=rules.RULES["v4"]):
     """Eq. 5's bound against the measured plateau t_grok - t_mem per distractor regime with a
     weight-decay sweep (rule 5, per seed: all of a seed's grokked runs). C11's 1/wd law is
     judged from the cells' times (claims.c11_from_cells, over its named room)."""
@@ -195,7 +195,7 @@ def print_tables(stats, budget):
         print(f"{key:24s} " + " ".join(f"{c['conditions_met'][k]:>12d}" for k in conds)
               + f" {c['seeds_meeting']:>6d}/{len(c['seeds'])} {mass:>9s} {med:>14s} {epoch(c['median_t_found']):>8s}"
               f" {epoch(c['median_t_mem']):>6s} {c['found_before_mem']:>9d}/{len(c['seeds'])}")
-    print("\nKL speed-up t_grok(0) / t_grok(lambda), paired by seed (rules v3, verdicts/rules.py):")
+    print("\nKL speed-up t_grok(0) / t_grok(lambda), paired by seed (rules v4, verdicts/rules.py):")
     for key, c in stats.items():
         if "speedup" in c:
             print(f"  {key:24s} " + rules.describe(c["speedup"], bold=False))
@@ -427,7 +427,7 @@ def plot_c11(stats, c11, seeds, budget, model, path):
     ax[0].set_xticks([1 / w for w in WDS], [f"1/{w:g}" for w in WDS])
     room = ", ".join(f"1/{1 / x:g}" for x in claims.ROOM_C11)
     ax[0].legend(fontsize=7, title=f"regime: per-seed slope over the named room ({room}) [95% CI],\n"
-                 "verdict (rules v3, as REPORT.md)", title_fontsize=7)
+                 "verdict (rules v4, as REPORT.md)", title_fontsize=7)
     if bound_pts:
         b, p, col = zip(*bound_pts)
         ax[1].scatter(b, p, c=list(col), s=18)

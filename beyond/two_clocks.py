@@ -343,6 +343,27 @@ def h3_cell(row, bold=True):
                f"{'within' if row['within_seq'] else 'miss'})" if "predicted_seq" in row else ""))
 
 
+def markdown(d, bold=True):
+    """REPORT.md's section, from two_clocks.json alone: each part as recomputed by rules v3 (the rules
+    that replaced the v2 it was registered under), rules v4's reading beside it, and v2's as registered."""
+    lines = ["## Beyond the paper: the two clocks (pre-registered, docs/registered/two_clocks.md)", "",
+             "Registered under rules v2; each part as registered (v2, frozen when v2 was removed), recomputed by "
+             "rules v3 (H1 and H1b over H1c's room, H2 over C11's), and read by rules v4 beside (2026-12-03).", ""]
+    registered, v4 = d.get("registered_v2", {}), d.get("verdicts_v4", {})
+    for part, v in d["verdicts"].items():
+        lines.append(f"- {part}: {A.describe(v, bold)}{medians_note(v)}")
+        for name, row in v.get("cells", {}).items():
+            lines.append(f"  - {name}: {h3_cell(row, bold)}")
+        if part in v4 and (v4[part]["verdict"], v4[part].get("text")) != (v["verdict"], v.get("text")):
+            lines.append(f"  - rules v4: {A.describe(v4[part], bold)}")
+        elif part in v4:
+            lines.append("  - rules v4: the same")
+        if part in registered:
+            verdict = f"**{registered[part][0]}**" if bold else registered[part][0]
+            lines.append(f"  - as registered (rules v2): {verdict}, {registered[part][1]}")
+    return lines + [""]
+
+
 def medians_note(v):
     """A scaling verdict's median time per x (rule 6 reads its floor, cap and room off them)."""
     meds = v.get("medians")
@@ -457,18 +478,12 @@ def main(argv=None):
         results = sweep.run_sweep(planned_runs(args), args)
     except ValueError as e:
         raise SystemExit(f"error: {e}")
-    verdicts = analyse(results, args)
+    verdicts, verdicts_v4 = analyse(results, args), analyse(results, args, A.RULES["v4"])
     registered = {} if args.quick else REGISTERED_V2     # v2's verdicts are the paper config's study
-    print("\nThe two clocks (docs/registered/two_clocks.md, pre-registered before any run), recomputed by rules v3"
-          + ("; as registered, by rules v2, beside" if registered else "") + ":")
-    for k, v in verdicts.items():
-        print(f"  {k}: " + A.describe(v, bold=False) + medians_note(v))
-        for name, row in v.get("cells", {}).items():
-            print(f"      {name}: " + h3_cell(row, bold=False))
-        if k in registered:
-            print(f"      registered (rules v2): {registered[k][0]}, {registered[k][1]}")
-    store.write_json(os.path.join(args.results_dir, "two_clocks.json"),
-                     {"verdicts": verdicts, "registered_v2": registered, "seeds": args.seeds, "parts": args.part})
+    summary = {"verdicts": verdicts, "verdicts_v4": verdicts_v4, "registered_v2": registered, "seeds": args.seeds,
+               "parts": args.part}
+    print("\n" + "\n".join(markdown(summary, bold=False)[2:]))
+    store.write_json(os.path.join(args.results_dir, "two_clocks.json"), summary)
     plot(results, verdicts, args, os.path.join(args.results_dir, "two_clocks.png"))
 
 

@@ -93,14 +93,16 @@ def test_held_from_skips_a_threshold_met_and_lost():
 
 
 def test_a_runs_summary_marks_its_phases_by_the_one_first_epoch_rule():
-    """t_mem and t_struct in a run's summary are analysis.first_epoch on its history: the rule lives
+    """t_mem and t_struct in a run's summary are summary.first_epoch on its history (analysis.first_epoch is the same function): the rule lives
     once (the loop's summaries and the studies' phase marks use the same function)."""
     import train
     summary, history = train.train(train.make_config(p=11, frac=0.6, epochs=300, d_model=16, d_mlp=32, lr=3e-3,
                                                      threads=1, quiet=True, distractors="fixed"))
     assert summary["mem_epoch"] == analysis.first_epoch(history, "train_acc", 0.99) is not None
     assert summary["struct_epoch"] == analysis.first_epoch(history, "frac_struct", 0.99)
-    assert not hasattr(train, "first_epoch") and train.summarize is analysis.summarize
+    import summary
+    assert not hasattr(train, "first_epoch") and train.summarize is summary.summarize
+    assert analysis.first_epoch is summary.first_epoch
 
 
 def test_the_verdict_rules_load_no_torch():

@@ -5,6 +5,7 @@ import itertools
 import pytest
 import torch
 
+import controls
 import train
 from diagnostics import kl_to_target
 from model import Transformer
@@ -15,7 +16,7 @@ TINY = dict(p=11, frac=0.5, epochs=30, eval_every=5, d_model=16, d_mlp=32, quiet
 
 def test_the_shuffled_target_has_the_oracles_form_and_never_its_pair():
     task = make_task("add", p=23, frac=0.5, n_distractors=2, seed=0)
-    q, oracle = task.shuffled_for("train", seed=0), task.oracle_for("train")
+    q, oracle = controls.shuffled_target(task, "train", seed=0), task.oracle_for("train")
     assert ((q > 0).sum(-1) == 2).all() and torch.allclose(q.sum(-1), torch.ones(len(q)))
     assert set(q.unique().tolist()) == {0.0, 0.5}
     assert not ((q > 0) == (oracle > 0)).all(-1).any()            # never the operand pair
@@ -26,8 +27,8 @@ def test_the_shuffled_target_has_the_oracles_form_and_never_its_pair():
     expected = len(pairs) / 9
     assert all(abs(c - expected) < 4 * expected ** 0.5 for c in counts.values()), counts
     # the same pairs for the same rows every time the run asks; another seed, other pairs
-    assert torch.equal(q, task.shuffled_for("train", seed=0))
-    assert not torch.equal(q, task.shuffled_for("train", seed=1))
+    assert torch.equal(q, controls.shuffled_target(task, "train", seed=0))
+    assert not torch.equal(q, controls.shuffled_target(task, "train", seed=1))
 
 
 def test_the_shuffled_target_is_kept_for_the_run_while_distractors_are_redrawn(monkeypatch):
@@ -107,17 +108,17 @@ def test_the_weight_noise_adds_a_gradient_of_its_rms_to_every_matrix_and_nothing
         else:
             assert torch.equal(diff, torch.zeros_like(diff)), name      # biases: no noise
     gen = torch.Generator().manual_seed(5)
-    first = train.weight_noise(model, 3e-4, gen)
+    first = controls.weight_noise(model, 3e-4, gen)
     (a,) = torch.autograd.grad(first, model.W_in)
-    (b,) = torch.autograd.grad(train.weight_noise(model, 3e-4, gen), model.W_in)
+    (b,) = torch.autograd.grad(controls.weight_noise(model, 3e-4, gen), model.W_in)
     assert not torch.equal(a, b)                                            # fresh at every step
 
 
 def test_the_controls_change_nothing_when_off():
     """No generator for a run without them, and a run that names them at strength 0 is the
     default run, bitwise (same process)."""
-    assert train.noise_generator(train.make_config(), torch.device("cpu")) is None
-    assert train.noise_generator(train.make_config(prior_kind="logit-noise"), torch.device("cpu")) is None
+    assert controls.noise_generator(train.make_config(), torch.device("cpu")) is None
+    assert controls.noise_generator(train.make_config(prior_kind="logit-noise"), torch.device("cpu")) is None
     base = train.train(train.make_config(**TINY, distractors="fresh"))[1]
     for changes in (dict(prior_kind="logit-noise"), dict(prior="shuffled"), dict(weight_noise=0.0)):
         assert train.train(train.make_config(**TINY, distractors="fresh", **changes))[1] == base, changes

@@ -147,7 +147,7 @@ def test_per_layer_task_gradient_is_autograds():
         a.retain_grad()
     out["ce_each"] = F.cross_entropy(out["logits"], y, reduction="none")
     (out["ce_each"].mean() + 0.5 * train.prior_loss(out["scores"], task.oracle_for("train"))).backward()
-    stats = diagnostics.layer_stats(m, {"x": x, "qpos": None}, {"oracle": task.oracle_for("test")}, out,
+    stats = m.layer_stats({"x": x, "qpos": None}, {"oracle": task.oracle_for("test")}, out,
                                     m.run(task.test_x), 0.25)
     assert stats["grad_s_norm_layers"] == pytest.approx(want, rel=1e-9)
     assert stats["grad_s_norm"] == stats["grad_s_norm_layers"][0]          # prior_layer first

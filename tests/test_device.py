@@ -153,12 +153,12 @@ def summary_says_where(loop):
 
 
 def test_the_summary_says_where_and_how_the_run_was_computed():
-    """A summary without its device (the field dropped from analysis.summarize) fails the check."""
+    """A summary without its device (the field dropped from summary.summarize) fails the check."""
     summary_says_where(train)
-    analysis = mutant("analysis", '        "device": str(device),\n', "")
+    summary = mutant("summary", '        "device": str(device),\n', "")
     with pytest.raises(KeyError):
-        summary_says_where(mutant("train", "from analysis import summarize", "from analysis import summarize",
-                                  summarize=analysis.summarize))
+        summary_says_where(mutant("train", "from summary import summarize", "from summary import summarize",
+                                  summarize=summary.summarize))
 
 
 def test_norm_matching_is_the_host_formula_bit_for_bit():

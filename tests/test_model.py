@@ -125,7 +125,8 @@ def test_causal_rows_equal_the_definition():
 def test_position_slots_keep_the_query_embedding():
     """Length generalization: with pos_ids from query_slot_ids the query's residual input is
     the same at every length, and the fast path equals the reference on the remapped table."""
-    from tasks import longer_inputs, make_task, query_slot_ids
+    from exp_appendix import longer_inputs
+    from tasks import make_task, query_slot_ids
     task = make_task("add", p=11, n_distractors=3)                # training length 6
     torch.manual_seed(0)
     m = Transformer(task.vocab_size, task.n_classes, 16, 16, 2, 32).double()

@@ -7,7 +7,7 @@ import os
 import pytest
 import torch
 
-import diagnostics
+import controls
 import train
 from beyond import plateau as P
 from tasks import make_task
@@ -27,7 +27,7 @@ def test_sub_is_not_commutative_and_keeps_adds_layout():
 
 def test_query_target_puts_all_its_mass_on_the_query():
     t = make_task("add", p=11, frac=0.5, n_distractors=2, seed=0)
-    q = t.query_for("train")
+    q = controls.query_target(t, "train")
     assert q.shape == (len(t.train_x), 5) and torch.equal(q[:, 4], torch.ones(len(q)))
     assert q[:, :4].abs().sum() == 0
 
@@ -35,7 +35,7 @@ def test_query_target_puts_all_its_mass_on_the_query():
 def test_query_kl_is_minus_log_the_query_attention():
     """KL(q || a) with q all on the query is -log a_query: the prior the query arm trains with."""
     scores = torch.randn(6, 1, 5)
-    q = make_task("add", p=11, frac=0.5, seed=0).query_for("train")[:6][:, None, :]
+    q = controls.query_target(make_task("add", p=11, frac=0.5, seed=0), "train")[:6][:, None, :]
     kl = train.prior_loss(scores, q, "kl")
     assert torch.allclose(kl, -torch.log_softmax(scores.double(), -1)[..., 4].mean())
 
@@ -86,9 +86,9 @@ def test_update_rms_is_adamws_own_step(wd):
         opt.step()
         opt.zero_grad()
         step = old * (1 - 0.01 * wd) - w.detach()
-        got = diagnostics.adam_update_rms(opt, {"w": w}, [0.01])["w"]
+        got = controls.adam_update_rms(opt, {"w": w}, [0.01])["w"]
         assert math.isclose(got, step.pow(2).mean().sqrt().item(), rel_tol=1e-4)
-    assert diagnostics.adam_update_rms(torch.optim.AdamW([torch.nn.Parameter(torch.ones(2))]),
+    assert controls.adam_update_rms(torch.optim.AdamW([torch.nn.Parameter(torch.ones(2))]),
                                        {"v": torch.ones(2)}, [0.01]) == {"v": 0.0}
 
 
@@ -96,7 +96,7 @@ def test_logging_updates_changes_nothing_the_run_computes():
     plain = train.train(train.make_config(**SMALL, lam=0.3, prior="uniform"))[1]
     logged = train.train(train.make_config(**SMALL, lam=0.3, prior="uniform", log_updates=True))[1]
     assert all(plain[k] == logged[k] for k in plain)
-    assert set(logged) - set(plain) == {f"update_rms_{n}" for n in diagnostics.UPDATE_PARAMS} | {"train_attn_mass"}
+    assert set(logged) - set(plain) == {f"update_rms_{n}" for n in controls.UPDATE_PARAMS} | {"train_attn_mass"}
     assert logged["update_rms_W_Q"][0] == 0.0 and all(v > 0 for v in logged["update_rms_W_Q"][1:])
     assert all(math.isclose(sum(m), 1.0, rel_tol=1e-5) for m in logged["train_attn_mass"])
     with pytest.raises(ValueError, match="log-updates"):
@@ -208,3 +208,34 @@ def test_a_premise_waits_for_every_run_of_its_arm():
     assert "K4" not in summary["comparisons"] and summary["reading"] == "not decided"
     runs["distractors"][seeds[-1]] = dict(runs["distractors"][seeds[0]])
     assert P.summarize(runs, P.BUDGETS, seeds)["comparisons"]["K4"]["verdict"] == P.UNTESTABLE
+
+
+@pytest.mark.parametrize("scale", (1.0, 0.5))
+def test_amendment_2_power_tables_are_what_the_code_computes(scale):
+    """docs/registered/plateau.md's amendment 2 tables, recomputed (2,000 data sets each, fixed seed)."""
+    with open(os.path.join("docs", "registered", "plateau.md")) as f:
+        doc = f.read().split("## Amendment 2", 1)[1]
+    for line in P.power_accuracy_table(P.power_accuracy(scale=scale)).splitlines()[2:]:
+        assert line in doc, line
+
+
+def test_amendment_2_compares_accuracy_at_the_budget_on_the_seeds_after_it():
+    """K6a/K8a/S1a read each run's last test accuracy, paired by seed, on seeds 234-249 only: a gain of
+    +0.30 on every seed reads reproduced, none reads not reproduced, and seeds 230-233 never count."""
+    seeds = list(range(230, 250))
+    acc = {"sub lambda 0": 0.05, "sub uniform": 0.35, "sub oracle": 0.07}
+    per_run = {arm: {s: {"acc_end": a + 0.01 * (s % 3) + (0.5 if s < 234 and arm == "sub oracle" else 0)}
+                     for s in seeds} for arm, a in acc.items()}
+    r = P.accuracy_reading(per_run, seeds)
+    assert r["seeds"] == list(range(234, 250))
+    c = r["comparisons"]
+    assert c["K6a"]["verdict"] == A.REPRODUCED and c["K6a"]["n"] == 16
+    assert c["K8a"]["verdict"] == A.NOT_REPRODUCED and c["S1a"]["verdict"] == A.NOT_REPRODUCED
+    assert r["standing"] == ["live", "noise"] and r["reading"] == "not told apart: live, noise"
+    # a history's last logged test accuracy is what is compared
+    m = P.measures({"config": {"task": "sub", "n_distractors": 2}, "grok_epoch": None, "mem_epoch": 500},
+                   {"epoch": [0, 10], "test_acc": [0.01, 0.42], "mlp_norm": [1.0, 1.0], "prior_loss": [0.0, 0.0]})
+    assert m["acc_end"] == 0.42
+    # not decided until every run of the compared arms is in
+    del per_run["sub uniform"][240]
+    assert P.accuracy_reading(per_run, seeds)["reading"] == "not decided"

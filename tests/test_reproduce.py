@@ -106,11 +106,8 @@ def test_vacuous_checks_are_not_decided(tmp_path):
     write(tmp_path, "fig10_tasks.json", {"budget": 10000, "seeds": SEEDS, "runs": {
         "perm/baseline": {"grok": [None] * 5, "violations": 0}, "perm/kl": {"grok": [None] * 5, "violations": 0}}})
     text, line = verdict_lines(tmp_path)
-    assert "sgd: the MLP norm contracts on the plateau: **inconclusive**" in text     # marked after its data
-    write(tmp_path, claims.C10_CONFIRMING, {"settings": {"sgd": {"plateau_rate": [None] * 5}}})
-    text, line = verdict_lines(tmp_path)
-    assert "sgd: the MLP norm contracts on the plateau: **untestable here**" in text        # rule 7, confirmed
-    assert line["C10"] == "inconclusive"            # one optimizer had no plateau to measure
+    assert "sgd: the MLP norm contracts on the plateau: **not decided**" in text     # not tested here (our mapping)
+    assert "not tested here" in text and line["C10"] == "inconclusive"
     assert "perm: KL faster: **inconclusive**" in text and "no run of either arm grokked" in text
     assert line["C9"] == "inconclusive"
 
@@ -159,24 +156,29 @@ def test_c11_parts_untestable_by_premise_match_the_committed_runs():
         assert "0 of 20 within 10,000 epochs at wd 0.5-4" in claims.UNTESTABLE_PARTS["C11"][part][1]   # (status, evidence, design)
 
 
-def test_c10_parts_untestable_by_premise_match_the_committed_runs():
-    """claims.UNTESTABLE_PARTS's evidence for C10's five settings is what their seeds 0-4 show: no
-    sgd, lion or bs128 seed memorizes; every muon and bs512 seed memorizes and meets B_tau before
-    it or fewer than three logged epochs after (logged every 10), so no plateau has points to fit."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    first = json.load(open(os.path.join(root, "results", "fig11_optimizers.json")))
-    settings, seeds = first["settings"], first["seeds"]
-    for o in ("sgd", "lion", "bs128", "muon", "bs512"):
-        marks = settings[o]["marks"]
-        _, evidence, _ = claims.UNTESTABLE_PARTS["C10"][f"{o}: the MLP norm contracts on the plateau"]
-        assert len(marks) == 5 and all(r is None for r in settings[o]["plateau_rate"])
-        assert f"seed of {seeds[0]}-{seeds[-1]} " in evidence       # the seeds it was marked on (later ones differ)
-        if "memorizes within the budget" in evidence:
-            assert all(m["t_mem"] is None for m in marks), o
-        else:
-            assert "fewer than three logged epochs after" in evidence
-            assert all(m["t_mem"] is not None and m["t_struct"] is not None and m["t_struct"] < m["t_mem"] + 30
-                       for m in marks), o
+def test_c10_parts_not_tested_match_the_committed_runs():
+    """claims.NOT_TESTED's evidence for C10's five settings is what their seeds 0-9 show under our mapping:
+    no sgd, lion or bs128 seed memorizes; every muon and bs512 seed memorizes and meets B_tau before it or
+    fewer than three logged epochs after (logged every 10), so no plateau has points to fit."""
+    root, never = os.path.dirname(os.path.dirname(os.path.abspath(__file__))), {}
+    for name in ("fig11_optimizers.json", "fig11_optimizers_seeds5-9.json"):
+        settings = json.load(open(os.path.join(root, "results", name)))["settings"]
+        for o in ("sgd", "lion", "bs128", "muon", "bs512"):
+            marks = settings[o]["marks"]
+            _, evidence, _ = claims.NOT_TESTED["C10"][f"{o}: the MLP norm contracts on the plateau"]
+            assert len(marks) == 5 and all(r is None for r in settings[o]["plateau_rate"])
+            assert "seed of 0-9 " in evidence or "seeds of 0-9 " in evidence
+            if "memorizes within the budget" in evidence:
+                assert all(m["t_mem"] is None for m in marks), o
+            elif o == "bs128":
+                never[name] = sum(m["t_mem"] is None for m in marks)
+                assert all(m["t_struct"] is not None and m["t_struct"] < m["t_mem"] for m in marks if m["t_mem"])
+            else:
+                assert "within three logged epochs" in evidence
+                assert all(m["t_mem"] is not None and m["t_struct"] is not None and m["t_struct"] < m["t_mem"] + 30
+                           for m in marks), o
+    assert "8 of the 10 bs128 seeds of 0-9 never memorize" in claims.NOT_TESTED["C10"][
+        "bs128: the MLP norm contracts on the plateau"][1] and sum(never.values()) == 8
 
 
 def test_a_bug_in_a_claim_function_raises_under_the_tests(tmp_path, monkeypatch):
@@ -598,7 +600,7 @@ def test_the_readme_table_names_a_part_without_its_asides_and_its_status_from_fi
     assert readme._part_number(waiting).endswith("; runs planned (plan, row 5)")
 
 
-def test_a_claim_reproduced_where_testable_lists_what_is_reproduced_and_why_the_rest_is_not(monkeypatch):
+def test_a_claim_reproduced_where_testable_lists_what_is_reproduced_and_why_the_rest_is_not(monkeypatch, tmp_path):
     """The README's row of a claim reproduced where testable names every reproduced part with its
     number, then the untestable parts grouped by the claim they share and the reason; a share of
     seeds is shown against the majority that counts (rule 5)."""
@@ -616,7 +618,7 @@ def test_a_claim_reproduced_where_testable_lists_what_is_reproduced_and_why_the_
                                                    **claims.naming("lion", "the norm contracts")}}
     monkeypatch.setattr(readme, "verdicts", lambda results: {"C10": ("reproduced where testable", parts)})
     monkeypatch.setitem(claims.PAPER_SHORT, "C10", "optimizers")
-    row = readme.readme_table("results").splitlines()[-1]
+    row = readme.readme_table(str(tmp_path)).splitlines()[-1]        # no run dates there: no runs note
     assert row == ("| C10 | optimizers | **reproduced where testable** | frozen faster: speed-up 1.46x [1.34x, 1.61x] "
                    "(counts from 1.25x)<br>adamw: the norm contracts: seeds contracting 12/12 (95% interval [0.74, "
                    "1.00]) (a majority counts: above 1/2)<br>sgd, muon: the norm contracts: untestable here, no plateau "
@@ -646,244 +648,6 @@ def test_a_shard_reaches_every_study_it_trains_and_a_bad_one_is_one_line(tmp_pat
     with pytest.raises(SystemExit):
         reproduce.main(["--only", "fig3", "--shard", "2/2"])
     assert "need 0 <= i < n" in capsys.readouterr().err
-
-
-def test_v4_untestable_only_by_premise_and_a_late_marking_waits_for_its_runs(tmp_path):
-    """Rules v4, rule 7: a part the first plan priced out stays inconclusive with its cost (v3
-    called it untestable); a premise marked after its data counts once the runs made after the
-    marking confirm it, and a run that groks refutes it."""
-    v3, v4 = rules.RULES["v3"], rules.RULES["v4"]
-    write(tmp_path, "plan.json", {"rows": [{"claim": "C4", "part": "ni", "untestable": "deciding it costs 12 core-hours "
-                                            "(more than 10)", "design": "80 seeds"}]})
-    part = {"ni": {"verdict": "inconclusive", "n": 10, "text": "time ratio 1.18x [0.69x, 2.01x]"}}
-    assert claims.mark_untestable("C4", part, v3, results=str(tmp_path))["ni"]["verdict"] == "untestable here"
-    now = claims.mark_untestable("C4", part, v4, results=str(tmp_path))["ni"]
-    assert now["verdict"] == "inconclusive" and "12 core-hours" in now["note"] and now["text"] == part["ni"]["text"]
-    marked = "rho 0.001: plateau >= Eq. 5's bound"
-    parts = {marked: {"verdict": "not decided", "n": 0, "reason": "no data"}}
-    assert claims.mark_untestable("C11", parts, v3, results=str(tmp_path))[marked]["verdict"] == "untestable here"
-    waiting = claims.mark_untestable("C11", parts, v4, results=str(tmp_path))[marked]
-    assert waiting["verdict"] == "inconclusive" and "not run yet" in waiting["reason"]
-    summary = claims.MARKED_AFTER_DATA["C11"][marked].summary
-    never = {"cells": {"rho0.001_wd1_lam0": {"grok": {str(s): None for s in range(5, 15)}}}}
-    write(tmp_path, summary, never)
-    confirmed = claims.mark_untestable("C11", parts, v4, results=str(tmp_path))[marked]
-    assert confirmed["verdict"] == "untestable here" and "confirmed on the runs made after it" in confirmed["reason"]
-    assert summary in confirmed["reason"] and "confirmed" not in waiting["reason"]
-    assert confirmed["status"].endswith("marked after its data, confirmed on runs made after it")   # the README's cell
-    never["cells"]["rho0.001_wd1_lam0"]["grok"]["7"] = 9100
-    write(tmp_path, summary, never)
-    refuted = claims.mark_untestable("C11", parts, v4, results=str(tmp_path))[marked]
-    assert refuted["verdict"] == "inconclusive" and "refuted" in refuted["reason"]
-
-
-def test_v4_judges_eq7_only_on_the_seeds_run_after_its_amendment(tmp_path):
-    """Rules v4, rule 9: C3f's law on seeds 0-9 (before the amendment) decides nothing; the same
-    law on the held-out seeds 10-19 decides."""
-    steep = lambda l, s: round(2900 + 3e-3 / l ** 4 * (1 + 0.01 * s))
-    lams = [0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 1.0]
-    seen = {"regime": "fixed", "budget": 20000, "seeds": list(range(10)),
-            "table": {f"{l:g}": {"grok": [steep(l, s) if steep(l, s) < 20000 else None for s in range(10)]} for l in lams}}
-    v4 = rules.RULES["v4"]
-    law = claims._fig3_parts(seen, "x", v4, claims.ROOM_C3F)["x: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"]
-    assert law["verdict"] == "inconclusive" and "held-out seeds 10-19 decide it" in law["reason"]
-    assert claims._fig3_parts(seen, "x", rules.RULES["v3"], claims.ROOM_C3F)[
-        "x: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"]["verdict"] == "not reproduced"
-    held = {**seen, "seeds": list(range(10, 20))}
-    law = claims._fig3_parts(held, "x", v4, claims.ROOM_C3F)["x: t_grok - floor ~ 1/lambda over the named room (Eq. 7)"]
-    assert law["verdict"] == "not reproduced" and law["estimate"] == pytest.approx(4, abs=0.1)
-    before, after = claims.eq7_before_after(seen, v4, claims.ROOM_C3F)
-    assert "floor" not in before and after["floor"] == pytest.approx(2900, abs=1)
-
-
-def test_c3fs_held_out_seeds_replace_the_first_seeds_law_and_report_its_confirmation(tmp_path):
-    """Rule 9: once seeds 10-19 are in, C3f's law is theirs alone (the seeds-0-9 part, inconclusive
-    by rule 9, no longer votes: a held-out "reproduced" would otherwise stay inconclusive for ever);
-    REPORT.md lists the move and the held-out reading beside seeds 0-9's, confirmed or not."""
-    steep = lambda l, s: round(2900 + 3e-3 / l ** 4 * (1 + 0.01 * s)) if l else 10 ** 9     # lambda 0: never
-    table = lambda seeds, lams: {f"{l:g}": {"grok": [steep(l, s) if steep(l, s) < 20000 else None for s in seeds]}
-                                 for l in lams}
-    first, held = list(range(10)), list(range(10, 20))
-    write(tmp_path, studies.summary("fig3_fixed"), {"regime": "fixed", "budget": 20000, "seeds": first,
-                                                     "table": table(first, [0, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 1])})
-    law = lambda p: "1/lambda over the named room" in p
-    before = claims.verdicts(str(tmp_path))["C3f"][1]
-    assert [v["verdict"] for p, v in before.items() if law(p)] == ["inconclusive"]
-    write(tmp_path, studies.summary("fig3_fixed_v4plan"), {"regime": "fixed", "budget": 20000, "seeds": held,
-                                                            "table": table(held, [0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 1])})
-    parts = claims.verdicts(str(tmp_path))["C3f"][1]
-    (name, v), = [(p, v) for p, v in parts.items() if law(p)]
-    assert "seeds [10, 11" in name and v["verdict"] == "not reproduced" and v["plan"] == "fig3_fixed_v4plan"
-    assert v["replaces"] == next(p for p in before if law(p)) and "held-out seeds 10-19" in v["note"]
-    assert any("removes the plateau" in p for p in parts)                  # the part it does not decide stays
-    text = report.make_report(str(tmp_path))
-    assert "(fig3_fixed_v4plan, in place of this part at the first seeds): inconclusive -> not reproduced" in text
-    eq7 = text.split("## After-data changes")[1].split("\n## ")[0]
-    assert "- C3f, held out (seeds 10-19, fixed)" in eq7
-    assert "read not reproduced on seeds 0-9 and reads not reproduced on the held-out seeds: confirmed" in eq7
-
-
-def test_a_plan_study_never_drops_a_part_it_does_not_decide():
-    """On the committed summaries: every part the seeds before the plans give is still in the
-    verdict, or was replaced by the plan's part of the same name at other seeds (C3f's law)."""
-    results = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results")
-    now, first = claims.verdicts(results), claims.verdicts(results, plan_seeds=False)
-    for claim, (_, parts) in first.items():
-        replaced = {v.get("replaces") for v in now[claim][1].values()}
-        assert not set(parts or {}) - set(now[claim][1]) - replaced, claim
-
-
-def test_every_row_of_rules_v4s_plan_is_a_study_of_its_claim_that_decides_its_part():
-    """claims.V4_PLANNED names each planned part's row, V4_PLAN_STUDIES the row's study: the study
-    must judge that claim and, once run, replace that part (with_plan_seeds), or the note would
-    say "planned" for ever, or "run" for a part the study never decides."""
-    for claim, parts in claims.V4_PLANNED.items():
-        for part, row in parts.items():
-            s = studies.STUDIES[claims.V4_PLAN_STUDIES[row]]
-            assert s.claim == claim and s.plan_for is not None, (claim, part)
-            assert s.plan_parts is None or s.plan_parts in part, (claim, part)
-    assert claims.v4_plan_note("C9", "perm: KL faster") == {"note": "runs planned (docs/plan.md, rules v4's plan, row 5)",
-                                                            "status": "runs planned (plan, row 5)"}
-    assert claims.v4_plan_note("C9", "perm: KL faster", "tasks_perm_v4plan")["note"].startswith("at the seeds of")
-    assert claims.v4_plan_note("C9", "perm: KL faster", "tasks_perm_plan")["note"].startswith("runs planned")
-    ran = "arparity: the bound holds, and starves the attention gradient after memorization"
-    results = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results")
-    assert os.path.exists(os.path.join(results, studies.summary("autoregressive_v4plan")))
-    assert "not here" in claims.v4_plan_note("C9", ran, "autoregressive_plan", results)["note"]
-
-
-def test_a_retrain_that_is_another_draw_is_reported_beside_the_verdict_and_not_read():
-    """rules v4, rule 8 as amended: the summary's retrains that grokked within their run's budget
-    change no number of the verdict; they are named, with the verdict they would give read in place."""
-    seeds = list(range(12))
-    d = {"seeds": seeds, "budget": 10000, "grok": {"baseline": [4000 + 100 * s for s in seeds], "frozen": [2500] * 12},
-         "budgets": {"baseline": [10000] * 12, "frozen": [10000] * 12}}
-    d["grok"]["baseline"][3] = None
-    plain = claims._speedup(d, "baseline", "frozen", rules.RULES["v4"])
-    drawn = claims._speedup({**d, "retrain_grokked_within": {"baseline": {"3": 3000}}}, "baseline", "frozen", rules.RULES["v4"])
-    assert (drawn["estimate"], drawn["ci"], drawn["verdict"]) == (plain["estimate"], plain["ci"], plain["verdict"])
-    assert "baseline seed 3 at 3000" in drawn["reason"] and "read in place" in drawn["reason"]
-    assert drawn["read_in_place"]["estimate"] < plain["estimate"]
-
-
-def test_c4_reads_each_extended_ticket_as_a_bound_at_its_own_budget(tmp_path):
-    """Row 11 under --extend (rules v4, rule 8): a ticket still censored after its extension is a
-    bound at 50,000, not at the study's 10,000 (the ratio bayes / lottery is then <= 4000 / 50000,
-    not 4000 / 10000), and a retrain that grokked within 10,000 is named, not read."""
-    seeds = [str(s) for s in range(12)]
-    d = {"seeds": list(range(12)), "budget": 10000,
-         "grok": {"lottery": {s: 4000 + 100 * int(s) for s in seeds}, "bayes": {s: 4200 for s in seeds}}}
-    d["grok"]["lottery"]["5"] = None
-    def part(summary):                       # C4's one part, judged on this summary
-        (tmp_path / studies.summary("fig4")).write_text(json.dumps(summary))
-        return next(iter(claims.claim_c4(str(tmp_path), rules.RULES["v4"]).values()))
-    at_budget = part(d)
-    extended = {**d, "budgets": {a: {s: 50000 if (a, s) == ("lottery", "5") else 10000 for s in seeds}
-                                 for a in ("lottery", "bayes")}}
-    at_own = part(extended)
-    assert "within 10000): <= 0.42x" in at_budget["reason"]             # 4200 / 10000
-    assert "within 50000): <= 0.08x" in at_own["reason"]                # 4200 / 50000
-    drawn = part({**extended, "retrain_grokked_within": {"lottery": {"5": 9000}}})
-    assert (drawn["estimate"], drawn["ci"], drawn["verdict"]) == (at_own["estimate"], at_own["ci"], at_own["verdict"])
-    assert "lottery seed 5 at 9000" in drawn["reason"]
-    assert "upper bounds" not in drawn["read_in_place"]["reason"]       # there, seed 5 is measured: 4200 / 9000
-
-
-def test_every_choice_made_after_its_data_waits_for_runs_made_after_it(tmp_path):
-    """The one rule (docs/stats.md, "After-data choices"): C10's five premise markings and C5's
-    window read inconclusive, with the reading they would give, until the runs made after the
-    choice are stored; then a confirmed marking reads untestable, a refuted one inconclusive, and
-    C5 is decided on the new seeds alone."""
-    v4 = rules.RULES["v4"]
-    lion = "lion: the MLP norm contracts on the plateau"
-    parts = {lion: {"verdict": "not decided", "n": 0, "reason": "no plateau to measure"}}
-    waiting = claims.mark_untestable("C10", parts, v4, results=str(tmp_path))[lion]
-    assert waiting["verdict"] == "inconclusive" and "not run yet" in waiting["reason"]
-    assert waiting["would_read"] == "untestable here"
-    settings = {o: {"plateau_rate": [None] * 5} for o in claims.C10_NO_PLATEAU}
-    write(tmp_path, claims.C10_CONFIRMING, {"settings": settings})
-    assert claims.mark_untestable("C10", parts, v4, results=str(tmp_path))[lion]["verdict"] == "untestable here"
-    settings["lion"]["plateau_rate"][2] = 1e-4                     # a plateau after all
-    write(tmp_path, claims.C10_CONFIRMING, {"settings": settings})
-    refuted = claims.mark_untestable("C10", parts, v4, results=str(tmp_path))[lion]
-    assert refuted["verdict"] == "inconclusive" and "refuted" in refuted["reason"]
-
-    bound = "the bound holds at every logged point"
-    seen = {bound: {"verdict": "reproduced", "n": 5, "text": "0 violations in 381 points"}}
-    before = claims.mark_untestable("C5", seen, v4, results=str(tmp_path))[bound]
-    assert before["verdict"] == "inconclusive" and before["would_read"] == "reproduced"
-    runs = lambda points, bad: {f"p113_fresh_lam{l}_seed{s}": {"points": points, "violating_points": bad}
-                                for l in (0.1, 1) for s in range(120, 128)}
-    write(tmp_path, claims.C5_CONFIRMING, {"runs": runs(30, 0), "total_violations": 0})
-    assert claims.mark_untestable("C5", seen, v4, results=str(tmp_path))[bound]["verdict"] == "reproduced"
-    write(tmp_path, claims.C5_CONFIRMING, {"runs": runs(10, 0), "total_violations": 0})     # 160 points: too few
-    assert claims.mark_untestable("C5", seen, v4, results=str(tmp_path))[bound]["verdict"] == "inconclusive"
-
-
-def test_a_costly_part_is_quoted_with_its_power_and_no_cost_where_no_design_decides():
-    """Rules v4's costs (issue #72): a design that decides is quoted with its cost, seeds and power
-    under both truths; where none within 200 seeds does, no cost is quoted, only that and the power."""
-    row = {"hours": 34.2, "seeds": 12, "power": {"slope 1": 0.875, "no law": 0.935}, "kind": "scaling",
-           "untestable": "x"}
-    assert claims.cost_text(row) == ("deciding it costs 34 core-hours (more than 10; 12 seeds, power 88% if slope 1 "
-                                     "and 94% if no law)")
-    none = {**row, "seeds": None, "hours": 182.0, "power": {"slope 1": 0.17, "no law": 0.98}}
-    text = claims.cost_text(none)
-    assert text == "no design decides within 200 seeds (at 60 seeds, power 17% if slope 1 and 98% if no law)"
-    assert "core-hours" not in text
-
-
-def test_every_interval_part_says_its_direction_beside_its_verdict():
-    """Issue #72: an effect in the paper's direction, clear of no effect, shows it even where it is
-    below our smallest effect that counts (C6's late part, 1.10x [1.04x, 1.17x], not reproduced)."""
-    import math
-    late = {"verdict": "not reproduced", "ci": [math.log(1.04), math.log(1.17)], "smallest": math.log(1.25)}
-    assert claims.direction(late) == "direction: the paper's, clear of no effect"
-    assert claims.direction({**late, "ci": [-0.2, 0.3]}) == "direction: not clear of no effect"
-    assert claims.direction({**late, "ci": [-0.5, -0.1]}) == "direction: against the paper's, clear of no effect"
-    c4 = {"verdict": "reproduced", "ci": [math.log(0.69), math.log(0.88)], "margin": 1.25}
-    assert claims.direction(c4) == "direction: faster, clear of no difference"
-    assert claims.direction({"verdict": "reproduced", "n": 5}) == ""               # no interval: nothing to say
-    law = {"verdict": "not reproduced", "ci": [1.61, 3.54], "margin": 0.5, "room": [5, 10, 20, 33.3]}   # C3f's beta
-    assert claims.direction(law) == "direction: rises with x, clear of no dependence"
-
-
-def test_the_fifth_addendums_runs_decide_their_parts_on_their_own_seeds(tmp_path):
-    """docs/plan.md, row 14: once dims_after's summary is stored, C8's width part is read from its
-    seeds alone, in place of the earlier seeds' part, and names its row; before, nothing moves."""
-    from verdicts import studies
-    ds = (16, 32, 64, 128, 256)
-    def dims(seeds, sign):           # t_struct falls (sign +1) or rises (sign -1) with d, per seed
-        return {"seeds": seeds, "budget": 10000,
-                "struct": {f"d{d}": [2000 - sign * 5 * d + 7 * i for i in range(len(seeds))] for d in ds}}
-    write(tmp_path, studies.summary("dims"), dims(list(range(10)), +1))
-    before = claims.verdicts(str(tmp_path), only=["C8"])["C8"][1]["larger d reaches B_tau sooner"]
-    assert before["verdict"] == "reproduced" and "addendum" not in before
-    write(tmp_path, studies.summary("dims_after"), dims(list(range(10, 20)), -1))
-    after = claims.verdicts(str(tmp_path), only=["C8"])["C8"][1]["larger d reaches B_tau sooner"]
-    assert after["verdict"] == "not reproduced" and after["addendum"] == 14 and after["plan"] == "dims_after"
-    assert after["n"] == 10 and "row 14" in after["note"] and "disclosed" not in after
-    # the first seeds' verdict is what the plan found (plan_seeds=False), the addendum's is not read there
-    assert claims.verdicts(str(tmp_path), only=["C8"], plan_seeds=False)["C8"][1][
-        "larger d reaches B_tau sooner"]["verdict"] == "reproduced"
-
-
-def test_a_variant_study_says_whether_its_runs_enter_the_verdict():
-    """REPORT.md names each variant's parts by their role (claims.decides): the fifth addendum's runs
-    decide the parts it registered, and only those; runs made after a premise was marked confirm or
-    refute it; every other variant is reported beside and never enters a verdict."""
-    assert claims.decides("dims_after", "larger d reaches B_tau sooner") == "decides"
-    assert claims.decides("priors_after", "entropy faster than weight decay alone") == "decides"
-    assert claims.decides("priors_after", "kl faster than weight decay alone") is None
-    assert claims.decides("bound_after", "the bound holds at every logged point") == "decides"
-    assert claims.decides("bound_after", "measured/bound falls after memorization") is None
-    assert claims.decides("optimizers_after") == claims.decides("regime_map_v4plan_rho0.001") == "premise"
-    others = [n for n, s in studies.STUDIES.items() if s.variant_of and n not in
-              ("dims_after", "priors_after", "bound_after", "heldout_fig3_after", "optimizers_after",
-               "regime_map_v4plan_rho0.001")]
-    assert others and all(claims.decides(n) is None for n in others)
-    note = claims.v4_plan_note("C8", "larger d reaches B_tau sooner", "dims_after", "results")["note"]
-    assert "row 14" in note and "not here" not in note
 
 
 def test_a_forked_redraw_returns_what_its_command_would(tmp_path):

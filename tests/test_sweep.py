@@ -10,10 +10,11 @@ import torch
 
 import exp_appendix
 import exp_fig3_kl
-import analysis
-import store
-import sweep
+import extend
 import runfolder
+import store
+import summary as summary_module
+import sweep
 import train
 
 
@@ -408,16 +409,16 @@ def test_extend_trains_only_the_censored_runs_on_and_reads_them_in_their_place(t
     tiny = dict(p=7, frac=0.5, d_model=8, d_mlp=16, eval_every=5, epochs=10, stop_after=20)
     runs = [("never", train.make_config(grok_acc=1.01, **tiny)), ("groks", train.make_config(grok_acc=0.0, **tiny))]
     args = sweep_args(tmp_path, epochs=10, extend=20)
-    assert sweep.extension_runs(runs, args) == []                     # nothing stored: nothing known censored
-    results, budgets, elsewhere, continued = sweep.run_extended(runs, args, log=lambda s: None)
+    assert extend.extension_runs(runs, args) == []                     # nothing stored: nothing known censored
+    results, budgets, elsewhere, continued = extend.run_extended(runs, args, log=lambda s: None)
     assert budgets == {"never": 20, "groks": 10} and elsewhere == {} and continued == {"never"}
     assert results["never"][0]["epochs_run"] == 20 and results["never"][0]["grok_epoch"] is None
     assert results["groks"][0]["epochs_run"] <= 10 and results["groks"][0]["grok_epoch"] is not None
-    longer = sweep.extension_runs(runs, args)
+    longer = extend.extension_runs(runs, args)
     assert [(label, cfg.epochs) for label, cfg in longer] == [("never@e20", 20)]
     assert runs[0][1].epochs == 10                                     # the study's own config untouched
     with pytest.raises(ValueError, match="more than --epochs"):
-        sweep.extension_runs(runs, sweep_args(tmp_path, epochs=10, extend=10))
+        extend.extension_runs(runs, sweep_args(tmp_path, epochs=10, extend=10))
 
 
 def test_extend_trains_a_new_run_once_to_the_longer_budget_and_its_first_epochs_are_the_run(tmp_path):
@@ -429,14 +430,14 @@ def test_extend_trains_a_new_run_once_to_the_longer_budget_and_its_first_epochs_
     late = train.make_config(epochs=100, **tiny)            # test accuracy passes 0.15 near epoch 130
     early = train.make_config(epochs=100, **dict(tiny, grok_acc=0.0))
     args = sweep_args(tmp_path, epochs=100, extend=400)
-    results, budgets, elsewhere, continued = sweep.run_extended([("late", late), ("early", early)], args,
+    results, budgets, elsewhere, continued = extend.run_extended([("late", late), ("early", early)], args,
                                                                 log=lambda s: None)
     assert budgets == {"late": 400, "early": 100} and elsewhere == {} and continued == {"late"}
-    assert sweep.extended_text(budgets, args, elsewhere, continued) == \
+    assert extend.extended_text(budgets, args, elsewhere, continued) == \
         "\n1 run(s) that never grokked within 100 trained on to 400 epochs"      # not "retrained"
     assert 100 < results["late"][0]["grok_epoch"] < 400 and results["early"][0]["grok_epoch"] == 0
     folder = sweep.store_dir(args)
-    assert sorted(os.listdir(folder)) == sorted(store.run_key(sweep._with_epochs(c, 400)) + ".json.gz"
+    assert sorted(os.listdir(folder)) == sorted(store.run_key(extend._with_epochs(c, 400)) + ".json.gz"
                                                 for c in (late, early))       # each trained once
     for cfg in (late, early):
         got_s, got_h = store.read(folder, cfg)
@@ -457,14 +458,14 @@ def test_a_retrain_that_groks_within_the_budget_its_run_never_grokked_in_is_not_
     summary, history = sweep.run_sweep([("run", cfg)], args, log=lambda s: None)["run"]
     folder = sweep.store_dir(args)
     store.write(folder, dict(summary, grok_epoch=None), history, cfg)   # as if another machine never grokked
-    results, budgets, elsewhere, continued = sweep.run_extended([("run", cfg)], args, log=lambda s: None)
+    results, budgets, elsewhere, continued = extend.run_extended([("run", cfg)], args, log=lambda s: None)
     assert results["run"][0]["grok_epoch"] is None and budgets == {"run": 10} and continued == set()
     assert elsewhere == {"run": summary["grok_epoch"]}
-    title = sweep.extended_text({"run": 10, "other": 20}, argparse.Namespace(epochs=10, extend=20), elsewhere)
+    title = extend.extended_text({"run": 10, "other": 20}, argparse.Namespace(epochs=10, extend=20), elsewhere)
     assert title == "\n2 run(s) that never grokked within 10 retrained to 20 epochs: 1 read, 1 grokked within 10 " \
                     "(another draw, not read)"                        # the figure counts both kinds
-    assert sweep.extended_text({"run": 10}, argparse.Namespace(epochs=10, extend=20)) == ""
-    assert sweep.extended_text({"a": 20, "b": 20}, argparse.Namespace(epochs=10, extend=20), {}, {"a"}) == \
+    assert extend.extended_text({"run": 10}, argparse.Namespace(epochs=10, extend=20)) == ""
+    assert extend.extended_text({"a": 20, "b": 20}, argparse.Namespace(epochs=10, extend=20), {}, {"a"}) == \
         "\n2 run(s) that never grokked within 10 trained on (1) or retrained (1) to 20 epochs"
 
 
@@ -480,7 +481,7 @@ def test_one_run_serves_a_request_whatever_order_the_folder_lists(tmp_path, monk
     stop = train.make_config(epochs=160, stop_after=20, **tiny)
     other = {**h, "train_loss": [h["train_loss"][0] * 1.01] + h["train_loss"][1:]}     # the other machine's twin
     store.write(folder, s, h, full)
-    store.write(folder, analysis.summarize(train.semantic_config(stop), other, s["grok_epoch"], s["grok_epoch"] + 20, 1.0, "cpu", 1),
+    store.write(folder, summary_module.summarize(train.semantic_config(stop), other, s["grok_epoch"], s["grok_epoch"] + 20, 1.0, "cpu", 1),
                 {k: v[: h["epoch"].index(s["grok_epoch"] + 20) + 1] for k, v in other.items()}, stop)
     want = train.make_config(epochs=400, stop_after=20, **tiny)
     listing = os.listdir
@@ -515,6 +516,7 @@ def test_quick_runs_print_their_progress_while_they_train(tmp_path, capsys):
 def test_the_store_finds_twins_that_disagree(tmp_path):
     """Two stored runs of one config (budget or early stop aside) that disagree on a shared epoch are
     found; a twin that agrees (the same run cut earlier) is not."""
+    import reproduce
     folder = str(tmp_path)
     tiny = dict(p=7, frac=0.5, d_model=8, d_mlp=16, eval_every=5, quiet=True, device="cpu")
     full = train.make_config(epochs=40, **tiny)
@@ -522,9 +524,9 @@ def test_the_store_finds_twins_that_disagree(tmp_path):
     store.write(folder, s, h, full)
     short = train.make_config(epochs=20, **tiny)
     cut = {k: (v[:5] if isinstance(v, list) and len(v) == len(h["epoch"]) else v) for k, v in h.items()}
-    store.write(folder, analysis.summarize(train.semantic_config(short), cut, None, 20, 1.0, "cpu", 1), cut, short)
-    assert store.disagreeing_twins(folder) == []
+    store.write(folder, summary_module.summarize(train.semantic_config(short), cut, None, 20, 1.0, "cpu", 1), cut, short)
+    assert reproduce.disagreeing_twins(folder) == []
     other = {**cut, "train_loss": cut["train_loss"][:2] + [cut["train_loss"][2] * 1.01] + cut["train_loss"][3:]}
-    store.write(folder, analysis.summarize(train.semantic_config(short), other, None, 20, 1.0, "cpu", 1), other, short)
-    (pair,) = store.disagreeing_twins(folder)
+    store.write(folder, summary_module.summarize(train.semantic_config(short), other, None, 20, 1.0, "cpu", 1), other, short)
+    (pair,) = reproduce.disagreeing_twins(folder)
     assert {pair[0], pair[1]} == {store.run_key(full), store.run_key(short)} and pair[2] == 10

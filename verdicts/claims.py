@@ -7,15 +7,21 @@ by premise, the one rule for a choice made after its data, the power plans' note
     claims.verdicts("results")           # {claim: (verdict, {part: verdict dict})}
 """
 import collections
-import json
 import math
 import os
 
 import numpy as np
 
 import analysis
+from verdicts import dates as D
 from verdicts import rules as A
 from verdicts import studies
+from verdicts import policy
+from verdicts.policy import (ADDENDUM, C10_NO_PLATEAU, NO_PLATEAU, NOT_TESTED, UNTESTABLE_PARTS, V4_PLAN_STUDIES,  # noqa: F401
+                             V4_PLANNED, cost_text, mark_untestable, plan_power, plan_status, study_of,
+                             v4_plan_note)     # what the report and tests read here too
+from verdicts.summaries import NAMING, label, naming, restrict  # noqa: F401
+from verdicts.summaries import by_seed as _by_seed, cell_times as _cell_times, load as _load, summary as _summary
 
 PAPER = {claim: statement for claim, (_, statement) in studies.CLAIMS.items()}
 PAPER_SHORT = {claim: short for claim, (short, _) in studies.CLAIMS.items()}
@@ -30,39 +36,6 @@ PAPER_SHORT = {claim: short for claim, (short, _) in studies.CLAIMS.items()}
 # and the ones REPORT.md shows beside them
 DECIDING, BESIDE = "v4", "v3"
 
-def _load(results, name):
-    path = os.path.join(results, name)
-    return json.load(open(path)) if os.path.exists(path) else None
-
-
-def _summary(results, role, use=None):
-    """The summary a claim reads for one of its studies (`role`, a registry name). `use` maps
-    roles to the studies read in their place ({"priors": "priors_rho"}: the same rules on a
-    variant's summary); a role it leaves out reads nothing. None: every role reads itself."""
-    name = role if use is None else use.get(role)
-    return None if name is None else _load(results, studies.summary(name))
-
-
-def _by_seed(groks, seeds):
-    """{seed: grok epoch or None} from a list aligned with seeds (runs not on disk, 'missing',
-    dropped: they are not censored, they do not exist)."""
-    return {s: g for s, g in zip(seeds, groks) if g != "missing"}
-
-
-def _cell_times(cell):
-    """{seed: grok epoch or None} of a regime-map cell (its grok is keyed by seed)."""
-    return {int(s): t for s, t in cell["grok"].items() if t != "missing"}
-
-
-def naming(who, what):
-    """A part's name in two fields, "who: what" (a setting, what is claimed of it), so that the
-    README can group the settings that share a claim without reading the name apart."""
-    return {"label": f"{who}: {what}", "who": who, "what": what}
-
-
-NAMING = ("label", "who", "what")          # the fields a part's verdict keeps whatever judges it
-
-
 def _speedup(d, baseline, arm, R, what="speed-up"):
     """Rule 2 for 'arm groks faster than baseline' from a study summary {grok: {arm: [per seed]}};
     where the study extended its censored runs (--extend), each run is censored at its own budget."""
@@ -76,7 +49,7 @@ def _speedup(d, baseline, arm, R, what="speed-up"):
 
 def _other_draws(v, times, drawn, judge):
     """Rules v4, rule 8 as amended 2026-11-26: a censored run's retrain that grokked within the
-    budget its run never grokked in (sweep.run_extended) is another draw, not read; the verdict
+    budget its run never grokked in (extend.run_extended) is another draw, not read; the verdict
     v says so, with judge's verdict on the times with those retrains read in place beside it.
     times and drawn: {arm: {seed: grok epoch}}, the same seed keys."""
     other = [f"{a} seed {s} at {t}" for a in drawn for s, t in drawn[a].items()]
@@ -101,7 +74,7 @@ def claim_c1(results, R=A.RULES[DECIDING], use=None):
             {**R.property([analysis.meets_regime_criterion(m, d["budget"]) for m in rows], "seeds in order"),
              "label": "four phases in order"},
         f"diffuse attention at memorization (informative mass <= {analysis.FOUND_MASS}; uniform 0.2)":
-            {**R.level([m["mass_at_mem"] for m in rows], 0.0, analysis.FOUND_MASS, "informative mass at t_mem"),
+            {**R.level([m["mass_at_mem"] for m in rows], 0.0, analysis.FOUND_MASS, "informative mass at t_mem", (0, 1)),
              "label": "diffuse attention at memorization"},
     }
 
@@ -112,7 +85,7 @@ def claim_c2(results, R=A.RULES[DECIDING], use=None):
         return None
     chance = 1 / d.get("p", 113)
     bands = {"full": (0.99, 1.01), "partial": (3 * chance, 0.99), "chance": (0.0, 3 * chance)}
-    return {f"{cell}: paper {c['paper']}": R.level(c["final_test_acc"], *bands[c["paper"]], "final test acc")
+    return {f"{cell}: paper {c['paper']}": R.level(c["final_test_acc"], *bands[c["paper"]], "final test acc", (0, 1))
             for cell, c in d["grid"].items() if c["paper"] in bands}     # "-": the paper states nothing
 
 
@@ -238,10 +211,26 @@ def claim_c3_paper_regime(results, R=A.RULES[DECIDING], use=None):
 
 
 def claim_c3_fixed(results, R=A.RULES[DECIDING], use=None):
-    """C3 under fixed distractors on the dense lambda grid at seeds 0-9 (20k budget)."""
-    return _fig3_claim(results, "fig3_fixed",
-                       lambda d: f"distractors fixed, seeds {d['seeds']}, {d['budget']}-epoch budget", R, use, ROOM_C3F,
-                       lambda d: f"distractors fixed, {d['budget']}-epoch budget")
+    """C3 under fixed distractors on the dense lambda grid at seeds 0-9 (20k budget); a decided law says how
+    many seeds' absence alone would move it (fragility)."""
+    parts = _fig3_claim(results, "fig3_fixed",
+                        lambda d: f"distractors fixed, seeds {d['seeds']}, {d['budget']}-epoch budget", R, use, ROOM_C3F,
+                        lambda d: f"distractors fixed, {d['budget']}-epoch budget")
+    for part, v in (parts or {}).items():
+        if "Eq. 7" in part and v["verdict"] in (A.REPRODUCED, A.NOT_REPRODUCED) and len(v.get("slopes", ())) > 2:
+            k = fragility(v["slopes"])
+            v["fragile"] = k
+            v["reason"] = "; ".join(filter(None, [v.get("reason"), f"fragile: leaving out any one of {k} of the "
+                                                  f"{len(v['slopes'])} seeds puts the interval's lower end below 1.5"
+                                                  if k else ""]))
+    return parts
+
+
+def fragility(slopes, edge=1 + A.SLOPE_MARGIN_V3):
+    """How many single seeds, each left out alone, put the t-interval of the per-seed slopes' lower end
+    below `edge` (the law band's upper edge): the seeds a 'not reproduced' law rests on."""
+    s = np.asarray(slopes, float)
+    return int(sum(A.t_interval(np.delete(s, i))[1] < edge for i in range(len(s))))
 
 
 def claim_c4(results, R=A.RULES[DECIDING], use=None):
@@ -287,14 +276,63 @@ def claim_c5(results, R=A.RULES[DECIDING], use=None):
     d = _summary(results, "bound", use)
     if d is None:
         return None
-    by_seed = _runs_by_seed(d)
+    return {"the bound holds at every logged point": c5_bound(d, R), "measured/bound falls after memorization": c5_drop(d, R)}
+
+
+def c5_drop(d, R=A.RULES[DECIDING]):
+    """C5's second part on a bound summary: measured/bound before memorization over on the plateau, per
+    seed, against "far below" (the smallest effect that counts: 2x)."""
     drops = [float(np.mean([np.log(r["before memorization"] / r["plateau"]) for r in rs]))
-             for rs in ([r for r in rs if r.get("before memorization") and r.get("plateau")] for rs in by_seed.values())
-             if rs]
-    # "far below": the smallest effect that counts is 2x
-    return {"the bound holds at every logged point": c5_bound(d, R),
-            "measured/bound falls after memorization": R.effect(drops, math.log(2), "before/plateau ratio (per seed)",
-                                                                fmt=lambda x: f"{np.exp(x):.1f}x")}
+             for rs in ([r for r in rs if r.get("before memorization") and r.get("plateau")]
+                        for rs in _runs_by_seed(d).values()) if rs]
+    return R.effect(drops, math.log(2), "before/plateau ratio (per seed)", fmt=lambda x: f"{np.exp(x):.1f}x")
+
+
+# The runs made after a choice, where they were registered to confirm or decide it (verdicts.dates, a
+# choice's `confirm`): {choice key: Confirm}. Every other late choice leaves its part judged on the seeds
+# stored after it, or inconclusive (date_check).
+#   summary  the summary of the runs made after the choice
+#   test     what those runs must show
+#   decide   decide(summary, label) -> True (the choice confirmed: the part reads as the choice says), False
+#            (refuted: inconclusive), or a verdict dict (the part decided on those runs alone)
+#   rests_on rests_on(verdict) -> whether the reading depends on the choice at all (a violation of an exact
+#            bound refutes it at every point, whatever the window)
+#   name     the choice in two words, as the README names it
+Confirm = collections.namedtuple("Confirm", "summary test decide rests_on name", defaults=(lambda v: True, "its premise"))
+
+
+def _no_parity_plateau(d, label):
+    """Row 18's test of C9 parity's premise: no run of either arm has a plateau to measure (per seed, its
+    starvation reads None: it grokked with no plateau after memorization)."""
+    runs = [d["runs"].get(f"parity/{arm}") for arm in ("baseline", "kl")]
+    return all(r is not None and all(s is None for s in r["starved_per_seed"]) for r in runs)
+
+
+def _no_baseline_groks(cell):
+    return lambda d, label: bool(d["cells"].get(cell, {}).get("grok")) and all(t is None for t in d["cells"][cell]["grok"].values())
+
+
+CONFIRM = {
+    "rho 0.001 premise": Confirm("regime_map_rho0.001_seeds5-14_e10000.json", "no lambda = 0 run at rho 0.001, wd 1, "
+                                 "seeds 5-14 groks within 10,000 epochs", _no_baseline_groks("rho0.001_wd1_lam0")),
+    "window": Confirm("fig5_bound_seeds120-127.json", "seeds 120-127, the window fixed in advance, decide it by rule 5b",
+                      lambda d, label: c5_bound(d, A.RULES["v4"]), lambda v: not v.get("violations"), "its window"),
+    "parity premise": Confirm("fig10_tasks_seeds5-10.json", "no sparse parity run of seeds 5-10 has a plateau after "
+                              "memorization to starve (plan, sixth addendum, row 18)", _no_parity_plateau),
+    "c5 drop": Confirm("fig5_bound_seeds120-127.json", "seeds 120-127, run after it, decide it",
+                       lambda d, label: c5_drop(d, A.RULES["v4"]), name="its threshold"),
+}
+C5_CONFIRMING = CONFIRM["window"].summary
+
+
+
+def date_check(claim, parts, results, judge, study=None):
+    """policy.date_check with this file's confirmations (CONFIRM)."""
+    return policy.date_check(claim, parts, results, judge, study, CONFIRM)
+
+
+def premise_confirmed(results, choice, label=""):
+    return policy.premise_confirmed(results, choice, label, CONFIRM)
 
 
 def claim_c6(results, R=A.RULES[DECIDING], use=None):
@@ -454,274 +492,6 @@ def claim_c11(results, R=A.RULES[DECIDING], use=None):
     return {"t_grok ~ 1/wd": {"verdict": A.NOT_DECIDED, "n": 0, "reason": "no weight-decay sweep in the map's summary yet"}}
 
 
-# Rules v3, rule 7 (docs/stats.md): parts whose premise never occurs here, each (status, evidence,
-# the design that would decide it); the reason printed is "status: evidence", the README shows the
-# status. The power plan (power.py, docs/plan.md) adds the parts whose decision costs more than 10
-# core-hours, with its cost.
-NO_PLATEAU = "no plateau to measure"
-UNTESTABLE_PARTS = {
-    "C9": {"parity: the bound holds, and starves the attention gradient after memorization": (
-        "sparse parity groks 50-130 epochs after it starts, with no plateau after memorization to starve", "",
-        "a parity task with a plateau (more input bits or a smaller train fraction)")},
-    "C10": {**{f"{o}: the MLP norm contracts on the plateau": (
-        NO_PLATEAU, f"every {o} seed of 0-4 meets B_tau before it memorizes or fewer than three logged epochs after",
-        "a setting of this optimizer with a plateau (a smaller learning rate or a longer warm-up)")
-        for o in ("muon", "bs512")},
-            **{f"{o}: the MLP norm contracts on the plateau": (
-                NO_PLATEAU, f"no {o} seed of 0-4 memorizes within the budget under optim.py's mapping of lr and wd",
-                "a mapping under which it memorizes with a plateau (the sensitivity study tried the registered one: "
-                "REPORT.md's choices block, C10)")
-               for o in ("sgd", "lion", "bs128")}},
-    "C11": {**{f"fixed: {part}": (
-        "no run without a prior groks under fixed distractors", "0 of 20 within 10,000 epochs at wd 0.5-4, "
-        "0 of 10 within 20,000 and 0 of 5 within 50,000 at wd 1 (the two clocks' H4)",
-        "none known: the paper's premise, a delay set by weight decay, does not occur here")
-        for part in ("t_grok ~ 1/wd over the named room", "plateau >= Eq. 5's bound")},
-        # added 2026-11-26 (docs/stats.md, rule 7): this part had read "not decided, no data" since v3; its
-        # premise, a plateau that ends in grokking, never occurs within the map's budget at rho 0.001
-        "rho 0.001: plateau >= Eq. 5's bound": (
-            "no run without a prior groks within the budget at rho 0.001", "0 of 20 within 10,000 epochs "
-            "at wd 0.5-4, so no plateau ends to be measured",
-            "the 40k-epoch design of this regime's law (docs/plan.md: 12 seeds, 34 core-hours, more than 10)")},
-}
-
-
-def premise_reason(status, evidence):
-    """An untestable part's reason as printed: its status, then the evidence."""
-    return f"{status}: {evidence}" if evidence else status
-
-
-# One rule for every choice made after its data (rules v4, docs/stats.md, "After-data choices",
-# 2026-11-28): a premise marking, a window, a room or a threshold fixed after the runs it judges
-# existed decides only on runs made after it; until those are stored the part is inconclusive,
-# with the reading the choice would give beside it. {claim: {part: AfterData}}:
-#   choice   what was chosen after the data, and when
-#   summary  the summary of the runs made after it (docs/plan.md registers them)
-#   test     what those runs must show
-#   decide   decide(summary) -> True (the choice confirmed: the part reads as the choice says),
-#            False (refuted: inconclusive), or a verdict dict (the part decided on those runs alone)
-#   rests_on rests_on(verdict) -> whether that reading depends on the choice at all (a violation of
-#            an exact bound refutes it at every point, whatever the window)
-#   name     the choice in two words, as the README names it ("its premise", "its window")
-AfterData = collections.namedtuple("AfterData", "choice summary test decide rests_on name",
-                                   defaults=(lambda v: True, "its premise"))
-
-
-def _no_baseline_groks(cell):
-    return lambda d: bool(d["cells"].get(cell, {}).get("grok")) and all(t is None for t in d["cells"][cell]["grok"].values())
-
-
-def _no_plateau(setting):
-    return lambda d: all(r is None for r in d["settings"][setting]["plateau_rate"]) if setting in d["settings"] else False
-
-
-C10_NO_PLATEAU = ("sgd", "lion", "muon", "bs512", "bs128")
-C10_CONFIRMING = "fig11_optimizers_seeds5-9.json"
-C5_CONFIRMING = "fig5_bound_seeds120-127.json"
-MARKED_AFTER_DATA = {
-    "C11": {"rho 0.001: plateau >= Eq. 5's bound": AfterData(
-        "its premise marked untestable (2026-11-26)", "regime_map_rho0.001_seeds5-14_e10000.json",
-        "no lambda = 0 run at rho 0.001, wd 1, seeds 5-14 groks within 10,000 epochs", _no_baseline_groks("rho0.001_wd1_lam0"))},
-    "C10": {f"{o}: the MLP norm contracts on the plateau": AfterData(
-        "its premise (no plateau to measure) marked untestable after its seeds 0-4 had shown none", C10_CONFIRMING,
-        f"no {o} run of seeds 5-9 has a plateau to measure", _no_plateau(o)) for o in C10_NO_PLATEAU},
-    "C5": {"the bound holds at every logged point": AfterData(
-        "its window (one point every 100 epochs) chosen after its runs existed", C5_CONFIRMING,
-        "seeds 120-127, the window fixed in advance, decide it by rule 5b", lambda d: c5_bound(d, A.RULES["v4"]),
-        lambda v: not v.get("violations"), "its window")},
-}
-
-
-# Rules v4's plan (docs/plan.md): the parts its runs decide, by row (2 and 7 are C11's marking
-# and C3f's held-out law, named above); a part of the first plan priced above 10 core-hours and
-# not here stays inconclusive with its cost.
-V4_PLANNED = {
-    "C9": {"arparity: the bound holds, and starves the attention gradient after memorization": 1, "perm: KL faster": 5},
-    "C10": {"frozen oracle attention groks faster than the baseline": 3,
-            "beta2_0.98: the MLP norm contracts on the plateau": 4},
-    "C11": {"rho 0.003: plateau >= Eq. 5's bound": 6},
-    "C7": {"KL faster under dynamic routing": 8},
-    "C8": {"larger d reaches B_tau sooner": 10},                # the plan's addendum, after the recomputation
-    "C4": {"Bayesian ticket matches or outperforms the lottery ticket (non-inferiority, margin 1.25x)": 11},
-}
-# parts the v4 plan prices above 10 core-hours that the first plan did not list
-FRESH_SPEEDUP_STATUS = ("no design decides within 200 seeds (rules v4 refutes a true 1.15x in 38% of data sets at 90 "
-                        "seeds, 79% at 250, about 17 core-hours)")
-FRESH_SPEEDUP_COST = FRESH_SPEEDUP_STATUS[:-1] + "; docs/plan.md, rules v4's plan)"
-V4_COSTLY = {"C3": {"distractors fresh: the prior removes the plateau (t_grok(0) / t_grok(lambda = 1))": FRESH_SPEEDUP_COST},
-             "C9": {"add: KL faster": FRESH_SPEEDUP_COST}}
-# (C4: row 9 was withdrawn for its cost before any of its runs, and row 11 funds it: docs/plan.md,
-# second and third addenda)
-
-
-# the registry's study of each row (docs/plan.md, "Registry, 2026-11-26"): once a part's verdict is
-# read from it (with_plan_seeds), its row is run
-V4_PLAN_STUDIES = {1: "autoregressive_v4plan", 3: "frozen_v4plan", 4: "optimizers_v4plan", 5: "tasks_perm_v4plan",
-                   6: "regime_map_v4plan_rho0.003", 8: "routing_v4plan", 10: "dims_v4plan",
-                   11: "fig4_v4plan"}
-
-
-def plan_status(row, run):
-    """A part's status in the README when a row of the plan decides it."""
-    return f"{'after its planned runs' if run else 'runs planned'} (plan, row {row})"
-
-
-def v4_plan_note(claim, part, plan=None, results=None):
-    """What rules v4's plan says of a part, {"note": as REPORT.md prints it, "status": as the
-    README shows it}, or None: its row, planned or run (plan: the study this verdict was read from;
-    results: where the row's study's summary is looked for); or its cost, where the plan prices
-    it above 10 core-hours."""
-    addendum = ADDENDUM.get(claim)
-    if addendum and plan == addendum[0] and addendum[2](part):     # the fifth addendum's row decides it
-        return {"note": f"at the seeds of rules v4's plan, row {addendum[1]} (docs/plan.md)",
-                "status": plan_status(addendum[1], True)}
-    row = V4_PLANNED.get(claim, {}).get(part)
-    if row is None:
-        cost = V4_COSTLY.get(claim, {}).get(part)
-        return None if cost is None else {"note": cost, "status": FRESH_SPEEDUP_STATUS}
-    study = V4_PLAN_STUDIES.get(row)
-    if plan is not None and plan == study:
-        return {"note": f"at the seeds of rules v4's plan, row {row} (docs/plan.md)", "status": plan_status(row, True)}
-    if results is not None and os.path.exists(os.path.join(results, studies.summary(study))):
-        return {"note": f"decided at the seeds of rules v4's plan, row {row} ({study}), not here",
-                "status": f"decided at the seeds of plan row {row} ({study}), not here"}
-    return {"note": f"runs planned (docs/plan.md, rules v4's plan, row {row})", "status": plan_status(row, False)}
-
-
-def premise_confirmed(results, claim, part):
-    """What the runs made after a choice say of it (AfterData.decide): None while they are not
-    stored; True, False, or the part's verdict on them alone."""
-    after = MARKED_AFTER_DATA[claim][part]
-    d = _load(results, after.summary)
-    return None if d is None else after.decide(d)
-
-
-def after_data(claim, part, v, results, premise):
-    """A part whose choice was made after its data (MARKED_AFTER_DATA), by the one rule: None if
-    the choice is confirmed (the part reads as the choice says); else the part's verdict: decided
-    on the runs made after the choice, or inconclusive with the reading the choice gives beside it."""
-    after = MARKED_AFTER_DATA[claim][part]
-    if not premise and not after.rests_on(v):
-        return None                                   # the reading does not depend on the choice
-    outcome = premise_confirmed(results, claim, part)
-    measured = v.get("text") or v.get("reason")
-    if outcome is True:
-        return None
-    if isinstance(outcome, dict):
-        return {**outcome, "after_data": after.choice,
-                "reason": "; ".join(filter(None, [outcome.get("reason"), f"decided on the runs made after {after.choice} "
-                                                  f"({after.summary}); before them: {v['verdict']}"]))}
-    reading = A.UNTESTABLE if premise else v["verdict"]
-    why = (f"{after.choice}; it counts only once {after.test} ({after.summary}): "
-           + ("not run yet" if outcome is None else "refuted"))
-    return {"verdict": A.INCONCLUSIVE, "n": v.get("n", 0), "after_data": after.choice, "would_read": reading,
-            "measured": measured, "measured_shown": v.get("shown") or v.get("status") or "", "choice_name": after.name,
-            "reason": f"{why}; the reading it would give: {reading}" + (f" ({measured})" if measured else "")}
-
-
-def mark_untestable(claim, parts, R, with_plan=True, results="results", study=None):
-    """The parts of UNTESTABLE_PARTS (and, with_plan, the power plan's) say so, with what was
-    measured. Rules v4 (rule 7): only a premise is untestable; a costly part of the plan is
-    inconclusive with its cost and design, and a premise marked after its data counts once
-    the runs that confirm it are stored. study: the registry study the parts were read from
-    (its own section of REPORT.md), where they carry no "plan"."""
-    if not parts:
-        return parts
-    premise = UNTESTABLE_PARTS.get(claim, {})
-    costly = plan_untestable(results).get(claim, {}) if with_plan else {}
-    out = {}
-    for part, v in parts.items():
-        measured = v.get("text") or v.get("reason")
-        if v.get("addendum"):                          # decided on the runs the fifth addendum registered
-            out[part] = v
-            continue
-        confirmed = ""
-        if R.version == "v4" and part in MARKED_AFTER_DATA.get(claim, {}):
-            judged = after_data(claim, part, v, results, part in premise)
-            if judged is not None:
-                out[part] = {**judged, **{k: v[k] for k in NAMING if k in v}}
-                continue
-            after = MARKED_AFTER_DATA[claim][part]     # the choice stands: say which runs confirmed it
-            if premise_confirmed(results, claim, part) is True:
-                confirmed = f"{after.choice}, confirmed on the runs made after it: {after.test} ({after.summary})"
-        if part in premise or (part in costly and R.version == "v3"):
-            status, evidence, design = premise[part] if part in premise else (costly[part][0], "", costly[part][1])
-            reason = "; ".join(filter(None, [premise_reason(status, evidence), confirmed]))
-            status += "; marked after its data, confirmed on runs made after it" * bool(confirmed)
-            v = {**A.untestable(reason, design), "n": v.get("n", 0), "status": status,
-                 **{k: v[k] for k in NAMING if k in v},
-                 **({"reason": f"{reason}; measured: {measured}"} if measured else {})}
-        elif part in costly:
-            cost, design = costly[part]
-            pn = (v4_plan_note(claim, part, v.get("plan") or study, results)
-                  or {"note": f"{cost}: would decide {design}", "status": cost})
-            v = {**v, "verdict": v["verdict"] if v["verdict"] in (A.REPRODUCED, A.NOT_REPRODUCED) else A.INCONCLUSIVE,
-                 **pn, "reason": "; ".join(filter(None, [v.get("reason"), pn["note"]]))}
-        elif R.version == "v4" and v4_plan_note(claim, part) and v["verdict"] != A.UNTESTABLE:
-            pn = v4_plan_note(claim, part, v.get("plan") or study, results)
-            v = {**v, **pn, "reason": "; ".join(filter(None, [v.get("reason"), pn["note"]]))}
-        out[part] = v
-    return out
-
-
-def plan_untestable(results="results"):
-    """{claim: {part: (reason, design)}}: the parts the power plan (results/plan.json) found too
-    costly to decide."""
-    path = os.path.join(results, "plan.json")
-    if not os.path.exists(path):
-        return {}
-    plan = json.load(open(path))
-    out = {}
-    for row in plan["rows"]:
-        if row.get("untestable"):
-            out.setdefault(row["claim"], {})[row["part"]] = (cost_text(row), row["design"])
-    return out
-
-
-MAX_SEEDS, SCALING_POWER_SEEDS, COSTLY_HOURS = 200, 60, 10.0     # verdicts/power.py's search bound and line
-
-
-def cost_text(row):
-    """What deciding a costly part of the plan takes, always with its power under both truths:
-    the cost and seeds of the design that decides it (80% under each), or, where no design within
-    MAX_SEEDS seeds does, that, with the power the search found at the largest design it simulated."""
-    if "hours" not in row:                      # a plan written before its rows carried their design
-        return row["untestable"]
-    pw = " and ".join(f"{p:.0%} if {truth}" for truth, p in row.get("power", {}).items())
-    if row.get("seeds") is None:
-        at = SCALING_POWER_SEEDS if row.get("kind") == "scaling" else MAX_SEEDS
-        return f"no design decides within {MAX_SEEDS} seeds (at {at} seeds, power {pw})" if pw else \
-            f"no design decides within {MAX_SEEDS} seeds"
-    if row.get("hours", 0) > COSTLY_HOURS:
-        return (f"deciding it costs {row['hours']:.0f} core-hours (more than {COSTLY_HOURS:g}; {row['seeds']} seeds, "
-                f"power {pw})" if pw else f"deciding it costs {row['hours']:.0f} core-hours (more than {COSTLY_HOURS:g})")
-    return row["untestable"]
-
-
-def plan_power(results="results", table=None):
-    """{claim: the power plan's row for an undecided part}: among the plan's rows whose part is
-    still inconclusive or not decided in `table` (verdicts(); every plan row when None), one
-    not run yet if there is one (the seeds that would decide it), else one whose plan study has
-    run ("run": True, the plan's seeds in and this draw undecided); the smallest predicted power
-    first."""
-    path = os.path.join(results, "plan.json")
-    if not os.path.exists(path):
-        return {}
-    out = {}
-    for r in json.load(open(path))["rows"]:
-        if r.get("untestable"):
-            continue
-        if table is not None:
-            v = (table.get(r["claim"], (None, None))[1] or {}).get(r["part"])
-            if v is None or v["verdict"] not in (A.INCONCLUSIVE, A.NOT_DECIDED):
-                continue
-            r = {**r, "run": bool(v.get("plan")), "n_now": v.get("n")}
-        best = out.get(r["claim"])
-        if best is None or (r.get("run", False), r["power_min"]) < (best.get("run", False), best["power_min"]):
-            out[r["claim"]] = r
-    return out
-
-
 CLAIMS = {"C1": claim_c1, "C2": claim_c2, "C3": claim_c3, "C3b": claim_c3_paper_regime, "C3f": claim_c3_fixed,
           "C4": claim_c4,
           "C5": claim_c5, "C6": claim_c6,
@@ -735,10 +505,14 @@ def study_parts(results, name, R=A.RULES[DECIDING]):
     s = studies.STUDIES[name]
     if s.claim not in CLAIMS:
         return None
-    parts = CLAIMS[s.claim](results, R, use={s.variant_of or s.plan_for or name: name})
+    use = {s.variant_of or s.plan_for or name: name}
+    parts = CLAIMS[s.claim](results, R, use=use)
     if parts is not None and s.plan_parts:
         parts = {p: v for p, v in parts.items() if s.plan_parts in p}
-    return mark_untestable(s.claim, parts, R, results=results, study=name)
+    parts = mark_untestable(s.claim, parts, R, results=results, study=name)
+    if R.version == "v4":
+        parts = date_check(s.claim, parts, results, lambda: CLAIMS[s.claim](results, R, use=use), study=name)
+    return parts
 
 
 def with_plan_seeds(results, claim, parts, R):
@@ -763,59 +537,40 @@ def with_plan_seeds(results, claim, parts, R):
     return parts
 
 
-# The fifth addendum's cheap decisive runs (docs/plan.md, rows 14-16; registered 2026-11-28 before any
-# of them): once its summary is written, each study decides the parts it names on its own seeds, in
-# place of the same parts at the earlier seeds. {claim: (study, row, which parts, what is disclosed)}
-ADDENDUM = {"C8": ("dims_after", 14, lambda part: part.startswith("larger d"), ""),
-            "C6": ("priors_after", 15, lambda part: "entropy" in part or "sparsity" in part,
-                   "a sixth seed, added after seeing five"),
-            "C3b": ("heldout_fig3_after", 16, lambda part: "removes the plateau" in part,
-                    "a sixth held-out seed, added after seeing five")}
-
-
 def with_addendum_runs(results, claim, parts, R):
-    """The parts the fifth addendum's study of `claim` decides (ADDENDUM), read from its seeds alone
-    once its summary is stored, each in place of its twin at the earlier seeds ("replaces"), with
-    its row ("addendum") and, where the design was chosen after seeing data, that ("disclosed")."""
-    if claim not in ADDENDUM or not parts:
-        return parts
-    name, row, wanted, disclosed = ADDENDUM[claim]
-    if _load(results, studies.summary(name)) is None:
-        return parts
-    got = {p: v for p, v in (CLAIMS[claim](results, R, use={studies.STUDIES[name].variant_of: name}) or {}).items()
-           if wanted(p)}
-    note = f"at the seeds of rules v4's plan, row {row} (docs/plan.md)"          # the fifth addendum's rows
-    made = {p: {**v, "plan": name, "addendum": row, "note": note, "status": plan_status(row, True),
-                "reason": "; ".join(filter(None, [v.get("reason"), note, disclosed])),
-                **({"disclosed": disclosed} if disclosed else {})} for p, v in got.items()}
-    out = {}
-    for part, v in parts.items():
-        twin = next((p for p, w in made.items() if label(p, w) == label(part, v)), None)
-        out[twin or part] = v if twin is None else {**made[twin], **({"replaces": part} if twin != part else {})}
-    return out
+    """The parts the addenda's studies of `claim` decide (ADDENDUM), each read from its seeds alone once
+    its summary is stored, in place of its twin at the earlier seeds ("replaces"), a later row in place of
+    an earlier, with its row ("addendum") and, where the design was chosen after seeing data, that."""
+    for name, row, wanted, disclosed in ADDENDUM.get(claim, ()):
+        if not parts or _load(results, studies.summary(name)) is None:
+            continue
+        got = {p: v for p, v in (CLAIMS[claim](results, R, use={studies.STUDIES[name].variant_of: name}) or {}).items()
+               if wanted(p)}
+        note = f"at the seeds of rules v4's plan, row {row} (docs/plan.md)"          # the addenda's rows
+        made = {p: {**v, "plan": name, "addendum": row, "note": note, "status": plan_status(row, True),
+                    "reason": "; ".join(filter(None, [v.get("reason"), note, disclosed])),
+                    **({"disclosed": disclosed} if disclosed else {})} for p, v in got.items()}
+        out = {}
+        for part, v in parts.items():
+            twin = next((p for p, w in made.items() if label(p, w) == label(part, v)), None)
+            out[twin or part] = v if twin is None else {**made[twin], **({"replaces": part} if twin != part else {})}
+        parts = out
+    return parts
 
 
 def decides(name, part=None):
     """A variant study's role in its claim's verdict, for one part (or the study, part None):
     "decides" where its runs decide the part (the fifth addendum's studies, ADDENDUM; the runs made
-    after a window chosen after its data, MARKED_AFTER_DATA), "premise" where they confirm or refute a
+    after a window chosen after its data, CONFIRM), "premise" where they confirm or refute a
     premise marked after its data, None where they are reported beside and never enter it."""
     s = studies.STUDIES[name]
-    add = ADDENDUM.get(s.claim)
-    if add and add[0] == name:
-        return "decides" if part is None or add[2](part) else None
-    for marked, after in MARKED_AFTER_DATA.get(s.claim, {}).items():
-        if after.summary == s.summary:
-            if after.name == "its premise":
-                return "premise"
-            return "decides" if part is None or part == marked else None
+    add = policy.addendum_row(s.claim, name)
+    if add and (part is None or add[2](part)):
+        return "decides"
+    for key, after in CONFIRM.items():
+        if after.summary == s.summary and (part is None or D.BY_KEY[key].applies(s.claim, part)):
+            return "premise" if after.name == "its premise" else "decides"
     return None
-
-
-def label(part, v):
-    """A part's name without its asides and the seeds it was measured at, as the claim function set
-    it ("label"; the README's, and what a part at other seeds is matched by), else its name."""
-    return v.get("label", part)
 
 
 def beside(results, claim, R=A.RULES[DECIDING]):
@@ -854,6 +609,8 @@ def verdicts(results, only=None, rules=DECIDING, with_plan=True, plan_seeds=True
             if plan_seeds:
                 parts = with_addendum_runs(results, claim, with_plan_seeds(results, claim, parts, R), R)
             parts = mark_untestable(claim, parts, R, with_plan, results)
+            if R.version == "v4":
+                parts = date_check(claim, parts, results, lambda: rejudge(results, claim, R, plan_seeds))
         except Exception as e:
             if "PYTEST_CURRENT_TEST" in os.environ:
                 raise
@@ -861,6 +618,13 @@ def verdicts(results, only=None, rules=DECIDING, with_plan=True, plan_seeds=True
         combine = getattr(R, "combine", A.combine)
         out[claim] = ("not run", {}) if parts is None else (combine(parts), parts)
     return out
+
+
+def rejudge(results, claim, R, plan_seeds=True):
+    """A claim's parts as verdicts() reads them (plan and addendum studies in place), before the
+    after-data rule: what date_check judges again on the seeds stored after a choice."""
+    parts = CLAIMS[claim](results, R)
+    return with_addendum_runs(results, claim, with_plan_seeds(results, claim, parts, R), R) if plan_seeds else parts
 
 
 def direction(v):

@@ -5,11 +5,11 @@ summaries, through `update_readme`.
 
     python reproduce.py --report-only    # rewrites every generated block
 """
-
+from beyond.choices import choice_line, held_out_note
+from verdicts import dates as D
 from verdicts import rules as A
 from verdicts import studies
-from verdicts.claims import PAPER_SHORT, _load, direction, verdicts
-from beyond.choices import choice_line, held_out_note
+from verdicts.claims import PAPER_SHORT, _load, direction, study_of, verdicts
 from verdicts.report import CHOICE_CLAIMS, claim_outcome
 
 
@@ -109,16 +109,16 @@ def readme_table(results):
             continue
         held = holding_parts(verdict, parts)
         shown = held if verdict != A.REPRODUCED else [min(held, key=lambda pv: pv[1].get("n", 0))]
-        waiting = [(p, v) for p, v in shown if v.get("after_data")]
-        shown = [(p, v) for p, v in shown if not v.get("after_data")]
-        cells = [short_cell(f"{part_label(p, v)}: {_part_number(v)}", 260) for p, v in shown]
+        waiting = [(p, v) for p, v in shown if v.get("would_read")]
+        shown = [(p, v) for p, v in shown if not v.get("would_read")]
+        cells = [short_cell(f"{part_label(p, v)}: {_part_number(v)}", 260) + runs_note(results, claim, p, v) for p, v in shown]
         n = ", ".join(str(v.get("n", 0)) for _, v in shown)
         if waiting:                   # one line per choice made after its data (the one rule)
             groups = after_data_cells(waiting)
             cells, n = cells + [c for c, _ in groups], ", ".join(filter(None, [n] + [m for _, m in groups]))
-            others = sum(v["verdict"] == A.REPRODUCED for v in parts.values())
-            if others and verdict == A.INCONCLUSIVE:
-                cells.append(f"its {others} other part{'s' * (others > 1)} reproduced")
+        others = sum(v["verdict"] == A.REPRODUCED for v in parts.values())
+        if others and verdict == A.INCONCLUSIVE:
+            cells.append(f"its {others} other part{'s' * (others > 1)} reproduced")
         if verdict == A.REPRODUCED and len(held) > 1:
             cells.append(f"and {len(held) - 1} more part{'s' * (len(held) > 2)}, all reproduced")
         if verdict == A.PARTLY:          # what is reproduced, then what could not be tried and why
@@ -128,18 +128,39 @@ def readme_table(results):
     return "\n".join(rows)
 
 
+def runs_note(results, claim, part, v):
+    """" (λ 1 against λ 0; seeds 10-17, stored after its threshold; shares runs with C9, C10)": the runs a
+    part was judged on, from its study's summary and results/run_dates.json; "" where they are unknown."""
+    name = study_of(claim, part_label(part, v), v)
+    d, dates = _load(results, studies.summary(name)) if name in studies.STUDIES else None, D.load(results)
+    bits = []
+    lam = (d or {}).get("lam")
+    if isinstance(lam, (int, float)) and not isinstance(lam, bool):
+        bits.append(f"λ {lam:g}")
+    seeds = v.get("after_seeds") or sorted(int(s) for s in (dates or {}).get("studies", {}).get(name, {}))
+    if seeds:
+        span = (f"{seeds[0]}–{seeds[-1]}" if len(seeds) > 1 and seeds == list(range(seeds[0], seeds[-1] + 1))
+                else ", ".join(map(str, seeds)))
+        bits.append(f"seed{'s' * (len(seeds) > 1)} {span}" + (", stored after its choices" if v.get("after_seeds") else ""))
+    others = sorted({studies.STUDIES[o].claim for o in (dates or {}).get("shared", {}).get(name, {})} - {"beyond", claim},
+                    key=lambda c: list(studies.CLAIMS).index(c))
+    if others:
+        bits.append("shares runs with " + ", ".join(others))
+    return f" ({'; '.join(bits)})" if bits else ""
+
+
 def after_data_cells(waiting):
     """The parts waiting on runs made after a choice made after their data, one cell per choice:
     who, what, the reading the choice gives on the data it was chosen with. [(cell, n)]."""
     groups = {}
     for p, v in waiting:
         who, what = who_what(p, v)
-        key = (what, v["would_read"], v.get("measured_shown", ""), v.get("choice_name", "its choice"))
+        key = (what, v["would_read"], v.get("measured_shown", ""), v.get("after_data", "its choice"))
         groups.setdefault(key, []).append((who, v.get("n", 0)))
     return [(short_cell(f"{', '.join(filter(None, (w for w, _ in wn)))}: " * any(w for w, _ in wn)
-                        + f"{what}: reads {reading}" + (f", {shown}" if shown else "")
-                        + f" on the runs {choice} was fixed with; counts once runs made after it are in (plan, "
-                        "fifth addendum)", 300), ", ".join(str(k) for _, k in wn))
+                        + f"{what}: would read {reading}" + (f", {shown}" if shown else "")
+                        + f", on runs stored before {choice}; inconclusive until runs made after it", 300),
+             ", ".join(str(k) for _, k in wn))
             for (what, reading, shown, choice), wn in groups.items()]
 
 
@@ -184,12 +205,8 @@ def update_readme(results, path="README.md", blocks=None):
     found = False
     for name, make in {**README_BLOCKS, **TRIED_BLOCKS, **(blocks or {})}.items():
         start, end = block_markers(name)
-        if start not in text:
-            continue
-        head, rest = text.split(start, 1)
-        tail = rest.split(end, 1)[1]
-        body = make(results) if callable(make) else make
-        text, found = f"{head}{start}\n{body}\n{end}{tail}", True
+        if start in text:
+            text, found = A.replace_block(text, start, end, make(results) if callable(make) else make), True
     if found:
         with open(path, "w") as f:
             f.write(text)

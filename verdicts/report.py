@@ -12,12 +12,11 @@ import os
 import numpy as np
 
 from beyond.choices import choice_line, held_out_note
-from beyond.two_clocks import h3_cell, medians_note
 from verdicts import rules as A
 from verdicts import studies
-from verdicts.claims import (BESIDE, CLAIMS, DECIDING, EQ7_HELD_OUT, EQ7_PLAN_ROW, MARKED_AFTER_DATA, PAPER,
-                             ROOM_C3, ROOM_C3F, _load, _summary, beside, claim_c3_other_regimes, decides, direction,
-                             eq7_before_after, premise_confirmed, study_parts, verdicts)
+from verdicts.claims import (BESIDE, CLAIMS, DECIDING, EQ7_HELD_OUT, EQ7_PLAN_ROW, PAPER, ROOM_C3, ROOM_C3F, _load,
+                             _summary, beside, claim_c3_other_regimes, decides, direction, eq7_before_after, label,
+                             study_parts, verdicts)
 
 
 def make_report(results):
@@ -46,7 +45,7 @@ def make_report(results):
         lines.append(f"| {claim} | {paper} | **{verdict}** | {old[claim][0]} | {five[claim][0]} |")
     lines += ["", "## Verdicts that moved", ""] + moved_lines(table, old, five)
     lines += ["", "## After-data changes, before and after (rules v4, rule 9)", ""] + eq7_lines(results)
-    lines += marking_lines(results, old, table)
+    lines += after_data_lines(table)
     lines += ["", "## Parts and numbers", ""]
     for claim, (verdict, parts) in table.items():
         lines.append(f"### {claim}: {verdict}")
@@ -64,11 +63,11 @@ def make_report(results):
         by_role, by_role_v3 = beside(results, claim), beside(results, claim, A.RULES[BESIDE])
         for role, said in VARIANT_ROLES.items():
             side_v3 = by_role_v3[role]
-            for label, side in by_role[role].items():
-                lines.append(f"- ({said}) {label}:")
+            for title, side in by_role[role].items():
+                lines.append(f"- ({said}) {title}:")
                 for part, v in side.items():
                     lines.append(f"  - {part + ': ' if part else ''}{A.describe(v)}")
-                    was = side_v3.get(label, {}).get(part)
+                    was = side_v3.get(title, {}).get(part)
                     if was and (was["verdict"], was.get("text")) != (v["verdict"], v.get("text")):
                         lines.append(f"    - rules v3: {A.describe(was)}")
         lines.append("")
@@ -103,22 +102,21 @@ def moved_lines(table, old, five):
     return lines or ["- none"]
 
 
-def marking_lines(results, old, table):
-    """C11's marking of a premise after its data (2026-11-26): the claim under rules v3 with and
-    without it, and under v4 (which counts it once the runs made after it confirm it)."""
-    claim = "C11"
-    parts = old[claim][1] or {}
-    lines = []
-    for part, (_, summary, test, *_) in MARKED_AFTER_DATA[claim].items():
-        if part not in parts:
-            continue
-        unmarked = {**parts, part: {"verdict": A.NOT_DECIDED, "n": 0}}
-        ok = premise_confirmed(results, claim, part)
-        lines += ["", f"- {claim}'s marking (2026-11-26) of \"{part}\" as untestable by premise: rules v3 "
-                      f"without the marking: {A.RULES[BESIDE].combine(unmarked)}; with it: {old[claim][0]}; "
-                      f"rules v4: {table[claim][0]}, the marking counting only once {test} "
-                      f"(`{summary}`: " + ("not run yet" if ok is None else "confirmed" if ok else "refuted") + ")"]
-    return lines
+def after_data_lines(table):
+    """Every part the after-data rule by dates changed (verdicts/dates.py; docs/stats.md, "After-data
+    choices"): the choice that came after its runs, and what the part reads now and would read."""
+    lines = ["", "Every part whose runs began before one of its choices (rules v4: a part decides only on runs "
+             "stored after each of its choices; the choices and their dates: docs/stats.md):", ""]
+    for claim, (_, parts) in table.items():
+        for part, v in (parts or {}).items():
+            if v.get("after_data_note"):
+                every = v["all_seeds"]
+                shown = every.get("shown") or every.get("text") or ""
+                lines.append(f"- {claim}, {label(part, v)}: **{v['verdict']}**, {v.get('shown') or v.get('text', '')}; "
+                             f"{v['after_data_note']} (on every seed: {every['verdict']}" + (f", {shown})" if shown else ")"))
+            elif v.get("after_data"):
+                lines.append(f"- {claim}, {label(part, v)}: **{v['verdict']}**; {v['reason']}")
+    return lines + [""]
 
 
 def eq7_lines(results):
@@ -161,21 +159,13 @@ def eq7_lines(results):
 
 
 def beyond_the_paper(results):
-    """The two-clocks study (docs/registered/two_clocks.md, pre-registered): its hypotheses, apart from C1-C11."""
+    """The studies beyond the paper, each section rendered by its study from its own summary."""
+    from beyond import two_clocks
     d = _load(results, studies.summary("two_clocks"))
-    lines = ["## Beyond the paper: the two clocks (pre-registered, docs/registered/two_clocks.md)", "",
-             "Registered under rules v2; each part as registered (v2, frozen when v2 was removed) and "
-             "recomputed by rules v3 (H1 and H1b over H1c's room, H2 over C11's).", ""]
-    if d is None:
-        return lines + ["- not run: `python -m beyond.two_clocks --jobs 2`", ""]
-    registered = d.get("registered_v2", {})
-    for part, v in d["verdicts"].items():
-        lines.append(f"- {part}: {A.describe(v)}{medians_note(v)}")
-        for name, row in v.get("cells", {}).items():
-            lines.append(f"  - {name}: {h3_cell(row)}")
-        if part in registered:
-            lines.append(f"  - as registered (rules v2): **{registered[part][0]}**, {registered[part][1]}")
-    return lines + [""] + critical_block(results) + payoff_block(results) + deep_block(results) \
+    lines = two_clocks.markdown(d) if d is not None else [
+        "## Beyond the paper: the two clocks (pre-registered, docs/registered/two_clocks.md)", "",
+        "- not run: `python -m beyond.two_clocks --jobs 2`", ""]
+    return lines + critical_block(results) + payoff_block(results) + deep_block(results) \
         + deep_trained_block(results) + information_block(results) + plateau_block(results) + choices_block(results)
 
 

@@ -1,10 +1,8 @@
-"""The verdict rules every claim is judged by: statistics over seeds, censoring, the scaling
-fits, and how parts combine into a claim's verdict. docs/stats.md states each rule, its
-assumptions and its error rates measured on synthetic data with a known truth
-(verdicts/simulate.py). Rules v4 decide and v3 is reported beside them (versions 1 and 2 were
-removed on 2026-11-26: docs/stats.md names the commit whose report prints their verdicts). A
-rule that v4 took over unchanged has one name (no version label); a label marks the rules
-whose two versions differ, both reported. What they judge is measured in analysis.py.
+"""The verdict rules every claim is judged by: statistics over seeds, censoring, the scaling fits, and
+how parts combine into a claim's verdict. docs/stats.md states each rule, its assumptions and its
+error rates measured on synthetic data with a known truth (verdicts/simulate.py). Rules v4 decide, v3
+is reported beside (v1 and v2: docs/stats.md names the commit that prints them). A rule v4 took over
+unchanged has one name; a label marks those whose versions differ. What they judge: analysis.py.
 """
 import functools
 import math
@@ -70,20 +68,21 @@ def combine(parts):
 
 
 def describe(v, bold=True):
-    """One line: verdict, n, interval, reason; the verdict in markdown bold, or plain (bold=False: a
-    printout), so that nothing strips markdown afterwards."""
-    bits = [f"**{v['verdict']}**" if bold else v["verdict"], f"n = {v.get('n', 0)}"]
-    if v.get("text"):
-        bits.append(v["text"])
-    if v.get("reason"):
-        bits.append(v["reason"])
-    return ", ".join(bits)
+    """One line: verdict, n, interval, reason; the verdict bold, or plain (bold=False: a printout)."""
+    return ", ".join([f"**{v['verdict']}**" if bold else v["verdict"], f"n = {v.get('n', 0)}"]
+                     + [v[k] for k in ("text", "reason") if v.get(k)])
 
+
+def replace_block(text, start, end, body):
+    """text with the block between the markers `start` and `end` replaced by body (None if start is absent)."""
+    if start not in text:
+        return None
+    head, rest = text.split(start, 1)
+    return f"{head}{start}\n{body}\n{end}{rest.split(end, 1)[1]}"
 
 
 def t_quantile(p, df):
-    """The p-quantile of Student's t with df degrees of freedom (numpy only): the CDF by
-    Simpson's rule on the density, inverted by bisection. Accurate to ~1e-9 for p <= 0.999."""
+    """Student's t p-quantile (numpy only): Simpson's rule on the density, bisection; ~1e-9 for p <= 0.999."""
     return _t_quantile(round(float(p), 12), int(df))
 
 
@@ -119,12 +118,10 @@ SIGN_FLIP_DRAWS = 2 ** 20       # beyond: this many random assignments (fixed se
 
 
 def sign_flip_p(values):
-    """One-sided p of 'mean > 0' under sign symmetry: the share of the 2^n sign assignments
-    whose sum is at least the observed one (ties count). Exact up to n = 20; beyond (2^28
-    assignments at 28 seeds would need 56 GiB at once), a Monte-Carlo p from 2^20 random
-    assignments with a fixed seed, counting the observed one, (1 + hits) / (1 + draws): valid,
-    the same on every run, and within about 0.0005 of the exact p near 0.05. Remembered per
-    set of values (about 60 ms each; the report judges the same effects several times)."""
+    """One-sided p of 'mean > 0' under sign symmetry: the share of the 2^n sign assignments whose sum is
+    at least the observed one (ties count). Exact up to n = 20; beyond, a Monte-Carlo p from 2^20 random
+    assignments with a fixed seed, (1 + hits) / (1 + draws): valid, repeatable, within about 0.0005 of
+    the exact p near 0.05. Remembered per set of values (about 60 ms each)."""
     return _sign_flip_p(tuple(float(x) for x in values))
 
 
@@ -195,7 +192,6 @@ def _sign_flip_p(values):
 #    any part is, so REPORT.md lists every part; a part with no data is "not decided".
 #    "Untestable here": a part whose premise never occurs here or whose plan costs more than
 #    10 core-hours (docs/plan.md); it gives the reason and the design that would decide, and
-#    is neither reproduced nor not (combine_testable leaves it out).
 #    is neither reproduced nor not (combine_testable leaves it out).
 
 UNTESTABLE = "untestable here"
@@ -345,9 +341,9 @@ def noninferiority_verdict_v3(reference, treatment, budget, margin=NONINFERIORIT
             "reason": "; ".join(reasons)}
 
 
-def level_verdict(values, low, high, what="mean"):
-    """Rule 4 (v3): the t-interval of the per-seed values (None: not measurable, left out)
-    against the band [low, high)."""
+def level_verdict(values, low, high, what="mean", within=None):
+    """Rule 4 (v3): the t-interval of the per-seed values (None: left out) against the band [low, high),
+    cut to `within`, the range the mean must lie in ((0, 1): an accuracy or a mass), which loses no coverage."""
     vals = [float(v) for v in values if v is not None]
     out = {"n": len(vals), "n_run": len(values)}
     if not vals:
@@ -358,6 +354,8 @@ def level_verdict(values, low, high, what="mean"):
         return {**out, "verdict": INCONCLUSIVE, "estimate": vals[0], "text": f"{what} {vals[0]:.3f} (one seed), {band}",
                 "reason": "fewer than two seeds: no interval"}
     est, lo, hi = ti
+    if within is not None:
+        lo, hi = max(lo, within[0]), min(hi, within[1])
     verdict = REPRODUCED if low <= lo and hi < high else NOT_REPRODUCED if hi < low or lo >= high else INCONCLUSIVE
     reasons = []
     verdict = _cap_few_seeds(verdict, len(vals), reasons)
@@ -686,16 +684,18 @@ def effect_verdict_v4(effects, smallest, what="effect", fmt=lambda x: f"{x:+.2f}
     if bound_note:
         reasons.append(bound_note)
     end = lambda v: fmt(v).replace("infx", "inf")          # an end with no order statistic: 0x / inf, -inf / +inf
-    # an estimate that rests on bounds prints as one (issue #86, 2026-12-02): >= where some effects are lower
-    # bounds and none upper, <= the reverse; "every ratio a bound" where no effect was measured
+    # an estimate that rests on bounds prints as one: >= where some effects are lower bounds and none upper
     mark = ">= " if any(b > 0 for b in bounds) and not any(b < 0 for b in bounds) else \
         "<= " if any(b < 0 for b in bounds) and not any(b > 0 for b in bounds) else ""
-    every = ", every effect a bound" if mark and all(bounds) else ""
-    shown = (f"{what} {mark}{fmt(est)} [{end(lo)}, {end(hi)}]{every}" if math.isfinite(lo) or math.isfinite(hi) else
-             f"{what} {mark}{fmt(est)} (no finite interval: {n} seeds with a bound; the Wilcoxon interval needs 6)")
-    return {**out, "verdict": verdict,
-            "text": f"{what} {mark}{fmt(est)} [{end(lo)}, {end(hi)}] ({kind}){every}, smallest that counts "
-                    f"{fmt(smallest)}, {sign}{seeds_note}",
+    side = hi if mark == "<= " else lo
+    if mark and all(bounds) and math.isfinite(side):   # no effect measured: only the end on the bounds' side says anything
+        shown = f"{what} {mark}{end(side)}, every effect a bound (one arm's runs all censored)"
+        text = f"{shown} ({kind}: the interval [{end(lo)}, {end(hi)}] of bounds)"
+    else:
+        shown = (f"{what} {mark}{fmt(est)} [{end(lo)}, {end(hi)}]" if math.isfinite(lo) or math.isfinite(hi) else
+                 f"{what} {mark}{fmt(est)} (no finite interval: {n} seeds with a bound; the Wilcoxon interval needs 6)")
+        text = f"{what} {mark}{fmt(est)} [{end(lo)}, {end(hi)}] ({kind})"
+    return {**out, "verdict": verdict, "text": f"{text}, smallest that counts {fmt(smallest)}, {sign}{seeds_note}",
             "shown": shown, "against": f"counts from {fmt(smallest)}", "reason": "; ".join(reasons)}
 
 

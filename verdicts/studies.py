@@ -19,14 +19,14 @@ CLAIMS = {
            "prior -> chance even with norm matching; oracle without norm control -> partial; both -> full."),
     "C3": ("KL prior, 1/lambda law",
            "KL toward the oracle removes the plateau; t_grok falls roughly like 1/lambda until a floor."),
-    "C3b": ("C3 in the paper's regime, held-out seeds",
-            "C3, judged where the lambda = 0 baseline shows the paper's four phases (the regime map's "
-            "pre-registered selection), on held-out seeds."),
+    "C3b": ("C3 at the closest cell, held-out seeds",
+            "C3, judged at the regime map's cell closest to the paper's four phases (its pre-registered "
+            "selection: no cell shows all five conditions), on held-out seeds."),
     "C3f": ("C3 in fixed distractors",
             "C3, judged under fixed distractors, where the lambda = 0 baseline never groks and the prior is "
             "the only way out, on a dense lambda grid (0.01-1) with a 20,000-epoch budget, seeds 0-9; "
             "Eq. 7's law on held-out seeds 10-19, run after its amendment (rules v4, rule 9)."),
-    "C4": ("Bayesian vs lottery ticket",
+    "C4": ("Bayesian ticket vs lottery-ticket transfer",
            "The Bayesian ticket (fresh init + KL) matches or outperforms lottery-ticket transfer."),
     "C5": ("Lemma 5.1 bound",
            "The task gradient to the attention logits stays below the Lemma 5.1 bound, far below it "
@@ -43,7 +43,7 @@ CLAIMS = {
     "C9": ("other tasks, autoregressive",
            "Across tasks the starvation diagnostic holds and KL accelerates where routing is the "
            "bottleneck; also in autoregressive sparse parity."),
-    "C10": ("frozen attention, optimizers",
+    "C10": ("frozen attention; AdamW variants only",
             "Frozen oracle attention: the MLP generalizes quickly. Optimizer changes alter rates but "
             "keep the norm-contractive decay."),
     "C11": ("delay ~ 1/weight decay",
@@ -243,13 +243,13 @@ STUDIES = {
         "C11 rho 0.003 at seeds 0-8, 40k epochs (rules v4's plan)", plan_for="regime_map",
         plan_parts="rho 0.003: plateau"),
     # rules v4's plan, row 2: the held-out runs that confirm or refute C11's marking at rho 0.001
-    # (report.MARKED_AFTER_DATA reads its summary); beside C11, never part of its verdict
+    # (claims.CONFIRM reads its summary); beside C11, never part of its verdict
     "regime_map_v4plan_rho0.001": Study(
         "C11", ["-m", "beyond.regime_map", "--part", "baseline", "--rhos", "0.001", "--seeds"] + [str(s) for s in range(5, 15)],
         "regime_map_rho0.001_seeds5-14_e10000.json", "regime_map_rho0.001_seeds5-14_e10000_c11.png",
         "C11 at rho 0.001, held-out seeds 5-14 (rules v4's plan, row 2: C11's marking)", variant_of="regime_map"),
     # rules v4's plan, fifth addendum (2026-11-28, before their runs): the runs made after a choice made after its
-    # data (report.MARKED_AFTER_DATA reads their summaries); beside their claims, never part of a verdict but so
+    # data (claims.CONFIRM reads their summaries); beside their claims, never part of a verdict but so
     "optimizers_after": Study(
         "C10", ["exp_appendix.py", "optimizers", "--settings", "sgd", "lion", "muon", "bs512", "bs128", "--seeds"]
         + [str(s) for s in range(5, 10)], "fig11_optimizers_seeds5-9.json", "fig11_optimizers_seeds5-9.png",
@@ -268,6 +268,18 @@ STUDIES = {
                           + seeds(6), "fig6_priors_seeds0-5.json", "fig6_priors_seeds0-5.png",
                           "Figures 6-7 with a sixth seed for entropy and sparsity (plan, fifth addendum)",
                           variant_of="priors"),
+    # the sixth addendum (docs/plan.md, 2026-12-03, before any of its runs): runs made after choices the dates
+    # found made after their data, where a verdict or a part degraded
+    "priors_confirm": Study("C6", ["exp_appendix.py", "priors", "--arms", "baseline", "kl", "entropy", "sparsity", "late",
+                                   "--low-lam", "0", "--seeds"] + [str(s) for s in range(30, 38)],
+                            "fig6_priors_seeds30-37.json", "fig6_priors_seeds30-37.png",
+                            "Figures 6-7 at seeds 30-37, run after C6's thresholds (plan, sixth addendum, row 17)",
+                            variant_of="priors"),
+    "tasks_parity_confirm": Study("C9", ["exp_appendix.py", "tasks", "--tasks", "parity", "--seeds"]
+                                  + [str(s) for s in range(5, 11)], "fig10_tasks_seeds5-10.json",
+                                  "fig10_tasks_seeds5-10.png",
+                                  "Figure 10 sparse parity at seeds 5-10, run after its marking (plan, sixth addendum, "
+                                  "row 18)", variant_of="tasks"),
     "heldout_fig3_after": Study("C3b", ["exp_fig3_kl.py"] + RHO + ["--lam", "0", "1", "--seeds"]
                                 + [str(s) for s in range(5, 11)], "fig3_kl_refresh0.003_seeds5-10_lam0_1.json",
                                 "fig3_kl_refresh0.003_seeds5-10_lam0_1.png",

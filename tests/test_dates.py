@@ -1,0 +1,180 @@
+"""The after-data rule from dates (verdicts/dates.py, claims.date_check): the kept run dates are git's,
+the choices' table is the code's, and each kind of late choice (a threshold, a premise marking, a
+window, an added seed) degrades its part, while choices made before their runs decide as before.
+Each planted case is also run with the date check removed, and must then fail."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from verdicts import claims
+from verdicts import dates as D
+from verdicts import rules as A
+from verdicts import studies
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_the_kept_run_dates_are_gits_where_history_exists():
+    """results/run_dates.json holds, for every stored run git knows, the date git gives (a checkout
+    without history reads the kept ones and judges the same)."""
+    shallow = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=ROOT, capture_output=True, text=True)
+    git = D.store_dates(ROOT) if shallow.returncode == 0 and shallow.stdout.strip() == "false" else None
+    if not git:
+        pytest.skip("no git history here: the kept dates are what the verdicts read")
+    kept = D.load(os.path.join(ROOT, "results"))
+    runs, written = kept["runs"], kept["written"]
+    # a run not committed when the file was written carries that time; one committed after it is not in it yet
+    assert all(runs[k] == d or (runs[k] == written and d >= written) for k, d in git.items() if k in runs)
+    assert all(d >= written for k, d in git.items() if k not in runs), "run `python reproduce.py --dates`"
+    # the 2026-11-23 move into one store is followed to each run's first commit
+    assert git["add_p113_fixed_lam=0.03_seed0_e10000_stop200"] < "2026-11-23T19:23:47+00:00"
+
+
+def test_the_choices_table_is_the_codes():
+    """docs/stats.md's table is generated from CHOICES; its values are the constants the rules use; and
+    every part of the verdict table depends on at least one dated choice."""
+    from analysis import FOUND_MASS, THIN_EPOCHS
+    text = open(os.path.join(ROOT, "docs", "stats.md")).read()
+    assert D.threshold_table() in text
+    assert A.SMALLEST_SPEEDUP == 1.25 and D.BY_KEY["speed-up"].value == "1.25x"
+    assert A.NONINFERIORITY == 1.25 and D.BY_KEY["margin"].value == "1.25x"
+    assert FOUND_MASS == 0.25 and D.BY_KEY["diffuse"].value.startswith("0.25")
+    assert THIN_EPOCHS == 100 and A.MAX_VIOLATION_RATE == 0.01 and D.BY_KEY["window"].value.startswith("100 epochs")
+    assert A.SLOPE_MARGIN_V3 == 0.5 and D.BY_KEY["law band"].value.startswith("1 +- 0.5")
+    for c in D.CHOICES:
+        assert c.whose.startswith(("ours", "the paper's")) and c.date[:4] == "2026" and c.key in D.JUDGES
+    table = claims.verdicts(os.path.join(ROOT, "results"))
+    for claim, (_, parts) in table.items():
+        for part, v in (parts or {}).items():
+            assert D.choices_for(claim, claims.label(part, v), claims.study_of(claim, claims.label(part, v), v)), (claim, part)
+
+
+def _results(tmp_path, study, seed_dates, summary):
+    """A results folder with one study's summary and its runs' dates ({seed: ISO date})."""
+    (tmp_path / studies.STUDIES[study].summary).write_text(json.dumps(summary))
+    (tmp_path / D.RUN_DATES).write_text(json.dumps({"runs": {}, "studies": {study: {str(s): d for s, d in seed_dates.items()}}}))
+    return str(tmp_path)
+
+
+def _tickets(seeds):
+    """A Figure 4 summary where the Bayesian ticket is plainly as fast as the lottery ticket."""
+    return {"seeds": seeds, "budget": 10000, "grok": {"lottery": {str(s): 3000 + 10 * s for s in seeds},
+                                                      "bayes": {str(s): 2000 + 10 * s for s in seeds}}}
+
+
+def _c4(results):
+    return claims.verdicts(results, only=["C4"], with_plan=False, plan_seeds=False)["C4"]
+
+
+BEFORE, AFTER = "2026-11-20T00:00:00+00:00", "2026-12-01T00:00:00+00:00"   # around C4's margin, 2026-11-23
+
+
+def test_a_threshold_set_after_every_run_leaves_its_part_inconclusive(tmp_path, check=True):
+    results = _results(tmp_path, "fig4", {s: BEFORE for s in range(8)}, _tickets(list(range(8))))
+    verdict, parts = _c4(results)
+    (v,) = parts.values()
+    assert verdict == A.INCONCLUSIVE and v["would_read"] == A.REPRODUCED
+    assert "non-inferiority margin 1.25x (ours, 2026-11-23) came after its runs" in v["reason"]
+
+
+def test_a_threshold_set_before_some_runs_decides_on_those_seeds_alone(tmp_path):
+    results = _results(tmp_path, "fig4", {s: BEFORE if s < 3 else AFTER for s in range(10)}, _tickets(list(range(10))))
+    verdict, parts = _c4(results)
+    (v,) = parts.values()
+    assert verdict == A.REPRODUCED and v["n"] == 7 and v["after_seeds"] == list(range(3, 10))
+    assert "judged on the 7 seeds stored after it (seeds 3-9)" in v["reason"] and v["all_seeds"]["n"] == 10
+
+
+def test_choices_made_before_every_run_decide_as_before(tmp_path):
+    results = _results(tmp_path, "fig4", {s: AFTER for s in range(8)}, _tickets(list(range(8))))
+    verdict, parts = _c4(results)
+    (v,) = parts.values()
+    assert verdict == A.REPRODUCED and "after_data" not in v and "after_data_note" not in v and v["n"] == 8
+
+
+def _judge(claim, part, v, results):
+    return claims.date_check(claim, {part: v}, results, lambda: {part: v})[part]
+
+
+def test_a_premise_marked_after_its_runs_waits_for_runs_made_after_it(tmp_path):
+    """C9 parity's marking (2026-11-25) on runs stored before it: inconclusive, reading untestable beside;
+    C11's marking at rho 0.001 (2026-11-26) is judged on the runs registered after it, confirmed or refuted."""
+    results = _results(tmp_path, "tasks", {s: BEFORE for s in range(5)}, {"seeds": list(range(5))})
+    part = "parity: the bound holds, and starves the attention gradient after memorization"
+    v = _judge("C9", part, {"verdict": A.UNTESTABLE, "n": 0, "reason": "no plateau"}, results)
+    assert v["verdict"] == A.INCONCLUSIVE and v["would_read"] == A.UNTESTABLE and "premise marked" in v["reason"]
+    results = _results(tmp_path, "regime_map", {s: BEFORE for s in range(5)}, {"seeds": list(range(5))})
+    marked = "rho 0.001: plateau >= Eq. 5's bound"
+    untestable = {"verdict": A.UNTESTABLE, "n": 0, "reason": "no plateau ends"}
+    assert "not run yet" in _judge("C11", marked, untestable, results)["reason"]
+    summary = claims.CONFIRM["rho 0.001 premise"].summary
+    never = {"cells": {"rho0.001_wd1_lam0": {"grok": {str(s): None for s in range(5, 15)}}}}
+    (tmp_path / summary).write_text(json.dumps(never))
+    confirmed = _judge("C11", marked, untestable, results)
+    assert confirmed["verdict"] == A.UNTESTABLE and "confirmed on the runs made after it" in confirmed["reason"]
+    never["cells"]["rho0.001_wd1_lam0"]["grok"]["7"] = 9100                  # a run grokked after all
+    (tmp_path / summary).write_text(json.dumps(never))
+    assert "refuted" in _judge("C11", marked, untestable, results)["reason"]
+
+
+def test_c10s_untested_settings_are_not_decided_so_c10_is_never_reproduced_where_testable():
+    """C10's five settings our mapping left without a plateau are 'not tested here', never 'untestable
+    here': with every other part reproduced, C10 reads inconclusive."""
+    parts = {f"{o}: the MLP norm contracts on the plateau": {"verdict": A.NOT_DECIDED, "n": 0} for o in claims.C10_NO_PLATEAU}
+    parts["adamw: the MLP norm contracts on the plateau"] = {"verdict": A.REPRODUCED, "n": 12}
+    marked = claims.mark_untestable("C10", parts, A.RULES["v4"], with_plan=False)
+    assert all(v["verdict"] == A.NOT_DECIDED and v["status"].startswith("not tested here")
+               for p, v in marked.items() if not p.startswith("adamw"))
+    assert A.RULES["v4"].combine(marked) == A.INCONCLUSIVE
+
+
+def test_a_window_chosen_after_its_runs_is_decided_on_the_runs_made_after_it(tmp_path):
+    results = _results(tmp_path, "bound", {s: BEFORE for s in range(5)}, {"seeds": list(range(5))})
+    bound = "the bound holds at every logged point"
+    seen = {"verdict": A.REPRODUCED, "n": 5, "text": "0 violations in 381 points"}
+    before = _judge("C5", bound, seen, results)
+    assert before["verdict"] == A.INCONCLUSIVE and before["would_read"] == A.REPRODUCED
+    runs = lambda points: {f"p113_fresh_lam{l}_seed{s}": {"points": points, "violating_points": 0}
+                           for l in (0.1, 1) for s in range(120, 128)}
+    (tmp_path / claims.C5_CONFIRMING).write_text(json.dumps({"runs": runs(30), "total_violations": 0}))
+    assert _judge("C5", bound, seen, results)["verdict"] == A.REPRODUCED
+    (tmp_path / claims.C5_CONFIRMING).write_text(json.dumps({"runs": runs(10), "total_violations": 0}))  # 160 points
+    assert _judge("C5", bound, seen, results)["verdict"] == A.INCONCLUSIVE
+
+
+def test_a_seed_added_after_seeing_the_others_decides_only_on_itself(tmp_path):
+    """C6's sixth seed (2026-11-28): a part read from seeds 0-4 stored before it and seed 5 after it is
+    judged on seed 5 alone, which decides nothing."""
+    results = _results(tmp_path, "priors_after", {**{s: BEFORE for s in range(5)}, 5: AFTER}, {"seeds": list(range(6))})
+    part = "entropy faster than weight decay alone"
+    v = {"verdict": A.NOT_REPRODUCED, "n": 6, "plan": "priors_after", "text": "speed-up <= 0.35x"}
+    one = {"verdict": A.INCONCLUSIVE, "n": 1, "n_run": 1, "plan": "priors_after"}
+    got = claims.date_check("C6", {part: v}, results, lambda: {part: one})[part]
+    assert got["verdict"] == A.INCONCLUSIVE and got["after_seeds"] == [5] and got["all_seeds"]["verdict"] == A.NOT_REPRODUCED
+    assert "a sixth seed, added after seeing five" in got["after_data_note"]
+
+
+PLANTED = [test_a_threshold_set_after_every_run_leaves_its_part_inconclusive,
+           test_a_threshold_set_before_some_runs_decides_on_those_seeds_alone,
+           test_a_premise_marked_after_its_runs_waits_for_runs_made_after_it,
+           test_a_window_chosen_after_its_runs_is_decided_on_the_runs_made_after_it,
+           test_a_seed_added_after_seeing_the_others_decides_only_on_itself]
+
+
+@pytest.mark.parametrize("planted", PLANTED, ids=lambda f: f.__name__[7:40])
+def test_each_planted_case_fails_without_the_date_check(planted, tmp_path, monkeypatch):
+    monkeypatch.setattr(claims, "date_check", lambda claim, parts, results, judge, study=None: parts)
+    with pytest.raises((AssertionError, KeyError)):
+        planted(tmp_path)
+
+
+def test_a_summary_is_read_on_some_seeds_only():
+    """restrict: lists aligned with the seeds and dicts keyed by exactly the seeds keep the kept seeds;
+    a dict keyed by other numbers (lambda) is left whole."""
+    d = {"seeds": [0, 1, 2], "grok": {"a": [10, None, 30]}, "table": {"0": {"grok": [1, 2, 3]}, "1": {"grok": [4, 5, 6]}},
+         "by": {"0": 1, "1": 2, "2": 3}, "retrain_grokked_within": {"a": {"1": 99}}}
+    r = claims.restrict(d, {0, 2})
+    assert r["seeds"] == [0, 2] and r["grok"]["a"] == [10, 30] and r["by"] == {"0": 1, "2": 3}
+    assert r["table"] == {"0": {"grok": [1, 3]}, "1": {"grok": [4, 6]}} and r["retrain_grokked_within"] == {"a": {}}

@@ -1,0 +1,178 @@
+"""The after-data rule from dates (rules v4, docs/stats.md, "After-data choices"; by dates since
+2026-12-03): every choice a verdict depends on carries the date it was made, every stored run the
+date it was stored, and a part decides only on runs stored after each of its choices.
+
+  CHOICES        every threshold, band, margin, premise marking, window, seed addition and reading
+                 the verdicts use: its value, whose it is (ours or the paper's), its commit and date,
+                 and the parts it judges (`applies`); docs/stats.md's threshold table is made from it
+  choices_for    the choices one part depends on
+  store_dates    {store key: the date its file was first committed}, from git (renames followed)
+  late_choice    the latest of a part's choices made on or after the first run it reads, or None
+
+The dates of the runs are kept beside the store in results/run_dates.json (written by `python
+reproduce.py --dates` from git), so that a checkout without history judges the same; a test compares
+them with git where history exists. verdicts/claims.py applies the rule to every part. No torch.
+"""
+import collections
+import json
+import os
+import subprocess
+
+# A choice: key, what was chosen, its value, "ours" or "the paper's", the commit that made it and its
+# date (ISO, UTC), the parts it judges (applies(claim, label, study) -> bool: a part's label, and the registry
+# study it was judged on), and where
+# runs made after it were registered to confirm or decide it (a registry study, or None)
+Choice = collections.namedtuple("Choice", "key what value whose commit date applies confirm")
+
+RUN_DATES = "run_dates.json"
+STORE_IMPORT = "b756d52"      # 2026-11-23: the per-study stores moved into results/store (renames followed)
+
+
+def _has(*words):
+    return lambda claim, label, study=None: any(w in label for w in words)
+
+
+def _claim(c, *words):
+    return lambda claim, label, study=None: claim == c and (not words or any(w in label for w in words))
+
+
+SPEEDUP = ("faster", "removes the plateau")
+LAW = ("~ 1/lambda", "~ 1/wd")
+PROPERTY = ("four phases", "heads meet B_tau", "starves the attention gradient", "contracts on the plateau",
+            "plateau >= Eq. 5's bound")
+CHOICES = (
+    Choice("phases", "C1's four phases: the regime map's registered criterion (docs/registered/regime_map.md)",
+           "memorize; the gradient collapses 10x; condense before test accuracy 0.5; grok", "ours", "416da85",
+           "2026-11-22T11:25:16+00:00", _claim("C1", "four phases"), None),
+    Choice("majority", "a property counts where its 95% interval over seeds lies above", "1/2 of seeds", "ours",
+           "0d9799c", "2026-11-22T11:46:30+00:00", lambda c, label, study=None: any(w in label for w in PROPERTY), None),
+    Choice("diffuse", "C1's 'diffuse' line: informative mass at t_mem at most", "0.25 (uniform: 0.2)", "ours",
+           "0d9799c", "2026-11-22T11:46:30+00:00", _claim("C1", "diffuse"), None),
+    Choice("c2 bands", "C2's bands for the paper's words", "full [0.99, 1.01), partial [3/p, 0.99), chance [0, 3/p)",
+           "ours", "0d9799c", "2026-11-22T11:46:30+00:00", _claim("C2"), None),
+    Choice("margin", "C4's non-inferiority margin", "1.25x", "ours", "96d1532", "2026-11-23T18:53:43+00:00",
+           _claim("C4"), None),
+    Choice("speed-up", "the smallest speed-up that counts", "1.25x", "ours", "0e6f865", "2026-11-25T06:08:08+00:00",
+           lambda c, label, study=None: any(w in label for w in SPEEDUP) and c != "C4", None),
+    Choice("law band", "a law's exponent counts within", "1 +- 0.5, over a room named in advance", "ours (1: the "
+           "paper's)", "0e6f865", "2026-11-25T06:08:08+00:00", lambda c, label, study=None: any(w in label for w in LAW),
+           None),
+    Choice("window", "C5's window: one logged point per", "100 epochs; a violation rate below 1% counts", "ours",
+           "0e6f865", "2026-11-25T06:08:08+00:00", _claim("C5", "bound holds"), "bound_after"),
+    Choice("c7 gain", "C7's smallest accuracy gain at longer lengths", "+0.05", "ours", "0e6f865",
+           "2026-11-25T06:08:08+00:00", _claim("C7", "longer test lengths"), None),
+    Choice("c8 tau", "C8's smallest rank correlation", "-Kendall tau +0.20", "ours", "0e6f865",
+           "2026-11-25T06:08:08+00:00", _claim("C8", "larger d"), None),
+    Choice("c5 drop", "C5's 'far below': the smallest drop of measured/bound", "2x", "ours", "95e1348",
+           "2026-11-25T06:19:24+00:00", _claim("C5", "falls after memorization"), "bound_after"),
+    Choice("lambda 1", "C3's plateau read at", "lambda = 1 against lambda = 0", "ours", "95e1348",
+           "2026-11-25T06:19:24+00:00", _has("removes the plateau"), None),
+    Choice("parity premise", "C9 parity's premise marked untestable (no plateau after memorization)", "untestable",
+           "ours", "95e1348", "2026-11-25T06:19:24+00:00",
+           lambda c, label, study=None: c == "C9" and label.startswith("parity: the bound holds"), "tasks_parity_confirm"),
+    Choice("fixed premise", "C11 under `fixed` marked untestable (no run without a prior groks)", "untestable", "ours",
+           "95e1348", "2026-11-25T06:19:24+00:00", _claim("C11", "fixed:"), None),
+    Choice("rho 0.001 premise", "C11's Eq. 5 part at rho 0.001 marked untestable (no plateau ends)", "untestable",
+           "ours", "82c1131", "2026-11-26T03:18:30+00:00", _claim("C11", "rho 0.001: plateau"), "regime_map_v4plan_rho0.001"),
+    Choice("sixth seed", "a sixth seed, added after seeing five (the fifth addendum, docs/plan.md)", "6 seeds", "ours",
+           "ad7ea68", "2026-11-28T07:08:10+00:00",
+           lambda c, label, study=None: study in ("priors_after", "heldout_fig3_after"), None),
+)
+BY_KEY = {c.key: c for c in CHOICES}
+
+
+def said(c):
+    """A choice as a sentence names it: what, its value (a marking's is the marking), whose, when."""
+    return f"{c.what}{'' if c.value == 'untestable' else ' ' + c.value} ({c.whose}, {c.date[:10]})"
+
+
+def choices_for(claim, label, study=None):
+    """The choices one part (its claim, its label, the study it was judged on) depends on, oldest first."""
+    return sorted((c for c in CHOICES if c.applies(claim, label, study)), key=lambda c: c.date)
+
+
+def late_choice(claim, label, first_run, study=None):
+    """The latest choice of the part made on or after `first_run` (the date of the first run it reads),
+    or None where every choice came before every run."""
+    late = [c for c in choices_for(claim, label, study) if first_run is not None and c.date >= first_run]
+    return late[-1] if late else None
+
+
+# ---------------------------------------------------------------------------------------
+# The runs' dates, from git
+
+def store_dates(root=".", store="results/store"):
+    """{store key: the ISO date its file was first committed}, following renames (the 2026-11-23 move
+    of the per-study stores into one): a run's date is when it was first committed anywhere. A file
+    the move rewrote (its config's paths changed) takes the earliest date among the files the move
+    deleted; None where git has no history (a checkout without it reads results/run_dates.json)."""
+    try:
+        log = subprocess.run(["git", "log", "--reverse", "-M", "--name-status", "--format=>%H %aI", "--",
+                              "*.json.gz"], cwd=root, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    first, deleted_in, commit, date = {}, {}, None, None
+    for line in log.splitlines():
+        if line.startswith(">"):
+            commit, date = line[1:].split()
+            continue
+        fields = line.split("\t")
+        if not fields[0]:
+            continue
+        if fields[0].startswith("A"):
+            first.setdefault(fields[1], (date, commit))
+        elif fields[0].startswith("R"):
+            first.setdefault(fields[2], first.get(fields[1], (date, commit)))
+        elif fields[0].startswith("D"):
+            deleted_in.setdefault(commit, []).append(first.get(fields[1], (date, commit))[0])
+    out = {}
+    for path, (date, commit) in first.items():
+        if path.startswith(store + "/") and path.endswith(".json.gz"):
+            if commit.startswith(STORE_IMPORT) and deleted_in.get(commit):     # rewritten by the move
+                date = min(deleted_in[commit])
+            out[os.path.basename(path)[:-len(".json.gz")]] = date
+    return out
+
+
+def load(results):
+    """results/run_dates.json: {"runs": {key: date}, "studies": {study: {seed: the date of its first run
+    stored}}}, or None."""
+    path = os.path.join(results, RUN_DATES)
+    return json.load(open(path)) if os.path.exists(path) else None
+
+
+def first_run(dates, study, seeds=None):
+    """The date of the earliest run a study reads (of `seeds` only, if given), None if unknown."""
+    by_seed = (dates or {}).get("studies", {}).get(study)
+    if not by_seed:
+        return None
+    got = [d for s, d in by_seed.items() if seeds is None or int(s) in seeds]
+    return min(got) if got else None
+
+
+def seeds_after(dates, study, when):
+    """The seeds of a study whose every run was stored after `when`."""
+    return sorted(int(s) for s, d in (dates or {}).get("studies", {}).get(study, {}).items() if d > when)
+
+
+def threshold_table():
+    """docs/stats.md's table of every choice the verdicts use (a generated block: reproduce.py --report-only)."""
+    rows = ["| choice | value | whose | set (commit, date) | the parts it judges |", "|---|---|---|---|---|"]
+    for c in CHOICES:
+        rows.append(f"| {c.what} | {c.value} | {c.whose} | {c.commit}, {c.date[:10]} | {judged_text(c)} |")
+    return "\n".join(rows)
+
+
+JUDGES = {"phases": "C1 four phases", "majority": "every yes/no part (C1 phases, C8 heads, C9 starvation, C10 "
+          "contraction, C11 Eq. 5)", "diffuse": "C1 diffuse attention", "c2 bands": "every C2 cell", "margin": "C4",
+          "speed-up": "every speed-up (C3, C3b, C6, C7 routing, C9, C10 frozen attention)",
+          "law band": "every law (C3, C3b, C3f, C11)", "window": "C5 the bound at every point",
+          "c7 gain": "C7 longer lengths", "c8 tau": "C8 width", "c5 drop": "C5 far below",
+          "lambda 1": "C3 and C3b: the prior removes the plateau", "parity premise": "C9 parity's starvation",
+"fixed premise": "C11 under `fixed`",
+          "rho 0.001 premise": "C11 rho 0.001's Eq. 5 part",
+          "sixth seed": "the parts read on `priors_after` (C6) and `heldout_fig3_after` (C3b)"}
+
+
+def judged_text(c):
+    return JUDGES[c.key] + (f"; runs made after it: `{c.confirm}`" if c.confirm else "")
