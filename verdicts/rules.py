@@ -692,9 +692,10 @@ def effect_verdict_v4(effects, smallest, what="effect", fmt=lambda x: f"{x:+.2f}
         shown = f"{what} {mark}{end(side)}, every effect a bound (one arm's runs all censored)"
         text = f"{shown} ({kind}: the interval [{end(lo)}, {end(hi)}] of bounds)"
     else:
-        shown = (f"{what} {mark}{fmt(est)} [{end(lo)}, {end(hi)}]" if math.isfinite(lo) or math.isfinite(hi) else
+        every = ", every effect a bound" if mark and all(bounds) else ""
+        shown = (f"{what} {mark}{fmt(est)} [{end(lo)}, {end(hi)}]{every}" if math.isfinite(lo) or math.isfinite(hi) else
                  f"{what} {mark}{fmt(est)} (no finite interval: {n} seeds with a bound; the Wilcoxon interval needs 6)")
-        text = f"{what} {mark}{fmt(est)} [{end(lo)}, {end(hi)}] ({kind})"
+        text = f"{what} {mark}{fmt(est)} [{end(lo)}, {end(hi)}] ({kind}){every}"
     return {**out, "verdict": verdict, "text": f"{text}, smallest that counts {fmt(smallest)}, {sign}{seeds_note}",
             "shown": shown, "against": f"counts from {fmt(smallest)}", "reason": "; ".join(reasons)}
 
