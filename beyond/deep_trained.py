@@ -158,6 +158,8 @@ def minimal_cell(results_dir):
     if not os.path.exists(path):
         return None
     cells = store.read_json(path)["cells"]
+    if not all(k in cells for k in ("rho0.003_wd1_lam0", f"rho0.003_wd1_lam{LAM:g}")):
+        return None                                  # a map without the cell (the --quick one's rho grid)
     return {"grok": {"lambda 0": cells["rho0.003_wd1_lam0"]["grok"],
                      f"lambda {LAM:g}": cells[f"rho0.003_wd1_lam{LAM:g}"]["grok"]},
             "speedup": deep.minimal_speedups(results_dir)["rho 0.003"]}
