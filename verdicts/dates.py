@@ -14,6 +14,7 @@ reproduce.py --dates` from git), so that a checkout without history judges the s
 them with git where history exists. verdicts/claims.py applies the rule to every part. No torch.
 """
 import collections
+import functools
 import json
 import os
 import subprocess
@@ -136,9 +137,15 @@ def store_dates(root=".", store="results/store"):
 
 def load(results):
     """results/run_dates.json: {"runs": {key: date}, "studies": {study: {seed: the date of its first run
-    stored}}}, or None."""
+    stored}}}, or None. Read once per version of the file (every part of every claim asks for it)."""
     path = os.path.join(results, RUN_DATES)
-    return json.load(open(path)) if os.path.exists(path) else None
+    return _read(path, os.stat(path).st_mtime_ns) if os.path.exists(path) else None
+
+
+@functools.lru_cache(maxsize=8)
+def _read(path, mtime_ns):
+    with open(path) as f:
+        return json.load(f)
 
 
 def first_run(dates, study, seeds=None):

@@ -179,7 +179,7 @@ def date_check(claim, parts, results, judge, study=None, confirm=None):
     dates = D.load(results)
     if dates is None or not parts:
         return parts
-    out = {}
+    out, rejudged = {}, {}
     for part, v in parts.items():
         name, lab = study or study_of(claim, label(part, v), v), label(part, v)
         first = D.first_run(dates, name)
@@ -203,11 +203,13 @@ def date_check(claim, parts, results, judge, study=None, confirm=None):
         summary = studies.STUDIES[name].summary if name in studies.STUDIES else None
         again = None
         if keep and summary and not premise:
-            token = _ONLY_SEEDS.set({**_ONLY_SEEDS.get(), summary: set(keep)})
-            try:
-                again = next((w for p, w in (judge() or {}).items() if label(p, w) == lab), None)
-            finally:
-                _ONLY_SEEDS.reset(token)
+            if (summary, tuple(keep)) not in rejudged:            # one judgement per summary and seeds, not per part
+                token = _ONLY_SEEDS.set({**_ONLY_SEEDS.get(), summary: set(keep)})
+                try:
+                    rejudged[summary, tuple(keep)] = judge() or {}
+                finally:
+                    _ONLY_SEEDS.reset(token)
+            again = next((w for p, w in rejudged[summary, tuple(keep)].items() if label(p, w) == lab), None)
         if again is not None and 0 < again.get("n_run", again.get("n", 0)) <= len(keep) \
                 and again["verdict"] != A.NOT_DECIDED:
             seeds_text = (f"seed {keep[0]}" if len(keep) == 1 else f"seeds {keep[0]}-{keep[-1]}"
