@@ -67,7 +67,7 @@ def information(info):
     over = sorted((math.exp(rho[f"oracle vs {c}"]["estimate"]), ratio(rho[f"oracle vs {c}"])) for c in CONTROLS)
     shown = [c for c in CONTROLS if rho[f"{c} vs lambda 0"]["verdict"] == "reproduced"]
     out["information rho"] = (
-        f"oracle's KL reached 0.95 {bounded(rho['oracle vs lambda 0'])} sooner than λ 0 and {over[0][1]} to "
+        f"reached 0.95 {bounded(rho['oracle vs lambda 0'])} sooner than λ 0 and {over[0][1]} to "
         f"{over[-1][1]} sooner than each control; "
         + ("no control was shown faster than λ 0" if not shown else f"{', '.join(shown)} faster than λ 0")
         + ("" if regimes["refresh0.003"]["reading"] == "the paper's account" else " (not the paper's account)"))
@@ -115,7 +115,8 @@ def numbers():
         c3f = next(v for p, v in table["C3f"][1].items() if "Eq. 7" in p)
         held = sorted(claims.EQ7_HELD_OUT["fixed"])
         out["C3f beta"] = (f"**β = {interval(c3f['text'])}** on the {c3f['n']} seeds {held[0]}–{held[-1]}, run after "
-                           f"Eq. 7's amendment; the law says 1" if c3f["verdict"] == "not reproduced" else c3f["verdict"])
+                           f"the floor entered the law's rule (Eq. 7); the law says 1" if c3f["verdict"] == "not reproduced"
+                           else c3f["verdict"])
         out["C3f fragile"] = (f"It is fragile: leaving out any one of {c3f['fragile']} of the {len(c3f['slopes'])} seeds "
                               "puts its lower end below 1.5.")
         h7 = store.read_json(os.path.join("results", "critical.json"))["H7"]
