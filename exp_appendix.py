@@ -254,7 +254,7 @@ def prior_arm_config(arm, seed, args):
 
 def priors_parser(sub):
     p = study_parser(sub, "priors", "Figs. 6-7: oracle KL vs entropy, sparsity, teacher, annealed, late",
-                     PRIORS_QUICK)
+                     dict(PRIORS_QUICK, low_lam=0.0))          # the quick look: the one lambda
     p.add_argument("--lam", type=float, default=1.0, help="the common prior strength (lambda-matched)")
     p.add_argument("--anneal", type=int, default=1000, help="epochs over which 'anneal' falls to 0")
     p.add_argument("--late-start", type=int, default=1000,

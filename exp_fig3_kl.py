@@ -31,7 +31,7 @@ LAMS = [0.0, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0]
 # minutes here; a small p at the paper's train fraction does not grok: p = 59 stalls at test
 # accuracy ~0.3) on `fixed` distractors, the regime where routing is the bottleneck and the
 # prior's effect shows (docs/figures.md, Figure 3).
-QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=3000, seeds=[0], lam=[0.0, 0.3, 3.0], regime="fixed")
+QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=2000, seeds=[0], lam=[0.0, 0.3, 3.0], regime="fixed")
 
 
 def get_parser():

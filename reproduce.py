@@ -5,7 +5,7 @@ from the studies' summaries by the rules in verdicts/.
     python reproduce.py --dry-run             # the plan: runs stored, runs missing, core-hours
     python reproduce.py --jobs 2              # paper scale: every study, resuming from the store
     python reproduce.py --plot-only           # redraw every figure, its printout (.txt) and REPORT.md
-    python reproduce.py --quick --jobs 2      # every study at its --quick preset
+    python reproduce.py --quick --jobs 2      # every study at its --quick preset, two studies at a time
     python reproduce.py --report-only         # rewrite REPORT.md, the README's table and the printouts'
                                               # verdict lines from the summaries in results/
     python reproduce.py --only C3 fig4        # some claims or studies
@@ -22,7 +22,9 @@ A run cut short is charged only the epochs after its checkpoint (runfolder.save_
 """
 import argparse
 import concurrent.futures
+import contextlib
 import importlib
+import io
 import multiprocessing as mp
 import os
 import re
@@ -372,21 +374,22 @@ def run_forked(command):
 def run_study(name, args, results):
     """One study's command, trained or redrawn: (its log lines, its stderr if it failed, whether it
     failed). Under --plot-only what it prints (its tables, its claim's verdict) is kept beside its
-    summary."""
+    summary. Training streams what the study prints, unless it runs beside another (side_by_side):
+    then its lines come back together, under its command line, when it is done."""
     line = [sys.executable] + study_command(name, args) + ["--jobs", str(args.jobs)] + \
         (["--plot-only"] if args.plot_only else []) + (["--store", args.store] if args.store else []) + \
         (["--runs-dir", args.runs_dir] if getattr(args, "runs_dir", "runs") != "runs" else []) + \
         (["--shard", args.shard] if getattr(args, "shard", None) and not args.plot_only else []) + \
         (["--threads", str(args.threads)] if getattr(args, "threads", 0) and not args.plot_only else [])
     header = f"[{name}] {' '.join(line[1:])}"
-    if not args.plot_only:
+    captured = args.plot_only or getattr(args, "side_by_side", False)
+    if not captured:
         print(header, flush=True)            # training streams its progress under it
     t0 = time.time()
-    if args.plot_only and "forkserver" in mp.get_all_start_methods():
+    if captured and "forkserver" in mp.get_all_start_methods():
         done = run_forked(line[1:])
     else:
-        done = subprocess.run(line, stdout=subprocess.PIPE if args.plot_only else None,
-                              stderr=subprocess.PIPE, text=True)
+        done = subprocess.run(line, stdout=subprocess.PIPE if captured else None, stderr=subprocess.PIPE, text=True)
     nothing = args.plot_only and "none of the" in done.stderr     # nothing stored yet: files kept
     # the verdicts are never a figure script's: the parts of its claim this study's summary gives,
     # by the rules (verdicts/), follow what it printed
@@ -394,19 +397,67 @@ def run_study(name, args, results):
     parts = report.study_parts_text(results, name) if done.returncode == 0 and not beyond else ""
     if args.plot_only and done.returncode == 0 and "(runs missing:" not in done.stdout:
         runfolder.atomic_write(printout_path(name, results), lambda f: f.write(done.stdout + parts))
-    elif parts:
-        print(parts, end="", flush=True)
+        parts = ""
     status = "done" if done.returncode == 0 else "no run stored yet; its files kept" if nothing \
         else f"FAILED (exit {done.returncode})"
-    out = ([header] if args.plot_only else []) + [f"[{name}] {status} in {time.time() - t0:.0f}s"]
+    printed = done.stdout if captured and not args.plot_only else ""
+    out = ([header] if captured else []) + [t.rstrip("\n") for t in (printed, parts) if t.strip()] + \
+        [f"[{name}] {status} in {time.time() - t0:.0f}s"]
     failed = bool(done.returncode) and not nothing
     return "\n".join(out), done.stderr if failed else "", failed
+
+
+def study_runs(name, args):
+    """(the runs a study may train, a rough cost to order by). Each run by its setting and seed
+    whatever its budget (a stored run of another budget or early stop can serve it, store.derived),
+    with the runs whose weights its runs start from: two studies that share one are never run at
+    the same time, so no run is trained twice. The cost: the planned epochs (a run that groks stops
+    sooner), times the width relative to the paper's d = 128, and 5x for two blocks (the first block
+    reads only the query position, a later one every position: 45-60 ms an epoch against 11 here)."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        module, sargs = study_args(name, args)         # quiet: the study prints its preset when it runs
+    cfgs = [c for _, c in module.planned_runs(sargs)]
+    return ({(c.seed, _cell_any_budget(c)) for c in cfgs} | set(weight_sources(cfgs)),
+            sum(c.epochs * (1 + 4 * (c.n_layers - 1)) * max(1.0, c.d_model / 128) for c in cfgs))
+
+
+def run_side_by_side(names, args, results):
+    """--quick: `--jobs` studies at a time, each training its runs one after another on one core. A
+    quick study has a few short runs, so one study on two cores would leave one idle while its
+    last run ends, and each study's start (imports) would be paid again. The longest first, so that
+    no core waits on a long one at the end; a study waits while one that shares a run with it is
+    running. Returns the names of the studies that failed."""
+    one_core = argparse.Namespace(**{**vars(args), "jobs": 1, "threads": 1, "side_by_side": True})
+    plans = {n: study_runs(n, args) for n in names}
+    runs, cost = {n: p[0] for n, p in plans.items()}, {n: p[1] for n, p in plans.items()}
+    waiting, running, failed = sorted(names, key=lambda n: -cost[n]), {}, []
+    t0, spent, total = time.time(), 0.0, sum(cost.values()) or 1.0
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        while waiting or running:
+            busy = set().union(*(runs[n] for n in running.values()))
+            for n in list(waiting):
+                if len(running) < max(1, args.jobs) and not runs[n] & busy:
+                    waiting.remove(n)
+                    busy |= runs[n]
+                    running[pool.submit(run_study, n, one_core, results)] = n
+            finished, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in finished:
+                name = running.pop(future)
+                out, err, bad = future.result()
+                spent += cost[name]
+                elapsed = time.time() - t0
+                sys.stderr.write(err)
+                print(out + f" ({len(names) - len(waiting) - len(running)}/{len(names)} studies, elapsed {elapsed:.0f}s, "
+                    f"ETA {elapsed * (total - spent) / max(spent, 1e-9):.0f}s)", flush=True)
+                failed += [name] if bad else []
+    return failed
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="every study at its --quick preset")
-    p.add_argument("--jobs", type=int, default=1, help="runs trained in parallel by each study")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="runs trained in parallel by each study; with --quick, studies run at once (one core each)")
     p.add_argument("--only", nargs="+", default=None, help="claims or studies to run, e.g. C1 fig4")
     p.add_argument("--plot-only", action="store_true", help="train nothing; redraw from the store")
     p.add_argument("--report-only", action="store_true", help="only rewrite REPORT.md, the generated blocks and the printouts' verdict lines")
@@ -445,7 +496,9 @@ def main(argv=None):
         plan(names, args)
         return
     failed = []
-    if not args.report_only:
+    if args.quick and not args.plot_only and not args.report_only:
+        failed = run_side_by_side(names, args, results)
+    elif not args.report_only:
         # a redraw is a few seconds of imports and plotting per study: on every core at once
         workers = (os.cpu_count() or 1) if args.plot_only else 1
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:

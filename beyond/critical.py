@@ -47,7 +47,7 @@ WIDTH_LIMIT, H6C_FACTOR, LR_CUT, HELD_OUT_NATS = 2.0, 1.5, 5.99, 2.0
 N_BOOT = 2000
 H6C_PREDICTED = 0.066      # committed 2026-11-25 before any run (docs/registered/critical.md); h6c_prediction recomputes it
 H6C_WD_PREDICTED = {0.5: 0.030, 1.0: H6C_PREDICTED, 2.0: 0.72}   # the same formula per wd, committed with it
-QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0, 1], fit_lams=(0.01, 0.03, 0.1, 1.0), budget=3000, part=["fit"])
+QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0, 1], fit_lams=(0.01, 0.03, 0.1, 1.0), budget=2000, part=["fit"])
 
 
 def get_parser():

@@ -204,7 +204,7 @@ def get_parser():
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--part", choices=("gate", "cells"), default="gate")
     p.add_argument("--power", action="store_true", help="print the cells' power table and exit")
-    sweep.add_scale_args(p, dict(p=sweep.QUICK_MODEL["p"], epochs=2000, seeds=[0]))
+    sweep.add_scale_args(p, dict(p=sweep.QUICK_MODEL["p"], epochs=1500, seeds=[0]))
     sweep.add_sweep_args(p)
     # drawn from whatever is stored (the gate, the cells so far, "not decided" until all are in)
     p.set_defaults(seeds=list(SEEDS), regime=REGIME, partial_ok=True)
@@ -212,7 +212,7 @@ def get_parser():
 
 
 def parse(argv=None):
-    return sweep.apply_quick(get_parser().parse_args(argv), dict(p=sweep.QUICK_MODEL["p"], epochs=2000, seeds=[0]))
+    return sweep.apply_quick(get_parser().parse_args(argv), dict(p=sweep.QUICK_MODEL["p"], epochs=1500, seeds=[0]))
 
 
 def main(argv=None):

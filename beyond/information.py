@@ -53,7 +53,7 @@ SEEDS = tuple(range(200, 210))
 DECIDING_ACC = 0.95               # t_95 decides; t_grok (train.py's 0.99) and t_struct are reported beside it
 SMALLEST = A.SMALLEST_SPEEDUP     # rules v4's speed-up part: 1.25x counts
 ALPHA = 0.025                     # the count test's one-sided level (the two-sided 95% of rules v4's intervals)
-QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], epochs=2000)
+QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], epochs=1500)
 # Amendment 1 (docs/registered/information.md, 2026-11-29): the rival's weight noise at the top of
 # the range over which it reports no dependence, in the two regimes that decide
 STRONG = {"weight noise 1e-2": {"weight_noise": 1e-2}}

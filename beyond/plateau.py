@@ -65,7 +65,7 @@ DECIDING_ACC = 0.95                                   # t_95 decides, as in the 
 SMALLEST = A.SMALLEST_SPEEDUP                         # rules v4's speed-up part: 1.25x counts
 COUNT_BELOW = 0.5     # a comparison whose slower arm reaches 0.95 in fewer than half its runs: the count test
 WINDOW = (500, 1000)  # the plateau the per-run quantities are averaged over: after memorization, before any 0.95
-QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], epochs=2000)
+QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], epochs=1500)
 
 # The comparisons (faster arm, slower arm), each by rules v4's speed-up part on the paired t_95
 COMPARISONS = {"K1": ("uniform", "lambda 0"),

@@ -35,7 +35,7 @@ HELD_OUT_SEEDS = [5, 6, 7, 8, 9]       # the confirmation's seeds: the selection
 # A first look (240 s on this project's 2-core machine): the two ends of the map at lambda = 0,
 # one seed. Under `fixed` attention memorizes through the distractors (mass at t_mem below
 # uniform) and never groks; under `fresh` it is already on the operands at memorization and groks.
-QUICK = dict(p=sweep.QUICK_MODEL["p"], rhos=[0.0, 1.0], seeds=[0], epochs=3000, part=["baseline"])
+QUICK = dict(p=sweep.QUICK_MODEL["p"], rhos=[0.0, 1.0], seeds=[0], epochs=2000, part=["baseline"])
 
 
 def rho_label(rho):

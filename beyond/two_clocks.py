@@ -75,7 +75,7 @@ REGISTERED_V2 = {
     H5: ("the information matters", "oracle faster than uniform reproduced at both lambdas"),
 }
 QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], grid_lams=(0.1, 0.3, 1.0), fit_lams=(0.1, 0.3, 1.0),
-             wds=(1.0, 2.0), fixed_budget=3000, frozen_budget=1500, long_budget=3000, part=["h1", "h2", "h5"])
+             wds=(1.0, 2.0), fixed_budget=2000, frozen_budget=1500, long_budget=2000, part=["h1", "h2", "h5"])
 
 
 def get_parser():

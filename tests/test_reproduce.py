@@ -705,3 +705,46 @@ def test_every_studys_quick_preset_plans_small_runs_within_its_budget():
         if large or total > QUICK_STUDY_EPOCHS:
             too_big[name] = (total, large[:2])
     assert not too_big, f"--quick plans paper-scale or long runs: {too_big}"
+
+
+def test_quick_runs_studies_side_by_side_longest_first_and_never_two_that_share_a_run(monkeypatch, capsys):
+    """`reproduce.py --quick --jobs 2`: two studies at a time, each on one core (--jobs 1
+    --threads 1, its lines printed together when it ends), the longest first; a study that
+    shares a run with a running one waits for it (so no run is trained twice); a failed one is
+    named. Planted: a, b share a run; c is short; the cores are free for c beside a."""
+    import argparse
+    import threading
+    import time as clock
+    plans = {"a": ({"r1", "r2"}, 30.0), "b": ({"r2"}, 20.0), "c": ({"r3"}, 10.0)}
+    monkeypatch.setattr(reproduce, "study_runs", lambda name, args: plans[name])
+    lock, running, together, seen = threading.Lock(), set(), [], []
+
+    def fake_study(name, args, results):
+        assert (args.jobs, args.threads, args.side_by_side) == (1, 1, True)
+        with lock:
+            running.add(name)
+            together.append(set(running))
+            seen.append(name)
+        clock.sleep(0.2)
+        with lock:
+            running.discard(name)
+        return f"[{name}] done", "", name == "c"
+    monkeypatch.setattr(reproduce, "run_study", fake_study)
+    failed = reproduce.run_side_by_side(["c", "b", "a"], argparse.Namespace(jobs=2, quick=True), "results")
+    assert seen[:2] == ["a", "c"] and seen[2] == "b"           # longest first; b waits for a, not for c
+    assert not any({"a", "b"} <= s for s in together) and {"a", "c"} in together
+    assert failed == ["c"]
+    out = capsys.readouterr().out
+    assert "[a] done (" in out and "3/3 studies" in out and "ETA" in out
+
+
+def test_study_runs_name_a_run_by_its_setting_and_seed_whatever_its_budget():
+    """Two studies whose quick presets plan the same setting and seed at different budgets (a
+    stored run of one serves the other, store.derived) share a run; other seeds do not."""
+    import argparse
+    args = argparse.Namespace(quick=True, results_dir="results")
+    fig1, _ = reproduce.study_runs("fig1", args)
+    seeds, _ = reproduce.study_runs("fig1_seeds0-9", args)
+    bound, _ = reproduce.study_runs("bound", args)
+    assert fig1 & seeds and fig1 & bound                       # lambda 0, fresh, seed 0: budgets 3000 and 2000
+    assert not fig1 & reproduce.study_runs("heldout_fig1", args)[0]      # another regime

@@ -331,10 +331,10 @@ def test_apply_quick_replaces_the_scale_and_keeps_a_given_flag():
     """One preset mechanism for every script: the preset sets the flags it names and moves
     the outputs under results/quick/; a flag in keep_given survives if the user set it."""
     a = exp_fig3_kl.parse(["--quick"])
-    assert (a.p, a.epochs, a.seeds, a.lam, a.regime) == (43, 3000, [0], [0.0, 0.3, 3.0], "fixed")
+    assert (a.p, a.epochs, a.seeds, a.lam, a.regime) == (43, 2000, [0], [0.0, 0.3, 3.0], "fixed")
     assert a.results_dir == os.path.join("results", "quick")
     a = exp_fig3_kl.parse(["--quick", "--lam", "0.3", "--regime", "fresh", "--epochs", "99"])
-    assert (a.lam, a.regime, a.epochs) == ([0.3], "fresh", 3000)    # the scale is the preset's
+    assert (a.lam, a.regime, a.epochs) == ([0.3], "fresh", 2000)    # the scale is the preset's
     a = exp_fig3_kl.parse(["--lam", "0.3"])
     assert (a.p, a.epochs, a.regime, a.results_dir) == (113, 10000, "fresh", "results")
 
