@@ -126,12 +126,22 @@ def numbers():
                      "without the prior" if len(t) == 10 and None not in t and len(control) == 5 and
                      all(v is None for v in control) else "H7's runs say otherwise")
         c6 = {p.split(" ")[0]: v for p, v in table["C6"][1].items()}
-        his = {re.search(r"<= ([\d.]+)x", c6[a]["measured_shown"]).group(1) for a in ("entropy", "sparsity")}
-        out["C6 bound"] = (f"≤ {his.pop()}×" if len(his) == 1 and all(c6[a]["would_read"] == "not reproduced"
-                                                                       for a in ("entropy", "sparsity")) else str(his))
+        oracle = [v for p, v in table["C6"][1].items() if p.startswith("oracle KL faster than")]
+        row17 = store.read_json(os.path.join("results", studies.STUDIES["priors_confirm"].summary))
+        s17 = row17["seeds"]
+        his = {re.search(r"<= ([\d.]+)x", c6[a]["shown"]).group(1) for a in ("entropy", "sparsity")}
+        never = [g for a in ("entropy", "sparsity") for g in row17["grok"][a]]
+        out["C6 bound"] = (f"none of their {len(never)} runs on seeds {s17[0]}–{s17[-1]}, run after C6's 1.25× was set, "
+                           f"grokked within {row17['budget']:,} epochs (≤ {his.pop()}×)"
+                           if len(his) == 1 and set(never) == {None} and all(
+                               c6[a]["verdict"] == "not reproduced" and c6[a]["addendum"] == 17 for a in ("entropy", "sparsity"))
+                           else "C6's entropy and sparsity parts say otherwise")
+        los = {re.search(r">= ([\d.]+)x", v["shown"]).group(1) for v in oracle}
+        out["C6 oracle"] = (f"the oracle KL beat both (≥ {los.pop()}×)" if len(los) == 1 and len(oracle) == 2 and all(
+            v["verdict"] == "reproduced" and v["addendum"] == 17 for v in oracle) else "C6's oracle parts say otherwise")
         late = c6["late"]
-        out["C6 late"] = ("but its runs predate its 1.25×" if late.get("would_read") and "1.25x" in late["after_data"]
-                          else "C6's late part decides")
+        out["C6 late"] = (f"late-start KL gave {x(late)}" if late["verdict"] == "not reproduced" and late["addendum"] == 17
+                          else "C6's late part reads otherwise")
         undecided = sum(w == "inconclusive" for w, _ in table.values())
         words = {6: "Six", 7: "Seven", 8: "Eight", 13: "thirteen"}
         out["undecided"] = f"{words.get(undecided, undecided)} of the {words.get(len(table), len(table))} rows are undecided"
