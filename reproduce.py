@@ -410,14 +410,17 @@ def run_study(name, args, results):
 def study_runs(name, args):
     """(the runs a study may train, a rough cost to order by). Each run by its setting and seed
     whatever its budget (a stored run of another budget or early stop can serve it, store.derived),
-    with the runs whose weights its runs start from: two studies that share one are never run at
-    the same time, so no run is trained twice. The cost: the planned epochs (a run that groks stops
+    with the runs whose weights its runs start from, and its script: two studies that share one are
+    never run at the same time, so no run is trained twice and no file is written by two at once. The cost: the planned epochs (a run that groks stops
     sooner), times the width relative to the paper's d = 128, and 5x for two blocks (the first block
     reads only the query position, a later one every position: 45-60 ms an epoch against 11 here)."""
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         module, sargs = study_args(name, args)         # quiet: the study prints its preset when it runs
     cfgs = [c for _, c in module.planned_runs(sargs)]
-    return ({(c.seed, _cell_any_budget(c)) for c in cfgs} | set(weight_sources(cfgs)),
+    # and its script: a script's variants write their --quick figure and summary under one name
+    command = studies.STUDIES[name].command
+    script = tuple(command[:2]) if command[0] in ("-m", "exp_appendix.py") else command[0]
+    return ({(c.seed, _cell_any_budget(c)) for c in cfgs} | set(weight_sources(cfgs)) | {("script", script)},
             sum(c.epochs * (1 + 4 * (c.n_layers - 1)) * max(1.0, c.d_model / 128) for c in cfgs))
 
 

@@ -747,4 +747,7 @@ def test_study_runs_name_a_run_by_its_setting_and_seed_whatever_its_budget():
     seeds, _ = reproduce.study_runs("fig1_seeds0-9", args)
     bound, _ = reproduce.study_runs("bound", args)
     assert fig1 & seeds and fig1 & bound                       # lambda 0, fresh, seed 0: budgets 3000 and 2000
-    assert not fig1 & reproduce.study_runs("heldout_fig1", args)[0]      # another regime
+    assert not (fig1 - {("script", "exp_fig1_phases.py")}) & reproduce.study_runs("heldout_fig1", args)[0]  # another regime
+    # a script's variants write their quick summary under one name: never two at once
+    assert ("script", "exp_fig3_kl.py") in reproduce.study_runs("fig3_fixed", args)[0] & reproduce.study_runs("fig3", args)[0]
+    assert not reproduce.study_runs("priors", args)[0] & reproduce.study_runs("routing", args)[0]
