@@ -411,9 +411,10 @@ def study_runs(name, args):
     """(the runs a study may train, a rough cost to order by). Each run by its setting and seed
     whatever its budget (a stored run of another budget or early stop can serve it, store.derived),
     with the runs whose weights its runs start from, and its script: two studies that share one are
-    never run at the same time, so no run is trained twice and no file is written by two at once. The cost: the planned epochs (a run that groks stops
-    sooner), times the width relative to the paper's d = 128, and 5x for two blocks (the first block
-    reads only the query position, a later one every position: 45-60 ms an epoch against 11 here)."""
+    never run at the same time, so no run is trained twice and no file is written by two at once.
+    The cost: the planned epochs (a run that groks stops sooner), times the width relative to the
+    paper's d = 128, and 5x for two blocks (the first block reads only the query position, a later
+    one every position: 45-60 ms an epoch against 11 here)."""
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         module, sargs = study_args(name, args)         # quiet: the study prints its preset when it runs
     cfgs = [c for _, c in module.planned_runs(sargs)]
@@ -428,8 +429,8 @@ def run_side_by_side(names, args, results):
     """--quick: `--jobs` studies at a time, each training its runs one after another on one core. A
     quick study has a few short runs, so one study on two cores would leave one idle while its
     last run ends, and each study's start (imports) would be paid again. The longest first, so that
-    no core waits on a long one at the end; a study waits while one that shares a run with it is
-    running. Returns the names of the studies that failed."""
+    no core waits on a long one at the end; a study waits while one that shares a run or a script
+    with it is running (study_runs). Returns the names of the studies that failed."""
     one_core = argparse.Namespace(**{**vars(args), "jobs": 1, "threads": 1, "side_by_side": True})
     plans = {n: study_runs(n, args) for n in names}
     runs, cost = {n: p[0] for n, p in plans.items()}, {n: p[1] for n, p in plans.items()}
@@ -451,7 +452,7 @@ def run_side_by_side(names, args, results):
                 elapsed = time.time() - t0
                 sys.stderr.write(err)
                 print(out + f" ({len(names) - len(waiting) - len(running)}/{len(names)} studies, elapsed {elapsed:.0f}s, "
-                    f"ETA {elapsed * (total - spent) / max(spent, 1e-9):.0f}s)", flush=True)
+                      f"ETA {elapsed * (total - spent) / max(spent, 1e-9):.0f}s)", flush=True)
                 failed += [name] if bad else []
     return failed
 
