@@ -232,6 +232,7 @@ PRIOR_ARMS = ("baseline", "kl", "uniform", "entropy", "sparsity", "teacher", "an
 LOW_LAM_ARMS = ("kl", "uniform", "entropy", "sparsity")
 # the small model memorizes by epoch ~100 (the paper config by 300-640): late and anneal scale down
 PRIORS_QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=1200, seeds=[0], late_start=300, anneal=300)
+PRIORS_QUICK_LOOK = dict(PRIORS_QUICK, low_lam=0.0)        # the quick look at Figures 6-7: the one lambda
 
 
 def prior_arm_config(arm, seed, args):
@@ -254,7 +255,7 @@ def prior_arm_config(arm, seed, args):
 
 def priors_parser(sub):
     p = study_parser(sub, "priors", "Figs. 6-7: oracle KL vs entropy, sparsity, teacher, annealed, late",
-                     dict(PRIORS_QUICK, low_lam=0.0))          # the quick look: the one lambda
+                     PRIORS_QUICK_LOOK)
     p.add_argument("--lam", type=float, default=1.0, help="the common prior strength (lambda-matched)")
     p.add_argument("--anneal", type=int, default=1000, help="epochs over which 'anneal' falls to 0")
     p.add_argument("--late-start", type=int, default=1000,
@@ -744,7 +745,7 @@ def run_heads(args):
 
 STUDIES = {  # subcommand: (parser, run, planned runs, --quick preset)
     "bound": (bound_parser, run_bound, bound_runs, BOUND_QUICK),
-    "priors": (priors_parser, run_priors, priors_runs, PRIORS_QUICK),
+    "priors": (priors_parser, run_priors, priors_runs, PRIORS_QUICK_LOOK),
     "frozen": (frozen_parser, run_frozen, frozen_runs, PRIORS_QUICK),
     "optimizers": (optimizers_parser, run_optimizers, optimizers_runs, OPTIMIZERS_QUICK),
     "tasks": (tasks_parser, run_tasks, tasks_runs, TASK_STUDY_QUICK),

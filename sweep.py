@@ -126,7 +126,8 @@ def add_sweep_args(parser):
 
 # Every study stops a run this many epochs after grokking, so that a baseline one study trained
 # is the same run for every other (runs that never grok train the whole budget either way).
-STOP_AFTER = 200
+# --quick keeps fewer: its look at a run ends sooner after it groks (issue #85: 15 minutes for all).
+STOP_AFTER, QUICK_STOP_AFTER = 200, 100
 
 
 def add_scale_args(parser, quick):
@@ -141,11 +142,13 @@ def add_scale_args(parser, quick):
 
 def apply_quick(args, preset, parser=None, keep_given=()):
     """--quick: the preset's values replace the flags it names (the scale: p, epochs, seeds,
-    the study's axes), and the figures, summaries and store go under <results-dir>/quick/.
-    A flag in keep_given survives when the command line set it away from its default
-    (`exp_fig3_kl.py --quick --lam 0.3` keeps lambda 0.3). Returns args."""
+    the study's axes), runs stop QUICK_STOP_AFTER epochs after grokking, and the figures,
+    summaries and store go under <results-dir>/quick/. A flag in keep_given survives when the
+    command line set it away from its default (`exp_fig3_kl.py --quick --lam 0.3` keeps lambda
+    0.3). Returns args."""
     if not args.quick:
         return args
+    preset = {**({"stop_after": QUICK_STOP_AFTER} if hasattr(args, "stop_after") else {}), **preset}
     changed = []
     for key, value in preset.items():
         if key not in keep_given or getattr(args, key) == parser.get_default(key):

@@ -53,7 +53,10 @@ SEEDS = tuple(range(200, 210))
 DECIDING_ACC = 0.95               # t_95 decides; t_grok (train.py's 0.99) and t_struct are reported beside it
 SMALLEST = A.SMALLEST_SPEEDUP     # rules v4's speed-up part: 1.25x counts
 ALPHA = 0.025                     # the count test's one-sided level (the two-sided 95% of rules v4's intervals)
-QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], epochs=1500)
+QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], epochs=1000)
+# --quick looks at the informative regime and the paper's (issue #84: `fixed` tests the rival weakly) and
+# leaves out the amendments' runs: a first look in about two minutes on one core (issue #85)
+QUICK_REGIMES = ("refresh0.003", "fresh")
 # Amendment 1 (docs/registered/information.md, 2026-11-29): the rival's weight noise at the top of
 # the range over which it reports no dependence, in the two regimes that decide
 STRONG = {"weight noise 1e-2": {"weight_noise": 1e-2}}
@@ -104,11 +107,11 @@ def budget(args, regime):
 def planned_runs(args):
     """Seed by seed (every arm and regime of a seed, then the next), so that a sweep cut short
     leaves whole paired seeds behind; within a seed the decisive regimes first. Amendment 1's runs
-    come after all 180, seed by seed, then amendment 2's."""
+    come after all 180, seed by seed, then amendment 2's. --quick: QUICK_REGIMES' runs only."""
     cells, strong, confirm = runs(args), strong_runs(args), confirm_runs(args)
-    return ([cells[regime][arm][i] for i in range(len(args.seeds))
-             for regime in ("fixed", "refresh0.003", "fresh") for arm in ARMS]
-            + [strong[regime][arm][i] for i in range(len(args.seeds)) for regime in STRONG_REGIMES for arm in STRONG]
+    regimes, strong_regimes = (QUICK_REGIMES, ()) if args.quick else (("fixed", "refresh0.003", "fresh"), STRONG_REGIMES)
+    return ([cells[regime][arm][i] for i in range(len(args.seeds)) for regime in regimes for arm in ARMS]
+            + [strong[regime][arm][i] for i in range(len(args.seeds)) for regime in strong_regimes for arm in STRONG]
             + [confirm[arm][i] for i in range(len(next(iter(confirm.values())))) for arm in CONFIRM_ARMS])
 
 
@@ -634,14 +637,15 @@ def dose_table(rms):
 TITLES = {"fixed": "fixed distractors", "refresh0.003": "redrawn at ρ 0.003", "fresh": "fresh (the paper's; described)"}
 
 
-def plot(times, budgets, path, confirm=None):
-    """t_grok per arm, one panel per regime; a run that never grokked is an open triangle at its budget.
-    Beside each run a black dash marks its t_95, the measure that decides (at the budget if never).
-    Amendment 2's runs (confirm: {measure: {arm: {seed: t}}}), once any is stored, in a fourth panel."""
+def plot(times, budgets, path, confirm=None, seeds=SEEDS):
+    """t_grok per arm, one panel per regime run; a run that never grokked is an open triangle at its
+    budget. Beside each run a black dash marks its t_95, the measure that decides (at the budget if
+    never). Amendment 2's runs (confirm: {measure: {arm: {seed: t}}}), once any is stored, in a last panel."""
     plt = plots.pyplot()
     # (arms drawn, t_grok, t_95, budget, title) per panel; amendment 1's arm once run
     panels = [(list(ARMS) + [a for a in STRONG if a in times["t_grok"].get(r, {})], times["t_grok"].get(r, {}),
-               times["t_95"].get(r, {}), budgets[r], f"{TITLES[r]} (budget {budgets[r]:,})") for r in BUDGETS]
+               times["t_95"].get(r, {}), budgets[r], f"{TITLES[r]} (budget {budgets[r]:,})")
+              for r in BUDGETS if times["t_grok"].get(r)]
     if confirm and confirm.get("t_grok"):
         panels.append((list(CONFIRM_ARMS), confirm["t_grok"], confirm["t_95"], budgets[CONFIRM_REGIME],
                        f"fresh, seeds {CONFIRM_SEEDS[0]}-{CONFIRM_SEEDS[-1]} (amendment 2)"))
@@ -662,8 +666,9 @@ def plot(times, budgets, path, confirm=None):
     axes[0].text(0.02, 0.97, "open triangle: never grokked within the budget (drawn at it)\n"
                  "black dash: the run's t_95 (test accuracy 0.95), which decides", va="top",
                  transform=axes[0].transAxes, fontsize=7, color="gray")
+    seeds = f"seeds {seeds[0]}-{seeds[-1]}" if len(seeds) > 1 else f"seed {seeds[0]}"
     plots.save_figure(fig, path, f"The information or any gradient: KL prior (lambda {LAM:g}) and its controls, "
-                                 "seeds 200-209 (docs/registered/information.md)")
+                                 f"{seeds} (docs/registered/information.md)")
 
 
 # ---------------------------------------------------------------------------------------
@@ -719,7 +724,7 @@ def main(argv=None):
     print(text(summary))
     os.makedirs(args.results_dir, exist_ok=True)
     store.write_json(os.path.join(args.results_dir, "information.json"), summary)
-    plot(times, budgets, os.path.join(args.results_dir, "information.png"), confirm)
+    plot(times, budgets, os.path.join(args.results_dir, "information.png"), confirm, args.seeds)
 
 
 if __name__ == "__main__":

@@ -197,18 +197,18 @@ def seen_before_cell(args):
     return {"cell": name, "grok": out, "never": sum(t is None for t in out), "holds": False if None in out else None}
 
 
-def cell_line(r):
+def cell_line(r, budget=BUDGET):
     """One cell in words: the prior arm against T(wd), then the speed-ups ('>=' where baselines never grokked)."""
     speed = lambda v, bound: "-" if v is None else f"{'>= ' if bound else ''}{v:.2f}x"
     bound = r["base_censored"] > 0
     prior = (f"prior arm {r['prior_gm']:,.0f}" if r["prior_gm"] is not None else
-             f"prior arm: {r['prior_censored']} of {len(r['grok'][f'lambda {LAM:g}'])} never grokked within {BUDGET:,}")
+             f"prior arm: {r['prior_censored']} of {len(r['grok'][f'lambda {LAM:g}'])} never grokked within {budget:,}")
     lo, hi = r["predicted_interval"]
     return (f"{prior} against T(wd) {r['predicted_time']:,.0f} [{lo:,.0f}, {hi:,.0f}]: "
             f"{'within' if r['holds'] else 'outside'} {TOLERANCE:g}x; speed-up measured "
             f"{speed(r['speedup_measured_at_least'], bound)}, predicted {speed(r['speedup_predicted_at_least'], bound)}"
             + (f" ({r['base_censored']} of {len(r['grok']['lambda 0'])} runs without the prior never grokked within "
-               f"{BUDGET:,}: lower bounds)" if bound else ""))
+               f"{budget:,}: lower bounds)" if bound else ""))
 
 
 def get_parser():
@@ -220,9 +220,10 @@ def get_parser():
     return p
 
 
-# --quick: the eight cells on the small model, one seed, a short budget (a first look at the machinery;
+# --quick: four of the cells on the small model, one seed, a short budget (a first look at the machinery;
 # T(wd) was fitted on the paper's model, so the small model's cells say nothing of H8)
 QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=1500, seeds=[0])
+QUICK_CELLS = ("rho 0.002", "rho 0.003, wd 1.5", "rho 0.003, init x1.5", "fresh, wd 1.5")   # one of each kind
 
 
 def parse(argv=None):
@@ -243,25 +244,29 @@ def runs(args):
 
 
 def planned_runs(args):
-    return [r for cell in runs(args).values() for arm in cell.values() for r in arm]
+    """Every cell's runs; --quick: QUICK_CELLS' (a first look in about two minutes on one core)."""
+    return [r for name, cell in runs(args).items() if name in QUICK_CELLS or not args.quick
+            for arm in cell.values() for r in arm]
 
 
-def summarize(grok, model, n_seeds=len(SEEDS), seen_before=None):
+def summarize(grok, model, n_seeds=len(SEEDS), seen_before=None, budget=BUDGET):
     """grok: {cell: {arm: [t_grok of each stored seed]}} -> the summary payoff.json holds: each
-    complete cell judged (with its line of text), H8's verdict once all eight are, and the fit."""
+    complete cell judged (with its line of text), H8's verdict once all eight are, and the fit.
+    budget: the runs' (BUDGET; --quick's is shorter)."""
     cells = {}
     for name, regime, changes in CELLS:
         got = grok.get(name, {})
         if all(len(got.get(arm, [])) == n_seeds for arm in ("lambda 0", f"lambda {LAM:g}")):
             wd = changes.get("wd", 1.0)
             t_hat, interval = predicted_time(model, wd)
-            r = {**judge_cell(got[f"lambda {LAM:g}"], got["lambda 0"], t_hat), "wd": wd, "predicted_interval": interval}
-            cells[name] = {**r, "text": cell_line(r)}
+            r = {**judge_cell(got[f"lambda {LAM:g}"], got["lambda 0"], t_hat, budget=budget), "wd": wd,
+                 "predicted_interval": interval}
+            cells[name] = {**r, "text": cell_line(r, budget)}
     out = judge(cells) if len(cells) == len(CELLS) else {"verdict": "not decided", "cells": cells}
     if "held" in out:
         out["described"] = describe_fit(cells, model, seen_before)
     return {**out, "stored_runs": sum(len(v) for arms in grok.values() for v in arms.values()),
-            "planned_runs": 2 * n_seeds * len(CELLS), "budget": BUDGET, "tolerance": TOLERANCE, "needed": NEEDED,
+            "planned_runs": 2 * n_seeds * len(CELLS), "budget": budget, "tolerance": TOLERANCE, "needed": NEEDED,
             "model": {k: v for k, v in model.items() if k != "boot"}}
 
 
@@ -271,16 +276,16 @@ def main(argv=None):
     model = fit(prior_times(args.store or store.STORE, keys=registered_keys()))
     grok = {name: {arm: [results[label][0]["grok_epoch"] for label, _ in rs if label in results]
                    for arm, rs in arms.items()} for name, arms in runs(args).items()}
-    out = summarize(grok, model, len(args.seeds), seen_before_cell(args))
+    out = summarize(grok, model, len(args.seeds), seen_before_cell(args), args.epochs)
     print(f"H8 (docs/registered/payoff.md): {out['verdict']}" + (f", {out['held']} of {out['of']} cells within "
                                                     f"{TOLERANCE:g}x" if "held" in out else ""))
     for name, r in out["cells"].items():
         print(f"  {name}: {r['text']}")
     store.write_json(os.path.join(args.results_dir, "payoff.json"), out, digits=6)
-    plot(out["cells"], model, os.path.join(args.results_dir, "payoff.png"))
+    plot(out["cells"], model, os.path.join(args.results_dir, "payoff.png"), args.epochs)
 
 
-def plot(cells, model, path):
+def plot(cells, model, path, budget=BUDGET):
     """Left: the prior arm's geometric-mean t_grok against weight decay, the fitted T(wd) with
     its tolerance band, each held-out cell. Right: the speed-up each cell's own baseline
     predicts against the one measured."""
@@ -292,7 +297,7 @@ def plot(cells, model, path):
     ax[0].fill_between(wd, t / TOLERANCE, t * TOLERANCE, color="C0", alpha=0.12, label=f"within {TOLERANCE:g}x")
     for i, (name, r) in enumerate(cells.items()):
         w = next(c for n, _, c in CELLS if n == name).get("wd", 1.0) * (1 + 0.02 * (i - 3.5))  # apart, not atop
-        ax[0].scatter(w, r["prior_gm"] or BUDGET, color=f"C{i + 1}", marker="o" if r["prior_gm"] else "^", label=name)
+        ax[0].scatter(w, r["prior_gm"] or budget, color=f"C{i + 1}", marker="o" if r["prior_gm"] else "^", label=name)
         if r["speedup_measured_at_least"]:       # a censored baseline: both are lower bounds (open marker)
             ax[1].scatter(r["speedup_predicted_at_least"], r["speedup_measured_at_least"], label=name,
                           color=f"C{i + 1}", facecolors="none" if r["base_censored"] else f"C{i + 1}")
@@ -304,7 +309,7 @@ def plot(cells, model, path):
     ax[0].set(xscale="log", yscale="log", xlabel="weight decay (cells at one wd drawn slightly apart)",
               ylabel="prior arm's t_grok (geometric mean of 5 seeds)",
               title=f"the KL prior's arm (lambda {LAM:g}) against T(wd)")
-    ax[0].text(0.02, 0.03, f"triangle: a run of the arm never grokked within {BUDGET:,}", transform=ax[0].transAxes,
+    ax[0].text(0.02, 0.03, f"triangle: a run of the arm never grokked within {budget:,}", transform=ax[0].transAxes,
                fontsize=7, color="gray")
     ax[1].set(xscale="log", yscale="log", xlim=lim, ylim=lim, xlabel="speed-up predicted (baseline / T(wd))",
               ylabel="speed-up measured", title="the payoff, predicted and measured")

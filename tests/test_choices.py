@@ -359,3 +359,9 @@ def test_a_c1_reading_is_decided_by_its_failing_part_and_its_phases_on_ten_seeds
     assert got["parts"][E.C1_MASS]["verdict"] == "reproduced" and got["verdict"] != "reproduced"
     results["c1/C1-P padding, fresh/baseline/seed0"] = run(0, 0.40)                   # not diffuse on seeds 0-4
     assert E.judge(c, results, args)["c1"]["C1-P padding, fresh"]["verdict"] != "reproduced"
+
+
+def test_quick_looks_at_three_of_c2s_readings():
+    args = E.parse(["--quick"])
+    assert set(E.cells(args)["c2"]) == set(E.QUICK_C2) and set(E.QUICK_C2) < set(E.C2_READINGS)
+    assert set(E.cells(E.parse(["--part", "c2"]))["c2"]) == set(E.C2_READINGS)

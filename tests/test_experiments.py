@@ -114,6 +114,14 @@ def test_phase_marks_and_criterion():
     assert not analysis.meets_regime_criterion(analysis.phase_marks(flat, 0.5), budget=100)
 
 
+def test_appendix_priors_quick_looks_at_its_one_lambda():
+    """The priors' --quick preset is the one its --help prints: no arm at --low-lam (it once lived in
+    the help text only, and the quick look trained four arms more)."""
+    args = exp_appendix.parse(["priors", "--quick"])
+    assert args.low_lam == 0.0 and not [label for label, _ in exp_appendix.planned_runs(args) if "@" in label]
+    assert [label for label, _ in exp_appendix.planned_runs(exp_appendix.parse(["priors"])) if "@0.1" in label]
+
+
 def test_appendix_priors_and_teacher_stage(tmp_path, capsys):
     arms = ["--arms", "baseline", "kl", "entropy", "teacher"]
     exp_appendix.main(["priors"] + TINY + arms + dirs(tmp_path))

@@ -63,7 +63,8 @@ def test_the_design_is_the_registered_one():
     assert set(by_arm) == set(I.CONFIRM_ARMS) and all(c.distractors == "fresh" and c.epochs == 10000 for _, c in confirm)
     for arm, cfg in by_arm.items():
         assert train.semantic_config(cfg) == {**train.semantic_config(planned_cfg(planned, "fresh", arm)), "seed": cfg.seed}
-    assert len(I.planned_runs(I.parse(["--quick"]))) == 18 + 2        # one seed: the registered arms, amendment 1
+    quick = I.planned_runs(I.parse(["--quick"]))             # one seed: the registered arms in QUICK_REGIMES
+    assert [label.rsplit("/", 1)[0] for label, _ in quick] == [f"{r}/{a}" for r in I.QUICK_REGIMES for a in I.ARMS]
     # amendment 1, after the 180: the rival's noise at 1e-2, lambda 0, in the two deciding regimes
     assert len(strong) == 20 and [c.seed for _, c in strong[:2]] == [200, 200]
     assert {label.rsplit("/", 1)[0] for label, _ in strong} == {"fixed/weight noise 1e-2", "refresh0.003/weight noise 1e-2"}

@@ -81,6 +81,19 @@ def test_the_summary_and_its_report_block(tmp_path):
     block = "\n".join(report.payoff_block(str(tmp_path)))
     assert "H8: **holds**, 7 of 8 cells within 1.5x" in block and "n = 80 runs" in block
     assert "rho 0.002: " + out["cells"]["rho 0.002"]["text"] in block
+    # the runs' own budget (--quick's 1,500): the bounds and the words are at it, never at BUDGET
+    quick = P.summarize({"rho 0.002": {"lambda 0": [None], "lambda 0.3": [600]}}, model, 1, budget=1500)
+    cell = quick["cells"]["rho 0.002"]
+    assert cell["speedup_measured_at_least"] == pytest.approx(1500 / 600) and quick["budget"] == 1500
+    assert "never grokked within 1,500" in cell["text"] and "10,000" not in cell["text"]
+
+
+def test_quick_runs_four_cells_one_seed_at_its_budget():
+    args = P.parse(["--quick"])
+    planned = P.planned_runs(args)
+    assert {label.rsplit("/", 2)[0] for label, _ in planned} == set(P.QUICK_CELLS) and len(planned) == 8
+    assert all(c.epochs == 1500 and c.seed == 0 for _, c in planned)
+    assert len(P.planned_runs(P.parse([]))) == 2 * 5 * len(P.CELLS)
 
 
 def test_what_the_rule_cannot_see_is_the_band_the_tolerance_leaves():

@@ -239,3 +239,11 @@ def test_amendment_2_compares_accuracy_at_the_budget_on_the_seeds_after_it():
     # not decided until every run of the compared arms is in
     del per_run["sub uniform"][240]
     assert P.accuracy_reading(per_run, seeds)["reading"] == "not decided"
+
+
+def test_quick_runs_the_arms_that_show_something_at_its_scale_and_the_paper_runs_all():
+    """--quick (issue #85): one seed of QUICK_ARMS, `add` in `fresh` only; without --quick every arm."""
+    quick = P.planned_runs(P.parse(["--quick"]))
+    assert [label.split("/")[1] for label, _ in quick] == list(P.QUICK_ARMS) and len(P.QUICK_ARMS) == 7
+    assert all(c.task == "add" and c.distractors == "fresh" and c.seed == 0 for _, c in quick)
+    assert {label.split("/")[1] for label, _ in P.planned_runs(P.parse([]))} == set(P.ARMS)

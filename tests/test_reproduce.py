@@ -680,16 +680,17 @@ def test_a_run_table_tells_a_run_not_stored_from_one_that_never_grokked():
     assert rows[-1] == "| lambda 0 | 5660, never | 1/2 |"
 
 
-# what one study's --quick may plan (issue #85, 2026-12-02): small-model runs, and this many epochs in all
-# (the small model runs 6-11 ms an epoch here: about two to four minutes on one core, half that with --jobs 2)
-QUICK_STUDY_EPOCHS = 40000
+# what one study's --quick may plan (issue #85; 40,000 epochs 2026-12-02, 16,000 by cost 2026-12-03): small-model
+# runs costing at most this many one-block epochs at d = 128 (reproduce.study_runs: a two-block epoch counts 5).
+# The small model runs 6-11 ms an epoch here, so even with every run censored a study trains under 3 minutes
+QUICK_STUDY_COST = 16000
 
 
 def test_every_studys_quick_preset_plans_small_runs_within_its_budget():
     """For every study in the registry: the runs its --quick plans are the small model's (the tasks
     modulo p at sweep.QUICK_MODEL's p; the others at their own small sizes, never the paper's p 113),
-    and their epochs add up to at most QUICK_STUDY_EPOCHS. A study whose --quick trains the paper's
-    runs (as payoff.py's once did: 80 of them) fails."""
+    and their planned epochs, weighted by cost, add up to at most QUICK_STUDY_COST. A study whose
+    --quick trains the paper's runs (as payoff.py's once did: 80 of them) fails."""
     import argparse
     import reproduce
     import store
@@ -701,10 +702,25 @@ def test_every_studys_quick_preset_plans_small_runs_within_its_budget():
         module, sargs = reproduce.study_args(name, args)
         cfgs = {store.run_key(c): c for _, c in module.planned_runs(sargs)}.values()
         large = [store.run_key(c) for c in cfgs if c.p != sweep.QUICK_MODEL["p"] and c.task in ("add", "sub", "mul", "addk", "route")]
-        total = sum(c.epochs for c in cfgs)
-        if large or total > QUICK_STUDY_EPOCHS:
-            too_big[name] = (total, large[:2])
+        cost = reproduce.study_runs(name, args)[1]
+        if large or cost > QUICK_STUDY_COST:
+            too_big[name] = (cost, large[:2])
     assert not too_big, f"--quick plans paper-scale or long runs: {too_big}"
+
+
+def test_quick_flags_only_thin_a_studys_grid():
+    """studies.QUICK_FLAGS: under --quick a study keeps a subset of its command's lambdas, and the
+    flags reach its script; without --quick its command is its own."""
+    import argparse
+    import reproduce
+    from verdicts import studies
+    for name, flags in studies.QUICK_FLAGS.items():
+        command = studies.STUDIES[name].command
+        grid = command[command.index("--lam") + 1:command.index("--seeds")]
+        assert flags[0] == "--lam" and set(flags[1:]) < set(grid), name
+        _, quick = reproduce.study_args(name, argparse.Namespace(quick=True, results_dir="results"))
+        _, full = reproduce.study_args(name, argparse.Namespace(quick=False, results_dir="results"))
+        assert quick.lam == [float(v) for v in flags[1:]] and full.lam == [float(v) for v in grid], name
 
 
 def test_quick_runs_studies_side_by_side_longest_first_and_never_two_that_share_a_run(monkeypatch, capsys):

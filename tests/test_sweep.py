@@ -503,6 +503,7 @@ def test_quick_names_every_flag_it_replaces(capsys):
     line = capsys.readouterr().out
     assert (args.epochs, args.seeds, args.p) == (1500, [0], 43)
     assert "--epochs 1500 (was 3000)" in line and "--seeds 0 (was 1 2)" in line and "--p 43 (was 113)" in line
+    assert args.stop_after == sweep.QUICK_STOP_AFTER and f"--stop-after {sweep.QUICK_STOP_AFTER} (was 200)" in line
 
 
 def test_quick_runs_print_their_progress_while_they_train(tmp_path, capsys):
