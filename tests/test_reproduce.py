@@ -194,10 +194,10 @@ def test_dry_run_prints_the_plan_from_the_registry(capsys, tmp_path):
     reproduce.main(["--quick", "--dry-run", "--only", "C1", "bound", "--results-dir", str(tmp_path)])
     out = capsys.readouterr().out
     assert "exp_fig1_phases.py --quick" in out and "bound --quick" in out and "exp_fig3_kl.py" not in out
-    # fig1 --quick: 2 seeds; bound --quick: lambda 0 and 0.1 on one seed; nothing stored
+    # fig1 --quick: one seed; bound --quick: lambda 0 and 0.1 on one seed; nothing stored
     assert [l.split()[2:5] for l in out.splitlines() if l.startswith(("fig1 ", "bound "))] == \
-        [["2", "0", "2"], ["2", "0", "2"]]
-    assert "total: 4 runs to train" in out
+        [["1", "0", "1"], ["2", "0", "2"]]
+    assert "total: 3 runs to train" in out
     hours = lambda line: (float(line.split("about ")[1].split()[0]), float(line.split("(")[1].split()[0]))
     total, wall = hours(next(l for l in out.splitlines() if l.startswith("total:")))
     assert wall == total                                      # one run at a time
@@ -466,11 +466,11 @@ def test_the_dry_run_counts_a_run_a_stored_run_of_another_budget_holds(tmp_path,
     import store
     monkeypatch.setattr(reproduce, "timed_ms_per_epoch", lambda cfg: 1.0)
     args = argparse.Namespace(quick=True, results_dir=str(tmp_path), store=None)
-    assert reproduce.study_plans(["fig1"], args)["fig1"][:3] == (2, 0, 2)
-    module, sargs = reproduce.study_args("fig1", args)
+    assert reproduce.study_plans(["bound"], args)["bound"][:3] == (2, 0, 2)
+    module, sargs = reproduce.study_args("bound", args)
     held = store.run_key(module.planned_runs(sargs)[0][1])
     monkeypatch.setattr(store, "derived", lambda folder, cfg: ({}, {}) if store.run_key(cfg) == held else None)
-    assert reproduce.study_plans(["fig1"], args)["fig1"][:3] == (2, 1, 1)
+    assert reproduce.study_plans(["bound"], args)["bound"][:3] == (2, 1, 1)
 
 
 def test_the_plan_column_names_an_undecided_part_and_says_when_its_seeds_are_run(tmp_path):
