@@ -178,3 +178,19 @@ def test_h7_rule_as_registered():
     assert v["verdict"] == "neither" and v["delta"] > 2 and not v["cells"]["0.01"]["fits"]
     two = {0.013: fits[0.013], 0.01: dict(zip(seeds, (100000, None, None, None, 90000)))}   # 2 of 5 at 0.01
     assert E.judge_h7(two)["verdict"] == "neither"
+
+
+def test_quick_decides_nothing_and_the_paper_scale_reading_is_the_rules(tmp_path, monkeypatch):
+    """--quick fits the small model on two seeds (a separable set gives a zero-width bootstrap): H6a-c
+    print their numbers but are not decided. The same runs read without --quick get the rules' verdict."""
+    import functools
+    monkeypatch.setattr(E, "transition", functools.partial(E.transition, n_boot=50))     # the test's time
+    args = E.parse(["--quick", "--results-dir", str(tmp_path)])
+    times = {0.01: None, 0.03: None, 0.1: 1200, 1.0: 800}
+    results = {label: ({"grok_epoch": t if t is None else t + 10 * cfg.seed}, {})
+               for lam, t in times.items() for label, cfg in E.cells(args)["fit"][lam]}
+    out = E.analyse(results, args)
+    assert all(out[h]["verdict"] == "not decided" and "--quick" in out[h]["reason"] for h in ("H6a", "H6b", "H6c"))
+    assert out["H6c"]["n"] == len(args.seeds) == 2 and "lambda_c" in out["H6a"]["text"]
+    args.quick = False
+    assert E.analyse(results, args)["H6a"]["verdict"] == "reproduced"      # what the quick REPORT once printed
