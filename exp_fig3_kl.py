@@ -57,7 +57,10 @@ def run_config(lam, seed, args):
 def parse(argv=None):
     """The flags, with the --quick preset and the default regime applied."""
     parser = get_parser()
-    args = sweep.apply_quick(parser.parse_args(argv), QUICK, parser, keep_given=("lam", "regime"))
+    args = parser.parse_args(argv)
+    given = (args.regime or "fresh", list(args.seeds), sorted(set(args.lam)))   # the study the command names
+    args = sweep.apply_quick(args, QUICK, parser, keep_given=("lam", "regime"))
+    args.named = given
     args.regime = args.regime or "fresh"
     if any(l < 0 for l in args.lam):
         raise SystemExit("error: --lam values must be >= 0")
@@ -67,6 +70,14 @@ def parse(argv=None):
 def planned_runs(args):
     """Every (label, config) this call needs (reproduce.py --dry-run counts them)."""
     return [(run_name(l, s, args), run_config(l, s, args)) for l in sorted(set(args.lam)) for s in args.seeds]
+
+
+def summary_stem(args):
+    """results/<stem>.json / .png: named by the regime, seeds and lambdas the command asked for, so that
+    a quick look (one seed, the small model, under results/quick/) writes under its study's own name
+    and the quick report reads each claim from its own study (plain fig3_kl: `--quick` alone)."""
+    regime, seeds, lams = args.named
+    return sweep.fig3_stem(regime, args.wd, seeds) + ("" if lams == sorted(LAMS) else "_lam" + "_".join(f"{l:g}" for l in lams))
 
 
 def main(argv=None):
@@ -103,10 +114,7 @@ def main(argv=None):
         print(f"  log-log slope of rate against lambda: {rate_fit:.2f} (Thm. 5.2 predicts a rate "
               "proportional to lambda, slope 1)")
 
-    # the quick preset's file is plain fig3_kl, whatever its regime: the quick report reads it
-    stem = sweep.fig3_stem("fresh" if args.quick else args.regime, args.wd, args.seeds)
-    if lams != sorted(LAMS) and not args.quick:
-        stem += "_lam" + "_".join(f"{l:g}" for l in lams)
+    stem = summary_stem(args)
     summary = {"table": {f"{l:g}": v for l, v in table.items()},
                "divergence_rate": {f"{l:g}": v for l, v in rates.items()}, "rate_vs_lambda_slope": rate_fit,
                "budget": args.epochs, "p": args.p, "regime": args.regime, "seeds": args.seeds}

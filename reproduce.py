@@ -90,7 +90,7 @@ def refresh_printouts(results):
 
 def study_command(name, args):
     cmd = list(studies.STUDIES[name].command)
-    return cmd + (["--quick"] + studies.QUICK_FLAGS.get(name, []) if args.quick else []) + ["--results-dir", args.results_dir]
+    return cmd + (["--quick"] if args.quick else []) + ["--results-dir", args.results_dir]
 
 
 def study_args(name, args):

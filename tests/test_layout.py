@@ -111,8 +111,8 @@ def test_a_copied_figure_script_runs_its_quick_preset_alone(tmp_path):
     done = subprocess.run([sys.executable, "exp_fig3_kl.py", "--quick", "--lam", "0.3", "--threads", "1"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert (tmp_path / "results" / "quick" / "fig3_kl.json").exists()
-    assert (tmp_path / "results" / "quick" / "fig3_kl.png").exists()
+    assert (tmp_path / "results" / "quick" / "fig3_kl_lam0.3.json").exists()     # named by the lambda asked for
+    assert (tmp_path / "results" / "quick" / "fig3_kl_lam0.3.png").exists()
     assert "grok epoch per seed" in done.stdout
 
 

@@ -708,19 +708,24 @@ def test_every_studys_quick_preset_plans_small_runs_within_its_budget():
     assert not too_big, f"--quick plans paper-scale or long runs: {too_big}"
 
 
-def test_quick_flags_only_thin_a_studys_grid():
-    """studies.QUICK_FLAGS: under --quick a study keeps a subset of its command's lambdas, and the
-    flags reach its script; without --quick its command is its own."""
+def test_each_figure_3_studys_quick_look_writes_under_its_own_name():
+    """Figure 3's quick looks (one seed, the small model) write under the name their study's command
+    asks for, the registry's: the quick report reads each claim from its own study. They once all
+    wrote fig3_kl.json, so C3 read whichever variant ran last (a rho 0.003 one) and C3f read nothing."""
     import argparse
+    import exp_fig3_kl
     import reproduce
     from verdicts import studies
-    for name, flags in studies.QUICK_FLAGS.items():
-        command = studies.STUDIES[name].command
-        grid = command[command.index("--lam") + 1:command.index("--seeds")]
-        assert flags[0] == "--lam" and set(flags[1:]) < set(grid), name
-        _, quick = reproduce.study_args(name, argparse.Namespace(quick=True, results_dir="results"))
-        _, full = reproduce.study_args(name, argparse.Namespace(quick=False, results_dir="results"))
-        assert quick.lam == [float(v) for v in flags[1:]] and full.lam == [float(v) for v in grid], name
+    names = {}
+    for name, s in studies.STUDIES.items():
+        if s.command[0] == "exp_fig3_kl.py":
+            for quick in (True, False):
+                _, args = reproduce.study_args(name, argparse.Namespace(quick=quick, results_dir="results"))
+                assert exp_fig3_kl.summary_stem(args) + ".json" == s.summary, (name, quick)
+            names[name] = s.summary
+    assert len(set(names.values())) == len(names) >= 6
+    assert exp_fig3_kl.summary_stem(exp_fig3_kl.parse(["--quick"])) == "fig3_kl"
+    assert exp_fig3_kl.summary_stem(exp_fig3_kl.parse(["--quick", "--lam", "0.3"])) == "fig3_kl_lam0.3"
 
 
 def test_quick_runs_studies_side_by_side_longest_first_and_never_two_that_share_a_run(monkeypatch, capsys):

@@ -314,12 +314,6 @@ STUDIES = {
                      "Beyond the paper: what ends the plateau in fresh"),
 }
 
-# Flags a study's --quick adds to its command, where the command names a long grid (issue #85: all of
-# --quick in 15 minutes): Figure 3's fixed-distractor grids without lambda 0.02, 0.05 and 0.2. The
-# lambdas they share with the critical-strength and two-clocks studies (0.01, 0.03, 0.1, 0.3, 1) stay.
-QUICK_FLAGS = {"fig3_fixed": ["--lam", "0", "0.01", "0.03", "0.1", "0.3", "1"],
-               "fig3_fixed_v4plan": ["--lam", "0.01", "0.03", "0.1", "1"]}
-
 
 def summary(study):
     """The file name of a study's JSON summary (under results/)."""
