@@ -230,8 +230,9 @@ PRIOR_ARMS = ("baseline", "kl", "uniform", "entropy", "sparsity", "teacher", "an
 # also run at --low-lam (docs/figures.md, "Figures 6–7"): at lambda = 1 entropy and sparsity collapse attention
 # before anything is memorized, so one lambda cannot say whether sparsity itself helps
 LOW_LAM_ARMS = ("kl", "uniform", "entropy", "sparsity")
-# the small model memorizes by epoch ~100 (the paper config by 300-640): late and anneal scale down
-PRIORS_QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=1200, seeds=[0], late_start=300, anneal=300)
+# the small model memorizes by epoch ~100 (the paper config by 300-640): late and anneal scale down; no
+# quick run of priors or frozen grokked between epochs 1,000 and 1,200 (2026-12-03), so 1,000 epochs
+PRIORS_QUICK = dict(p=sweep.QUICK_MODEL["p"], epochs=1000, seeds=[0], late_start=300, anneal=300)
 PRIORS_QUICK_LOOK = dict(PRIORS_QUICK, low_lam=0.0)        # the quick look at Figures 6-7: the one lambda
 
 

@@ -726,6 +726,10 @@ def test_each_figure_3_studys_quick_look_writes_under_its_own_name():
     assert len(set(names.values())) == len(names) >= 6
     assert exp_fig3_kl.summary_stem(exp_fig3_kl.parse(["--quick"])) == "fig3_kl"
     assert exp_fig3_kl.summary_stem(exp_fig3_kl.parse(["--quick", "--lam", "0.3"])) == "fig3_kl_lam0.3"
+    # a long grid's quick look leaves out QUICK_SKIPS and keeps its name; a short one keeps every lambda
+    _, fixed = reproduce.study_args("fig3_fixed", argparse.Namespace(quick=True, results_dir="results"))
+    assert fixed.lam == [0.0, 0.01, 0.03, 0.1, 0.3, 1.0] and fixed.seeds == [0]
+    assert exp_fig3_kl.parse(["--quick", "--lam", "0.2"]).lam == [0.2]
 
 
 def test_quick_runs_studies_side_by_side_longest_first_and_never_two_that_share_a_run(monkeypatch, capsys):
