@@ -153,7 +153,7 @@ def out_path(args, base, ext):
     overwrites the default one's figure and summary."""
     lam = getattr(args, "lam", 1.0)
     tag = ("" if args.regime == "fresh" else f"_{args.regime}") + \
-          ("" if not isinstance(lam, float) or lam == 1.0 else f"_lam{lam:g}") + sweep.seeds_tag(args.seeds) + \
+          ("" if not isinstance(lam, float) or lam == 1.0 else f"_lam{lam:g}") + sweep.output_seeds_tag(args) + \
           (f"_ext{args.extend}" if getattr(args, "extend", None) else "")
     return os.path.join(args.results_dir, f"{base}{tag}.{ext}")
 

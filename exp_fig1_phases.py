@@ -129,7 +129,7 @@ def main(argv=None):
     print_marks(rows, args.epochs)
     stem = "fig1_regimes" if args.regime_study else \
         f"fig1_{args.regime}" + ("" if args.wd == 1.0 else f"_wd{args.wd:g}") + f"_lam{args.lam:g}" \
-        + sweep.seeds_tag(args.seeds)
+        + sweep.output_seeds_tag(args)
     summary = {"rows": {n: m for n, m in rows}, "budget": args.epochs, "rise_acc": args.rise_acc,
                "summaries": {n: results[n][0] for n, _ in runs if n in results}}
     if args.regime_study:

@@ -162,7 +162,7 @@ def main(argv=None):
     for s in args.seeds:
         print(f"{s:4d} " + " ".join(f"{str(grok[a][s] if grok[a][s] is not None else 'never'):>9s}" for a in args.arms))
     # some arms only: a figure of its own, never drawn over the five arms' figure at these seeds
-    stem = "fig4_tickets" + sweep.seeds_tag(args.seeds) + ("" if args.arms == list(ARMS) else "_" + "-".join(args.arms)) \
+    stem = "fig4_tickets" + sweep.output_seeds_tag(args) + ("" if args.arms == list(ARMS) else "_" + "-".join(args.arms)) \
         + (f"_ext{args.extend}" if args.extend else "")
     tickets = [a for a in args.arms if a != "dense"]
     extended = extend.budget_table(budgets, args, tickets, name, elsewhere)    # {} without --extend

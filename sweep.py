@@ -99,6 +99,10 @@ def seeds_tag(seeds):
     return "_seeds" + "_".join(map(str, seeds))
 
 
+def output_seeds_tag(args):      # the seeds asked for: a quick look (one seed) keeps its study's own name
+    return seeds_tag(getattr(args, "asked_seeds", args.seeds))
+
+
 def fig3_stem(regime, wd, seeds):
     """File stem of a Figure 3 lambda sweep (its default lambdas): results/<stem>.json / .png.
     The report finds the held-out confirmation of the regime map by this name."""
@@ -149,6 +153,7 @@ def apply_quick(args, preset, parser=None, keep_given=()):
     if not args.quick:
         return args
     preset = {**({"stop_after": QUICK_STOP_AFTER} if hasattr(args, "stop_after") else {}), **preset}
+    args.asked_seeds = list(getattr(args, "seeds", None) or [])      # for output_seeds_tag
     changed = []
     for key, value in preset.items():
         if key not in keep_given or getattr(args, key) == parser.get_default(key):

@@ -732,6 +732,21 @@ def test_each_figure_3_studys_quick_look_writes_under_its_own_name():
     assert exp_fig3_kl.parse(["--quick", "--lam", "0.2"]).lam == [0.2]
 
 
+def test_a_quick_look_keeps_its_studys_name():
+    """Under --quick one seed trains, but the summary keeps the name of the seeds the command asked for
+    (sweep.output_seeds_tag): Figure 6-7's variants (other arms, other seeds) once all wrote
+    fig6_priors.json under --quick, so the quick report read whichever ran last."""
+    import argparse
+    import exp_appendix
+    import os
+    import reproduce
+    from verdicts import studies
+    for name in ("priors", "priors_plan", "priors_after", "priors_confirm"):
+        _, args = reproduce.study_args(name, argparse.Namespace(quick=True, results_dir="results"))
+        assert args.seeds == [0]
+        assert os.path.basename(exp_appendix.out_path(args, "fig6_priors", "json")) == studies.STUDIES[name].summary
+
+
 def test_quick_runs_studies_side_by_side_longest_first_and_never_two_that_share_a_run(monkeypatch, capsys):
     """`reproduce.py --quick --jobs 2`: two studies at a time, each on one core (--jobs 1
     --threads 1, its lines printed together when it ends), the longest first; a study that
