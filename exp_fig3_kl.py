@@ -61,7 +61,7 @@ def parse(argv=None):
     """The flags, with the --quick preset and the default regime applied."""
     parser = get_parser()
     args = parser.parse_args(argv)
-    given = (args.regime or "fresh", list(args.seeds), sorted(set(args.lam)))   # the study the command names
+    given = (args.regime or "fresh", sorted(set(args.lam)))      # the study the command names (its seeds: asked_seeds)
     args = sweep.apply_quick(args, QUICK, parser, keep_given=("lam", "regime"))
     args.named = given
     if args.quick and len(args.lam) > LONG_GRID:
@@ -81,8 +81,9 @@ def summary_stem(args):
     """results/<stem>.json / .png: named by the regime, seeds and lambdas the command asked for, so that
     a quick look (one seed, the small model, under results/quick/) writes under its study's own name
     and the quick report reads each claim from its own study (plain fig3_kl: `--quick` alone)."""
-    regime, seeds, lams = args.named
-    return sweep.fig3_stem(regime, args.wd, seeds) + ("" if lams == sorted(LAMS) else "_lam" + "_".join(f"{l:g}" for l in lams))
+    regime, lams = args.named
+    return sweep.fig3_stem(regime, args.wd, []) + sweep.output_seeds_tag(args) \
+        + ("" if lams == sorted(LAMS) else "_lam" + "_".join(f"{l:g}" for l in lams))
 
 
 def main(argv=None):
