@@ -473,8 +473,10 @@ def run_tasks(args):
     # trained, the other tasks' rows come from their stored runs (the same configs), never from
     # an older summary. A summary of its own (another regime, lambda or seeds: out_path's tag)
     # covers the tasks asked for, e.g. the addition row at rho = 0.003
+    # (the quick look's whole study is its preset's tasks: S_5 is left out by design, not missing)
     whole_study = hasattr(args, "tasks") and os.path.basename(out_path(args, "fig10_tasks", "json")) == "fig10_tasks.json"
-    task_names = list(TASK_GRID) if whole_study else trained
+    grid = TASK_STUDY_QUICK["tasks"] if args.quick else TASK_GRID
+    task_names = [t for t in TASK_GRID if t in grid or t in trained] if whole_study else trained
     arms = [(t, a) for t in task_names for a in ("baseline", "kl")]
     name = lambda ta, s: f"{ta[0]}/{ta[1]}/seed{s}"
     results = sweep.run_sweep(tasks_runs(args), args)

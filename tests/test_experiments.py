@@ -234,6 +234,19 @@ def test_tasks_summary_comes_from_stored_runs_never_an_older_summary(studies, tm
     assert (tmp_path / "res" / "partial" / "fig10_tasks.json").exists()
 
 
+def test_the_quick_tasks_look_redraws_as_it_was_drawn(tmp_path, monkeypatch):
+    """--quick leaves S_5 out by design: its redraw from the quick store is the same summary,
+    not a partial one for want of perm runs (it once went to partial/)."""
+    for key, value in dict(p=7, epochs=30, seeds=[0], stop_after=5).items():
+        monkeypatch.setitem(exp_appendix.TASK_STUDY_QUICK, key, value)
+    exp_appendix.main(["tasks", "--quick"] + dirs(tmp_path))
+    drawn = (tmp_path / "res" / "quick" / "fig10_tasks.json").read_text()
+    assert set(json.loads(drawn)["runs"]) == {f"{t}/{a}" for t in ("add", "parity") for a in ("baseline", "kl")}
+    exp_appendix.main(["tasks", "--quick", "--plot-only"] + dirs(tmp_path))
+    assert (tmp_path / "res" / "quick" / "fig10_tasks.json").read_text() == drawn
+    assert not (tmp_path / "res" / "quick" / "partial").exists()
+
+
 def test_a_tasks_summary_of_its_own_covers_the_tasks_asked_for(tmp_path, capsys):
     """The addition row at rho = 0.003 (`--tasks add --regime refresh0.003`) writes a summary of
     its own; the other tasks were never planned in that regime, so their absence does not make
