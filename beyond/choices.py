@@ -301,14 +301,20 @@ def judge_c1(arms, budget, earlier=None):
 
 
 def judge_c10(arms):
-    """Rule 5 on the seeds with a plateau [t_mem, t_struct); with none, rule 7: the premise never
-    occurs, untestable here with why (as REPORT.md says of Muon and batch 512's default mapping)."""
+    """Rule 5 on the seeds with a plateau [t_mem, t_struct). With none, the part is not tested
+    here: not decided, with why. (Registered as "untestable here"; issue #86's label, 2026-12-03,
+    as the claim table says of the default mapping: this mapping gave no plateau, another might.)"""
     rates = [analysis.plateau_contraction(got[1])[0] for got in arms["run"].values()]
     v = R.property([None if r is None else r > 0 for r in rates], "seeds contracting")
     if all(r is None for r in rates):
-        v = rules.untestable(claims.no_plateau_reason([analysis.phase_marks(got[1]) for got in arms["run"].values()]),
-                                "a mapping of this optimizer with a plateau (a smaller learning rate)")
+        why = claims.no_plateau_reason([analysis.phase_marks(got[1]) for got in arms["run"].values()])
+        v = {"verdict": rules.NOT_DECIDED, "n": 0, "status": NOT_TESTED,
+             "text": "would decide: a mapping of this optimizer with a plateau (a smaller learning rate)",
+             "reason": f"not tested here under this mapping, {why}"}
     return {"the MLP norm contracts on the plateau": v}
+
+
+NOT_TESTED = "not tested here: this mapping gave no plateau"
 
 
 def judge(c, results, args):
