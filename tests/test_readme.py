@@ -76,7 +76,7 @@ def information(info):
     est = lambda v: f"{math.exp(v['estimate']):.2f}×"
     out["information fresh"] = (
         f"{x(second)} sooner than λ 0 on {len(seeds)} seeds registered to confirm the {est(first)} of seeds "
-        f"{info['seeds'][0]}–{info['seeds'][-1]}; the oracle was {est(c2['oracle vs uniform'])} as fast, a wrong pair "
+        f"{info['seeds'][0]}–{info['seeds'][-1]}; the oracle's was {x(c2['oracle vs uniform'])} as fast as it, a wrong pair "
         f"{est(c2['shuffled vs lambda 0'])} faster than λ 0"
         if all(info["amendment 2"]["confirmed"].values()) and second["verdict"] == "reproduced" else "not confirmed")
     noise = [c for c in ("logit noise", "weight noise") if fresh[f"{c} vs lambda 0"]["verdict"] != "reproduced"]
