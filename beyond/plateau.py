@@ -480,7 +480,7 @@ def plot(summary, path):
     """Left: t_95 per arm (a run that never reached 0.95 an open triangle at its budget). Right:
     the plateau per arm (epochs 500-1000): distractor mass and the AdamW update RMS of W_Q and W_K."""
     plt = plots.pyplot()
-    arms = [arm for arm in ARMS if summary["runs"].get(arm)]        # the arms run (--quick runs fewer)
+    arms = display_order([arm for arm in ARMS if summary["runs"].get(arm)])   # the arms run (--quick runs fewer)
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 4.8), gridspec_kw={"width_ratios": [3, 2]})
     for i, arm in enumerate(arms):
         rs = summary["runs"].get(arm, {})
@@ -490,9 +490,19 @@ def plot(summary, path):
             t = r["t_95"]
             ax.scatter(i + jitter[j], t or budget_, s=18, color=f"C{i % 10}", marker="o" if t else "^",
                        facecolors=f"C{i % 10}" if t else "none")
-    ax.set_xticks(range(len(arms)), arms, rotation=40, ha="right", fontsize=8)
-    ax.set(yscale="log", ylabel="t_95 (test accuracy 0.95), epochs", title="when the plateau ends (triangle: never, at the budget)")
+        if rs and not any(r["t_95"] for r in rs.values()):     # never reached 0.95: its test accuracy at the budget
+            acc = np.median([r["acc_end"] for r in rs.values()])   # (amendment 2's measure for `sub`)
+            ax.annotate(f"acc\n{acc:.2f}", (i, budget_), xytext=(0, 7), textcoords="offset points", ha="center",
+                        fontsize=6.5, color=f"C{i % 10}")
     x = np.arange(len(arms))
+    for a in (ax, bx):                                     # a line between the groups: add in fresh, sub, rho 0.003
+        for i in range(1, len(arms)):
+            if group(arms[i]) != group(arms[i - 1]):
+                a.axvline(i - 0.5, color="0.8", lw=0.8, zorder=0)
+    ax.set_xticks(x, arms, rotation=40, ha="right", fontsize=8)
+    ax.set(yscale="log", ylabel="t_95 (test accuracy 0.95), epochs",
+           title="when the plateau ends (triangle: never, at the budget; acc: median test accuracy there)")
+    ax.set_ylim(top=2 * max(summary["budgets"].values()))        # room for the accuracy labels
     for k, (q, label) in enumerate((("distractor_mass", "distractor mass"), ("update_rms_W_Q", "update RMS W_Q x1e4"),
                                     ("update_rms_W_K", "update RMS W_K x1e4"))):
         v = [summary["plateau"].get(a, {}).get(q) for a in arms]
@@ -502,6 +512,18 @@ def plot(summary, path):
     bx.set(title=f"on the plateau, epochs {WINDOW[0]}-{WINDOW[1]} (median over runs)")
     bx.legend(fontsize=7)
     plots.save_figure(fig, path, "What ends the plateau in fresh? (docs/registered/plateau.md)")
+
+
+def group(arm):
+    """The figure's groups: the arms on `add` in `fresh`, the `sub` arms, the arms at rho 0.003."""
+    regime, changes = ARMS[arm]
+    return (regime, changes.get("task", "add"))
+
+
+def display_order(arms):
+    """The arms group by group, in ARMS' order within each (amendment 1's weak arms beside their group's)."""
+    order = list(dict.fromkeys(group(arm) for arm in arms))
+    return sorted(arms, key=lambda arm: order.index(group(arm)))
 
 
 def pilot_runs(args):

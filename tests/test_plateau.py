@@ -247,3 +247,17 @@ def test_quick_runs_the_arms_that_show_something_at_its_scale_and_the_paper_runs
     assert [label.split("/")[1] for label, _ in quick] == list(P.QUICK_ARMS) and len(P.QUICK_ARMS) == 7
     assert all(c.task == "add" and c.distractors == "fresh" and c.seed == 0 for _, c in quick)
     assert {label.split("/")[1] for label, _ in P.planned_runs(P.parse([]))} == set(P.ARMS)
+
+
+def test_the_figure_draws_each_group_together_and_labels_what_never_reached_095(tmp_path):
+    """plateau.png: the arms group by group (add in fresh, sub, rho 0.003), amendment 1's weak arms
+    beside their group's; an arm none of whose runs reached 0.95 is drawn at its budget."""
+    order = P.display_order(list(P.ARMS))
+    groups = [P.group(a) for a in order]
+    assert all(groups.index(g) == i or groups[i - 1] == g for i, g in enumerate(groups))     # contiguous
+    assert order.index("query weak") < order.index("sub lambda 0") < order.index("rho lambda 0") < order.index("rho query weak")
+    run = lambda t: {"t_95": t, "acc_end": 0.5 if t is None else 0.99}
+    summary = {"runs": {a: {"1": run(None if "sub" in a else 2000)} for a in P.ARMS}, "budgets": P.BUDGETS,
+               "plateau": {a: {"distractor_mass": 0.1, "update_rms_W_Q": 1e-4, "update_rms_W_K": None} for a in P.ARMS}}
+    P.plot(summary, str(tmp_path / "plateau.png"))
+    assert (tmp_path / "plateau.png").stat().st_size > 10000
