@@ -85,6 +85,14 @@ def information(info):
     return out
 
 
+def part_five(plateau):
+    """What the README may say of part five (docs/registered/plateau.md): that its runs are training
+    until every one is stored; then its registered reading, which the findings must state."""
+    if plateau["stored_runs"] < plateau["planned_runs"]:
+        return "Part five ([plateau.md]) tests four accounts of why; its runs are training"
+    return f"part five's registered reading: {plateau['reading']}"
+
+
 @pytest.fixture(scope="module")
 def numbers():
     """{what: the string the README must state}, computed from results/ as a clone has it."""
@@ -94,6 +102,7 @@ def numbers():
         from verdicts import studies
         table = claims.verdicts("results")
         out = information(store.read_json(os.path.join("results", "information.json")))
+        out["part five"] = part_five(store.read_json(os.path.join("results", "plateau.json")))
         cell = store.read_json(os.path.join("results", "regime_map.json"))["cells"]["rho0.003_wd1_lam0.3"]
         out["regime rho"] = f"{x(cell['speedup'])}" if sorted(cell["grok"]) == ["0", "1", "2", "3", "4"] else "not seeds 0-4"
         deeper = store.read_json(os.path.join("results", "deep_trained.json"))
