@@ -108,7 +108,6 @@ MAX_GRAD_COLLAPSE = 0.1   # plateau task gradient to W at most this fraction of 
 MIN_SEEDS_MEETING = 4     # of seeds 0-4, for a cell to show the paper's regime
 
 
-
 def paper_regime_checks(m, budget):
     """The five conditions (a)-(e) for one baseline run's phase marks; each True/False."""
     ok = lambda *ts: all(t is not None for t in ts)

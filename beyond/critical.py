@@ -506,7 +506,6 @@ def wd_secondary(wd, seeds, h6a=None, n_boot=N_BOOT):
     return out
 
 
-
 def rho_shares(results_dir):
     """The registered secondary on the refresh rate, from stored cells only: the share of the
     regime map's five seeds that grokked within 10,000 epochs at lambda 0, 0.03 and 0.3 (wd 1),

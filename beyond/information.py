@@ -517,7 +517,7 @@ def markdown(d, bold=True):
             other = [f"{m}: {b[name]['verdict']}" for m, b in beside.items() if name in b and b[name]["verdict"] != c["verdict"]]
             lines.append(f"  - {comparison_line(c)}" + (f" (by {'; by '.join(other)})" if other else ""))
         role = "" if r.get("decides", True) else " (described, not deciding)"
-        lines.append(f"  - reading{role}: {strong(r['reading'])}" + (f"; per control: " + ", ".join(
+        lines.append(f"  - reading{role}: {strong(r['reading'])}" + ("; per control: " + ", ".join(
             f"{k} {v}" for k, v in r["per_control"].items()) if r.get("per_control") else ""))
         held = d.get("by_t_95_held", {}).get(regime, {}).get("reading")
         if held and held != r["reading"]:

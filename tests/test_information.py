@@ -214,7 +214,6 @@ def test_amendment_2_confirms_a_side_only_by_both_its_verdicts():
     assert "uniform: side rival, confirmed" in out and "shuffled: side paper, not confirmed" in out
 
 
-
 def test_the_committed_summary_is_what_the_store_gives(tmp_path):
     """results/information.json, re-derived from the committed run store (every registered and amended
     run) and the committed size check: the same file, value for value (write_json's rounding makes the

@@ -325,7 +325,6 @@ CONFIRM = {
 C5_CONFIRMING = CONFIRM["window"].summary
 
 
-
 def date_check(claim, parts, results, judge, study=None):
     """policy.date_check with this file's confirmations (CONFIRM)."""
     return policy.date_check(claim, parts, results, judge, study, CONFIRM)

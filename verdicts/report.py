@@ -328,10 +328,6 @@ def claim_outcome(rows):
                       + (" (" + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())) + ")" if counts else ""))
 
 
-
-
-
-
 def headline_answer(row):
     """(answer, how it was reached) of one headline row: amendment 5's where its runs are in;
     "not decided" where amendment 6's held-out seeds do not confirm it (as it registered)."""
@@ -346,7 +342,6 @@ def headline_answer(row):
         return "not decided", (f" ({more['seeds']}: {more['answer']}, not confirmed on {held['seeds']}, amendments 5 "
                                f"and 6; on seeds 0–4: {row.get('answer')})")
     return more["answer"], f" ({more['seeds']}, amendment 5; on seeds 0–4: {row.get('answer')})"
-
 
 
 def critical_block(results):
@@ -419,8 +414,6 @@ def heldout_lines(heldout):
                          for m in ("paper", "threshold") if m in cell)
         lines.append(f"  - held-out lambda {lam}: {got}; {pred}")
     return lines
-
-
 
 
 # ---------------------------------------------------------------------------------------
