@@ -319,8 +319,9 @@ def redraw_table(args):
     for name, (n, stored, _, _, _, hours) in study_plans(list(studies.STUDIES), args, time_missing=False).items():
         s = studies.STUDIES[name]
         have = "all" if stored == n else f"{stored} of {n}"
-        title = f"[{s.title}](../results/{s.figure})" if os.path.exists(os.path.join(args.results_dir, s.figure)) \
-            else f"{s.title} (not drawn yet)"
+        why = report.why_no_summary(args.results_dir, s.summary, link="../results/")
+        title = (f"[{s.title}](../results/{s.figure})" if os.path.exists(os.path.join(args.results_dir, s.figure))
+                 else f"{s.title} (not drawn: {why})" if why else f"{s.title} (not drawn yet)")
         rows.append(f"| {title} | `python {' '.join(s.command)}` | {have} | "
                     f"{'not timed (run --dry-run)' if hours != hours else f'{hours:.1f}'} |")
     return "\n".join(rows)

@@ -683,3 +683,16 @@ def test_a_run_table_tells_a_run_not_stored_from_one_that_never_grokked():
 # what one study's --quick may plan (issue #85; 40,000 epochs 2026-12-02, 16,000 by cost 2026-12-03): small-model
 # runs costing at most this many one-block epochs at d = 128 (reproduce.study_runs: a two-block epoch counts 5).
 # The small model runs 6-11 ms an epoch here, so even with every run censored a study trains under 3 minutes
+
+
+def test_a_study_that_ran_and_wrote_no_summary_says_why_from_its_printout(tmp_path):
+    """beyond.deep's registered rule leaves no grid: its section quotes the printout's first clause and
+    links it, where a study never run says so."""
+    text = report.make_report(str(tmp_path))
+    assert "### Beyond the paper: a two-layer LayerNorm transformer\n" in text
+    section = lambda t: t.split("### Beyond the paper: a two-layer LayerNorm transformer\n", 1)[1].split("###", 1)[0]
+    assert "Not run yet: no summary." in section(text)
+    (tmp_path / "deep.txt").write_text("no grid: by the registered rule it is not run (docs/registered/deep.md); "
+                                       "the pilot, redrawn:\nmore\n")
+    assert "No summary: no grid: by the registered rule it is not run (docs/registered/deep.md) ([deep.txt](deep.txt))." \
+        in section(report.make_report(str(tmp_path)))

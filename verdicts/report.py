@@ -517,6 +517,18 @@ VARIANT_ROLES = {"decides": "registered before its runs, these enter the verdict
                  None: "reported beside, pre-registered, not part of the verdict"}
 
 
+def why_no_summary(results, summary, link=""):
+    """What a study's printout (its .txt beside where its summary would be) says first, when it ran and
+    wrote no summary (beyond.deep: its registered rule leaves no grid), with a link (link: the folder's
+    path from the page); "" if it never ran."""
+    txt = summary[:-len(".json")] + ".txt"
+    path = os.path.join(results, txt)
+    if not os.path.exists(path):
+        return ""
+    with open(path) as f:
+        return f"{f.readline().strip().split(';')[0]} ([{txt}]({link}{txt}))"
+
+
 def studies_section(results):
     """REPORT.md's last section: per study of the registry, its figure, what the paper claims
     for it, its command, a table of its runs and the parts of its claim its own runs give, all
@@ -533,7 +545,8 @@ def studies_section(results):
             f"`python {' '.join(s.command)}`", ""]
         d = _load(results, s.summary)
         if d is None:
-            lines += ["Not run yet: no summary.", ""]
+            why = why_no_summary(results, s.summary)
+            lines += [f"No summary: {why}." if why else "Not run yet: no summary.", ""]
             continue
         if d.get("budget"):
             # --extend (rule 8): runs censored at the budget went on, so a time may exceed it
