@@ -10,6 +10,9 @@ import store
 import sweep
 from verdicts import studies
 
+# what one study's --quick may plan (issue #85; 40,000 epochs 2026-12-02, 16,000 by cost 2026-12-03): small-model
+# runs costing at most this many one-block epochs at d = 128 (reproduce.study_runs: a two-block epoch counts 5).
+# The small model runs 6-11 ms an epoch here, so even with every run censored a study trains under 3 minutes
 QUICK_STUDY_COST = 16000
 
 

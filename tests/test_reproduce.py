@@ -680,11 +680,6 @@ def test_a_run_table_tells_a_run_not_stored_from_one_that_never_grokked():
     assert rows[-1] == "| lambda 0 | 5660, never | 1/2 |"
 
 
-# what one study's --quick may plan (issue #85; 40,000 epochs 2026-12-02, 16,000 by cost 2026-12-03): small-model
-# runs costing at most this many one-block epochs at d = 128 (reproduce.study_runs: a two-block epoch counts 5).
-# The small model runs 6-11 ms an epoch here, so even with every run censored a study trains under 3 minutes
-
-
 def test_a_study_that_ran_and_wrote_no_summary_says_why_from_its_printout(tmp_path):
     """beyond.deep's registered rule leaves no grid: its section quotes the printout's first clause and
     links it, where a study never run says so."""
