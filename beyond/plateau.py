@@ -326,7 +326,7 @@ def summarize(per_run, budgets, seeds):
                  if len(by) == len(seeds)}
     judged = judge(times("t_95"), budget_of, memorized)
     beside = {m: judge(times(m), budget_of, memorized) for m in ("t_95_held", "t_grok")}
-    amended = amended_reading(per_run, budget_of, seeds)
+    amended, accuracy = amended_reading(per_run, budget_of, seeds), accuracy_reading(per_run, seeds)
     plateau = {arm: {q: _median([r["plateau"].get(q) for r in by.values()]) for q in PLATEAU_QUANTITIES}
                for arm, by in per_run.items()}
     return {"stored_runs": sum(len(by) for by in per_run.values()), "planned_runs": len(seeds) * len(ARMS),
@@ -337,7 +337,7 @@ def summarize(per_run, budgets, seeds):
             "medians": {m: {arm: analysis.fmt_median([r[m] for r in by.values()], budget_of(arm))
                             for arm, by in per_run.items()} for m in ("t_95", "t_95_held", "t_grok", "t_mem")},
             "comparisons": judged, "beside": beside, **reading(judged), "amendment 1": amended,
-            "amendment 2": accuracy_reading(per_run, seeds), "plateau": plateau,
+            "amendment 2": accuracy, "amendments 1 and 2": combined_reading(amended, accuracy), "plateau": plateau,
             "runs": {arm: {str(s): r for s, r in sorted(by.items())} for arm, by in per_run.items()}}
 
 
@@ -387,6 +387,15 @@ def accuracy_reading(per_run, seeds):
     judged = {k: compare_accuracy(acc, m, l) for k, (m, l) in ACC_COMPARISONS.items() if m in acc and l in acc}
     return {"seeds": keep, "comparisons": judged,
             **reading(judged, ACC_PREDICTIONS, {k: c for k, c in ACC_COMPARISONS.items() if k != "S1a"})}
+
+
+def combined_reading(amended, accuracy):
+    """Amendment 2, item 4: amendment 1's reading and amendment 2's read as one: every comparison of
+    both (each on its own seeds), an account ruled out by a comparison against it in either; not
+    decided until both are."""
+    every = {**COMPARISONS, **COMPARISONS_WEAK, **{k: c for k, c in ACC_COMPARISONS.items() if k != "S1a"}}
+    predictions = {a: {**PREDICTIONS_AMENDED[a], **ACC_PREDICTIONS[a]} for a in ACCOUNTS}
+    return reading({**amended["comparisons"], **accuracy["comparisons"]}, predictions, every)
 
 
 # the power of amendment 2, computed before its runs: per seed, each difference normal with the mean and sd
@@ -464,6 +473,12 @@ def markdown(summary, bold=True):
                      f"on seeds {seeds}: reading {strong(am2['reading'])}")
         lines += [f"  - {name}: {c['verdict']}: {c['text']}" for name, c in am2["comparisons"].items()]
         lines += ["  " + line for line in account_lines(am2)]
+    both = summary.get("amendments 1 and 2")
+    if both:
+        against = lambda a: [k for k, v in a["comparisons"].items() if v == "against"]
+        lines.append(f"- Amendments 1 and 2 read as one (amendment 2, item 4): reading {strong(both['reading'])} ("
+                     + "; ".join(f"{account} ruled out by {', '.join(against(a))}" if a["ruled_out"] else f"{account} stands"
+                                 for account, a in both["accounts"].items()) + ")")
     return lines + [""]
 
 

@@ -241,6 +241,27 @@ def test_amendment_2_compares_accuracy_at_the_budget_on_the_seeds_after_it():
     assert P.accuracy_reading(per_run, seeds)["reading"] == "not decided"
 
 
+def test_amendments_1_and_2_read_as_one_rule_out_what_either_rules_out():
+    """Amendment 2, item 4: the combined reading. live's own pattern in amendment 1 (every other account
+    ruled out there) beside a `sub` reading that rules live and noise out leaves none of the four; it
+    waits for both readings."""
+    every = {**P.COMPARISONS, **P.COMPARISONS_WEAK}
+    am1 = {"comparisons": {k: {"verdict": {"faster": A.REPRODUCED, "not faster": A.NOT_REPRODUCED}.get(
+        P.PREDICTIONS_AMENDED["live"].get(k), A.INCONCLUSIVE)} for k in every}}
+    assert P.reading(am1["comparisons"], P.PREDICTIONS_AMENDED, every)["standing"] == ["live"]
+    am2 = {"comparisons": {"K6a": {"verdict": A.NOT_REPRODUCED}, "K8a": {"verdict": A.REPRODUCED},
+                           "S1a": {"verdict": A.REPRODUCED}}}
+    r = P.combined_reading(am1, am2)
+    assert r["reading"] == "none of the four" and r["accounts"]["live"]["comparisons"]["K6a"] == "against"
+    am2["comparisons"].update(K6a={"verdict": A.REPRODUCED}, K8a={"verdict": A.NOT_REPRODUCED})
+    assert P.combined_reading(am1, am2)["reading"] == "the data favour live"
+    del am2["comparisons"]["K8a"]
+    assert P.combined_reading(am1, am2)["reading"] == "not decided"
+    summary = P.summarize({}, P.BUDGETS, P.SEEDS)
+    assert summary["amendments 1 and 2"]["reading"] == "not decided"
+    assert any(line.startswith("- Amendments 1 and 2 read as one") for line in P.markdown(summary))
+
+
 def test_quick_runs_the_arms_that_show_something_at_its_scale_and_the_paper_runs_all():
     """--quick (issue #85): one seed of QUICK_ARMS, `add` in `fresh` only; without --quick every arm."""
     quick = P.planned_runs(P.parse(["--quick"]))
