@@ -51,13 +51,13 @@ def run_config(rho, wd, lam, seed, args):
     return sweep.study_config(args, seed, regime=sweep.regime_name(rho), wd=wd, lam=lam)
 
 
-def grid_cells(parts, rhos=RHOS):
+def grid_cells(parts, rhos=RHOS, wds=WDS):
     """(rho, wd, lam) cells in training priority: the criterion's baselines first."""
     cells = []
     if "baseline" in parts:
         cells += [(rho, 1.0, 0.0) for rho in rhos]
     if "wd" in parts:   # strongest decay first: shorter runs, so more cells fill per hour
-        cells += [(rho, wd, 0.0) for wd in sorted(WDS, reverse=True) if wd != 1.0 for rho in WD_RHOS if rho in rhos]
+        cells += [(rho, wd, 0.0) for wd in sorted(wds, reverse=True) if wd != 1.0 for rho in WD_RHOS if rho in rhos]
     if "lam" in parts:
         cells += [(rho, 1.0, lam) for lam in LAMS if lam > 0 for rho in RHOS]
     return cells
@@ -75,6 +75,9 @@ def get_parser():
     p.add_argument("--rhos", type=float, nargs="+", default=None,
                    help=f"refresh rates to run (default: all, {RHOS}); with other seeds or another budget "
                         "the summary is a variant of its own, regime_map_<rhos>_<seeds>_e<budget>.json")
+    p.add_argument("--wds", type=float, nargs="+", default=None,
+                   help=f"the weight-decay part's values (default: all, {WDS}); fewer make a variant, "
+                        "regime_map_<rhos>_<seeds>_e<budget>_wds<values>.json")
     return p
 
 
@@ -448,6 +451,10 @@ def parse(argv=None):
     if bad:
         raise SystemExit(f"error: --rhos takes values of the map's grid {RHOS}; not {bad}")
     args.rhos = sorted(args.rhos) if args.rhos else RHOS
+    bad = [w for w in args.wds or () if w not in WDS]
+    if bad:
+        raise SystemExit(f"error: --wds takes values of the map's grid {WDS}; not {bad}")
+    args.wds = sorted(args.wds) if args.wds else WDS
     args = sweep.apply_quick(args, QUICK)
     # the map draws whatever part of its grid is stored; a variant (the power plan's C11 runs)
     # decides claim parts, so like every other study it is drawn only once all its runs are in
@@ -460,22 +467,23 @@ def variant_tag(args):
     """'' for the map itself (every refresh rate on seeds within 0-4, at any budget, or --quick);
     else the suffix of a variant's summary and figure, so that it never overwrites the map (the
     power plan's C11 runs: one refresh rate at 12 seeds and 40,000 epochs, docs/plan.md)."""
-    if args.quick or (args.rhos == RHOS and not sweep.seeds_tag(args.seeds)):
+    if args.quick or (args.rhos == RHOS and args.wds == WDS and not sweep.seeds_tag(args.seeds)):
         return ""
     return "_" + "_".join(rho_label(r).replace(" ", "") for r in args.rhos) + \
-        sweep.seeds_tag(args.seeds) + f"_e{args.epochs}"
+        sweep.seeds_tag(args.seeds) + f"_e{args.epochs}" + ("" if args.wds == WDS else "_wds" + "-".join(f"{w:g}" for w in args.wds))
 
 
 def planned_runs(args):
     """Every (label, config) this call needs (reproduce.py --dry-run counts them)."""
-    return [(run_name(*c, s), run_config(*c, s, args)) for c in grid_cells(args.part, args.rhos) for s in args.seeds]
+    return [(run_name(*c, s), run_config(*c, s, args)) for c in grid_cells(args.part, args.rhos, args.wds)
+            for s in args.seeds]
 
 
 def main(argv=None):
     args = parse(argv)
     rhos = args.rhos
     os.makedirs(args.results_dir, exist_ok=True)
-    cells = grid_cells(args.part, rhos)
+    cells = grid_cells(args.part, rhos, args.wds)
     runs = planned_runs(args)
     try:
         results = sweep.run_sweep(runs, args)

@@ -191,6 +191,32 @@ def test_the_fifth_addendums_runs_decide_their_parts_on_their_own_seeds(tmp_path
         "larger d reaches B_tau sooner"]["verdict"] == "reproduced"
 
 
+def test_the_seventh_addendums_runs_decide_c11s_fresh_law_alone(tmp_path):
+    """docs/plan.md, row 19: once regime_map_confirm_fresh's summary is stored, C11's 1/wd law in `fresh` is
+    read from its seeds alone, naming its row and what was seen before it; Eq. 5's part is not its to decide."""
+    from beyond import regime_map as M
+    from tests.test_regime_map import BUDGET, results_for
+
+    def summary(seeds, slope):          # t_grok = 3000 wd^-slope per seed, memorization at 300
+        cells = {(1.0, wd, 0.0): [(300, round(3000 / wd ** slope) - 100, round(3000 / wd ** slope * (1 + 0.02 * (s % 5 - 2))),
+                                   0.37) for s in range(len(seeds))] for wd in (0.5, 1.0, 2.0)}
+        stats = M.analyse(results_for(cells), list(cells), list(range(len(seeds))), BUDGET)
+        return {"cells": {k: {**c, "grok": {str(s): t for s, t in c["grok"].items()}} for k, c in stats.items()},
+                "c11": M.c11_parts(stats), "budget": BUDGET, "seeds": seeds}
+    law = "fresh: t_grok ~ 1/wd over the named room"
+    write(tmp_path, studies.summary("regime_map"), summary(list(range(5)), 1.0))
+    before = claims.verdicts(str(tmp_path), only=["C11"])["C11"][1]
+    assert before[law]["verdict"] == "reproduced" and "addendum" not in before[law]
+    write(tmp_path, studies.summary("regime_map_confirm_fresh"), summary(list(range(12, 28)), 0.0))
+    after = claims.verdicts(str(tmp_path), only=["C11"])["C11"][1]
+    assert after[law]["verdict"] == "not reproduced" and after[law]["addendum"] == 19
+    assert after[law]["n"] == 16 and "seen before it" in after[law]["disclosed"]
+    eq5 = "fresh: plateau >= Eq. 5's bound"
+    assert "addendum" not in after[eq5] and after[eq5]["n"] == before[eq5]["n"] == 5
+    assert claims.decides("regime_map_confirm_fresh", law) == "decides"
+    assert claims.decides("regime_map_confirm_fresh", eq5) is None
+
+
 def test_a_variant_study_says_whether_its_runs_enter_the_verdict():
     """REPORT.md names each variant's parts by their role (claims.decides): the fifth addendum's runs
     decide the parts it registered, and only those; runs made after a premise was marked confirm or
@@ -208,7 +234,7 @@ def test_a_variant_study_says_whether_its_runs_enter_the_verdict():
     assert claims.decides("optimizers_after") is None          # C10's settings are not tested: reported beside
     others = [n for n, s in studies.STUDIES.items() if s.variant_of and n not in
               ("dims_after", "priors_after", "bound_after", "heldout_fig3_after", "regime_map_v4plan_rho0.001",
-               "priors_confirm", "tasks_parity_confirm")]
+               "priors_confirm", "tasks_parity_confirm", "regime_map_confirm_fresh")]
     assert others and all(claims.decides(n) is None for n in others)
     note = claims.v4_plan_note("C8", "larger d reaches B_tau sooner", "dims_after", "results")["note"]
     assert "row 14" in note and "not here" not in note

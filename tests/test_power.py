@@ -1,5 +1,6 @@
 """The power plan's arithmetic (power.py): each piece against a value known without it."""
 import math
+import os
 
 import numpy as np
 import pytest
@@ -74,3 +75,15 @@ def test_a_run_kept_for_its_weights_is_held_only_by_itself(tmp_path):
     assert power.arm_hours("x_seed{seed}_e1000", 2, store=str(tmp_path)) == pytest.approx(hour)
     put("y_init_seed=1000_seed0_e1000_stop200", 300, 500)   # {init}: the Bayesian ticket's seed + 1000
     assert power.arm_hours("y_init_seed={init}_seed{seed}_e1000_stop200", 1, store=str(tmp_path)) == 0
+
+
+def test_row_19s_registered_power_table_is_what_the_code_computes():
+    """docs/plan.md, seventh addendum: the power table of C11's fresh law on 16 new seeds, recomputed."""
+    with open(os.path.join("docs", "plan.md")) as f:
+        doc = f.read().split("*Seventh addendum", 1)[1]
+    for line in power.row19_table().splitlines()[2:]:
+        assert line in doc, line
+    # the table's rule is the one that decides: a clean 1/wd law reads reproduced, a flat curve not
+    clean = power.scaling_outcomes(8, (0.5, 1.0, 2.0), 0.05, 1.0, 1e9, 1000.0, reps=20)
+    flat = power.scaling_outcomes(8, (0.5, 1.0, 2.0), 0.05, 0.0, 1e9, 1000.0, reps=20)
+    assert clean == {"reproduced": pytest.approx(1.0)} and flat == {"not reproduced": pytest.approx(1.0)}

@@ -114,6 +114,13 @@ def test_a_variant_of_the_map_runs_its_own_cells_under_its_own_name():
     assert len(M.planned_runs(M.parse([]))) == 5 * (len(M.RHOS) * 3 + len(M.WD_RHOS) * 3)
     with pytest.raises(SystemExit, match="--rhos"):
         M.parse(["--rhos", "0.5"])
+    # --wds: fewer weight decays (the room's, without wd 4's 40,000-epoch censored runs), under a name of their own
+    args = M.parse(["--part", "baseline", "wd", "--rhos", "1", "--wds", "2", "0.5", "--epochs", "40000", "--seeds"]
+                   + [str(s) for s in range(12, 24)])
+    assert M.variant_tag(args) == "_fresh_seeds12-23_e40000_wds0.5-2"
+    assert M.grid_cells(args.part, args.rhos, args.wds) == [(1.0, 1.0, 0.0), (1.0, 2.0, 0.0), (1.0, 0.5, 0.0)]
+    with pytest.raises(SystemExit, match="--wds"):
+        M.parse(["--wds", "3"])
 
 
 def test_the_printout_gives_the_speed_up_report_md_gives(capsys):

@@ -691,3 +691,10 @@ def test_a_study_that_ran_and_wrote_no_summary_says_why_from_its_printout(tmp_pa
                                        "the pilot, redrawn:\nmore\n")
     assert "No summary: no grid: by the registered rule it is not run (docs/registered/deep.md) ([deep.txt](deep.txt))." \
         in section(report.make_report(str(tmp_path)))
+
+
+def test_a_study_section_quotes_its_claims_first_sentence_whole():
+    """C11's statement runs "at least Eq. 5's log(...) steps.": the section quoted it to "at least Eq."."""
+    assert report.first_sentence("The plateau lasts at least Eq. 5's bound. More.") == "The plateau lasts at least Eq. 5's bound."
+    assert report.first_sentence("As Fig. 4 shows. More") == "As Fig. 4 shows."
+    assert report.first_sentence("One sentence") == "One sentence."

@@ -346,7 +346,7 @@ def plan_power(results="results", table=None):
 
 
 # The addenda's decisive runs (docs/plan.md: the fifth, rows 14-16, registered 2026-11-28; the sixth, rows
-# 17-18, registered 2026-12-03, each before any of its runs): once a study's summary is written, it decides
+# 17-18, registered 2026-12-03; the seventh, row 19, 2026-12-03; each before any of its runs): once a study's summary is written, it decides
 # the parts it names on its own seeds, in place of the same parts at the earlier seeds; a later row of the
 # same claim in place of an earlier. {claim: [(study, row, which parts, what is disclosed)]}
 ADDENDUM = {"C8": [("dims_after", 14, lambda part: part.startswith("larger d"), "")],
@@ -356,7 +356,9 @@ ADDENDUM = {"C8": [("dims_after", 14, lambda part: part.startswith("larger d"), 
                     or part.startswith("oracle KL faster than"), "")],
             "C3b": [("heldout_fig3_after", 16, lambda part: "removes the plateau" in part,
                      "a sixth held-out seed, added after seeing five")],
-            "C9": [("tasks_parity_confirm", 18, lambda part: part == "parity: KL faster", "")]}
+            "C9": [("tasks_parity_confirm", 18, lambda part: part == "parity: KL faster", "")],
+            "C11": [("regime_map_confirm_fresh", 19, lambda part: part == "fresh: t_grok ~ 1/wd over the named room",
+                     "the wd 1 runs of its seeds were stored (2026-11-25) and seen before it")]}
 
 
 def addendum_row(claim, study):

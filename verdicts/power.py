@@ -183,6 +183,35 @@ def scaling_decided(n, room, sigma, slope, budget, level, floor=0.0, floor_x=Non
     return got / reps
 
 
+def scaling_outcomes(n, room, sigma, slope, budget, level, reps=2000, seed=0, rule=A.scaling_verdict_v4):
+    """The share of each verdict `rule` gives on simulated laws without a floor, t = level (x / x_gm)^slope
+    with log-normal scatter sigma drawn afresh per cell and seed (the real seeds' are correlated across
+    cells, which makes a per-seed slope steadier: this errs low), censored at the budget."""
+    rng, x_gm, out = np.random.default_rng(seed), math.exp(np.mean(np.log(room))), {}
+    for _ in range(reps):
+        times = {x: {s: (None if t > budget else float(t)) for s, t in
+                     enumerate(level * (x / x_gm) ** slope * np.exp(rng.normal(0, sigma, n)))} for x in room}
+        v = rule(times, budget, room)["verdict"]
+        out[v] = out.get(v, 0) + 1 / reps
+    return out
+
+
+# docs/plan.md, seventh addendum (row 19): C11's 1/wd law in `fresh` on 16 new seeds, its power at the scatter and
+# level seeds 0-11 showed (per-seed sigma 0.415; geometric mean of the room's medians 1,720, 3,175, 6,325 epochs)
+ROW19 = dict(n=16, room=(0.5, 1.0, 2.0), sigma=0.415, budget=40000, level=3270.0)
+ROW19_SLOPES = {"slope 1 (the paper's)": 1.0, "slope 0.89 (seeds 0-11)": 0.89, "slope 0.5 (the margin's edge)": 0.5,
+                "no law (slope 0)": 0.0}
+
+
+def row19_table():
+    rows = ["| truth (16 seeds) | reproduced | inconclusive | not reproduced |", "|---|---|---|---|"]
+    for label, slope in ROW19_SLOPES.items():
+        o = scaling_outcomes(slope=slope, **ROW19)
+        rows.append(f"| {label} | " + " | ".join(f"{100 * o.get(v, 0):.0f}%" for v in
+                                                  (A.REPRODUCED, A.INCONCLUSIVE, A.NOT_REPRODUCED)) + " |")
+    return "\n".join(rows)
+
+
 def scatter(v):
     """The per-seed sd behind a verdict's t-interval: (hi - lo) / 2 / t * sqrt(n)."""
     n = v["n"]

@@ -8,6 +8,7 @@ study prints. It lays out what claims.py judged; it judges nothing.
 import collections
 import math
 import os
+import re
 
 import numpy as np
 
@@ -529,6 +530,11 @@ def why_no_summary(results, summary, link=""):
         return f"{f.readline().strip().split(';')[0]} ([{txt}]({link}{txt}))"
 
 
+def first_sentence(text):
+    """The first sentence of a claim's statement: a full stop ends it, not one after "Eq." or "Fig."."""
+    return re.split(r"(?<!Eq)(?<!Fig)\. ", text)[0].rstrip(".") + "."
+
+
 def studies_section(results):
     """REPORT.md's last section: per study of the registry, its figure, what the paper claims
     for it, its command, a table of its runs and the parts of its claim its own runs give, all
@@ -539,7 +545,7 @@ def studies_section(results):
     table = verdicts(results)
     for name, s in studies.STUDIES.items():
         drawn = os.path.exists(os.path.join(results, s.figure))
-        paper = s.paper or PAPER.get(s.claim, "(not a claim of the paper)").split(". ")[0].rstrip(".") + "."
+        paper = s.paper or first_sentence(PAPER.get(s.claim, "(not a claim of the paper)"))
         lines += [f"### {s.title}", ""] + ([f'<img src="{s.figure}" width="480">', ""] if drawn else []) + [
             f"The paper: {paper}" if s.claim in CLAIMS else "Beyond the paper.", "",
             f"`python {' '.join(s.command)}`", ""]

@@ -280,6 +280,14 @@ STUDIES = {
                                   "fig10_tasks_seeds5-10.png",
                                   "Figure 10 sparse parity at seeds 5-10, run after its marking (plan, sixth addendum, "
                                   "row 18)", variant_of="tasks"),
+    # the seventh addendum (docs/plan.md, 2026-12-03, before any of its runs): C11's 1/wd law in `fresh`, which the
+    # dates judge on the two seeds stored after its room was named, on 16 seeds that never ran at wd 0.5 or 2
+    "regime_map_confirm_fresh": Study(
+        "C11", ["-m", "beyond.regime_map", "--part", "baseline", "wd", "--rhos", "1", "--wds", "0.5", "2",
+                "--epochs", "40000", "--seeds"] + [str(s) for s in range(12, 28)],
+        "regime_map_fresh_seeds12-27_e40000_wds0.5-2.json", "regime_map_fresh_seeds12-27_e40000_wds0.5-2_c11.png",
+        "C11's 1/wd law in fresh at seeds 12-27, run after its room was named (plan, seventh addendum, row 19)",
+        variant_of="regime_map"),
     "heldout_fig3_after": Study("C3b", ["exp_fig3_kl.py"] + RHO + ["--lam", "0", "1", "--seeds"]
                                 + [str(s) for s in range(5, 11)], "fig3_kl_refresh0.003_seeds5-10_lam0_1.json",
                                 "fig3_kl_refresh0.003_seeds5-10_lam0_1.png",
