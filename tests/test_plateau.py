@@ -282,3 +282,12 @@ def test_the_figure_draws_each_group_together_and_labels_what_never_reached_095(
                "plateau": {a: {"distractor_mass": 0.1, "update_rms_W_Q": 1e-4, "update_rms_W_K": None} for a in P.ARMS}}
     P.plot(summary, str(tmp_path / "plateau.png"))
     assert (tmp_path / "plateau.png").stat().st_size > 10000
+
+
+def test_the_combined_readings_power_tables_are_what_the_code_computes():
+    """docs/registered/plateau.md's note of 2026-12-03: the combined reading's error rates, recomputed."""
+    with open(os.path.join("docs", "registered", "plateau.md")) as f:
+        doc = f.read().split("the combined reading's error rates", 1)[1]
+    for label, scale, weak in P.POWER_COMBINED_ROWS:
+        for line in P.power_table(P.power_combined(scale=scale, weak=weak), len(P.AMENDED_SEEDS)).splitlines()[2:]:
+            assert line in doc, (label, line)
