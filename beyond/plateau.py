@@ -166,7 +166,7 @@ def compare(times, faster, slower, budget_):
     slow = times[slower]
     if sum(t is not None for t in slow.values()) < COUNT_BELOW * len(slow):
         return {**count_verdict(times[faster], slow, what), "rule": "count"}
-    v = A.speedup_verdict_v4(slow, times[faster], budget_, what=what, smallest=SMALLEST)
+    v = A.speedup_verdict_v4(slow, times[faster], budget_, smallest=SMALLEST)
     return {**v, "rule": "rules v4", "text": f"{what}: " + (v.get("text") or v.get("reason", ""))}
 
 
@@ -371,7 +371,7 @@ def compare_accuracy(acc, more, less):
     effect part on the paired differences, ACC_SMALLEST counting."""
     seeds = sorted(set(acc[more]) & set(acc[less]))
     what = f"{more} more accurate than {less} at the budget"
-    v = A.effect_verdict_v4([acc[more][s] - acc[less][s] for s in seeds], ACC_SMALLEST, what=what,
+    v = A.effect_verdict_v4([acc[more][s] - acc[less][s] for s in seeds], ACC_SMALLEST, what="accuracy difference",
                             fmt=lambda x: f"{x:+.3f}")
     return {**v, "rule": "rules v4, accuracy", "text": f"{what}: " + (v.get("text") or v.get("reason", ""))}
 

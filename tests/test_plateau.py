@@ -291,3 +291,13 @@ def test_the_combined_readings_power_tables_are_what_the_code_computes():
     for label, scale, weak in P.POWER_COMBINED_ROWS:
         for line in P.power_table(P.power_combined(scale=scale, weak=weak), len(P.AMENDED_SEEDS)).splitlines()[2:]:
             assert line in doc, (label, line)
+
+
+def test_a_comparisons_text_names_it_once():
+    """REPORT.md's line per comparison: "A faster than B: speed-up 2.00x [...]", not the name twice."""
+    times = {"fast": {s: 1500.0 + s for s in range(10)}, "slow": {s: 3000.0 + 2 * s for s in range(10)}}
+    text = P.compare(times, "fast", "slow", 10000)["text"]
+    assert text.startswith("fast faster than slow: speed-up 2.00x") and text.count("faster than") == 1
+    acc = {"a": {s: 0.3 + 0.01 * s for s in range(8)}, "b": {s: 0.1 for s in range(8)}}
+    text = P.compare_accuracy(acc, "a", "b")["text"]
+    assert text.startswith("a more accurate than b at the budget: accuracy difference +0.235") and text.count("more accurate") == 1
