@@ -469,8 +469,9 @@ def variant_tag(args):
     power plan's C11 runs: one refresh rate at 12 seeds and 40,000 epochs, docs/plan.md)."""
     if args.quick or (args.rhos == RHOS and args.wds == WDS and not sweep.seeds_tag(args.seeds)):
         return ""
+    wds = "" if args.wds == WDS else "_wds" + "-".join(f"{w:g}" for w in args.wds)
     return "_" + "_".join(rho_label(r).replace(" ", "") for r in args.rhos) + \
-        sweep.seeds_tag(args.seeds) + f"_e{args.epochs}" + ("" if args.wds == WDS else "_wds" + "-".join(f"{w:g}" for w in args.wds))
+        sweep.seeds_tag(args.seeds) + f"_e{args.epochs}" + wds
 
 
 def planned_runs(args):

@@ -346,9 +346,9 @@ def plan_power(results="results", table=None):
 
 
 # The addenda's decisive runs (docs/plan.md: the fifth, rows 14-16, registered 2026-11-28; the sixth, rows
-# 17-18, registered 2026-12-03; the seventh, row 19, 2026-12-03; each before any of its runs): once a study's summary is written, it decides
-# the parts it names on its own seeds, in place of the same parts at the earlier seeds; a later row of the
-# same claim in place of an earlier. {claim: [(study, row, which parts, what is disclosed)]}
+# 17-18, and the seventh, row 19, registered 2026-12-03; each before any of its runs): once a study's summary
+# is written, it decides the parts it names on its own seeds, in place of the same parts at the earlier seeds;
+# a later row of the same claim in place of an earlier. {claim: [(study, row, which parts, what is disclosed)]}
 ADDENDUM = {"C8": [("dims_after", 14, lambda part: part.startswith("larger d"), "")],
             "C6": [("priors_after", 15, lambda part: "entropy" in part or "sparsity" in part,
                     "a sixth seed, added after seeing five"),
