@@ -65,6 +65,8 @@ DECIDING_ACC = 0.95                                   # t_95 decides, as in the 
 SMALLEST = A.SMALLEST_SPEEDUP                         # rules v4's speed-up part: 1.25x counts
 COUNT_BELOW = 0.5     # a comparison whose slower arm reaches 0.95 in fewer than half its runs: the count test
 WINDOW = (500, 1000)  # the plateau the per-run quantities are averaged over: after memorization, before any 0.95
+EARLY = (0, OFF_EARLY)  # while memorizing, up to the early switch-off: the distractor mass there too (described;
+                        # added 2026-12-03 after seeds 230-245 were seen, never deciding)
 QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], epochs=1500)
 # --quick (about two minutes on one core): the arms on `add` in `fresh` that show something at its scale.
 # Not the amendment's weaker ones; not `sub`, none of whose arms reached 0.95 within 1,500 epochs on the
@@ -143,11 +145,14 @@ def measures(summary, history):
     cfg = summary["config"]
     n_ops = cfg.get("n_operands", 2) if cfg["task"] == "addk" else 2
     distractor_pos = list(range(n_ops, n_ops + cfg["n_distractors"]))
-    rows = [i for i, e in enumerate(history["epoch"]) if WINDOW[0] <= e <= WINDOW[1]]
-    mean = lambda values: float(np.mean([values[i] for i in rows])) if rows else None
+    within = lambda window: [i for i, e in enumerate(history["epoch"]) if window[0] <= e <= window[1]]
+    rows, early = within(WINDOW), within(EARLY)
+    mean = lambda values, at=rows: float(np.mean([values[i] for i in at])) if at else None
     plateau = {k: mean(history[k]) for k in history if k.startswith("update_rms_")}
     if "train_attn_mass" in history:
-        plateau["distractor_mass"] = mean([sum(m[j] for j in distractor_pos) for m in history["train_attn_mass"]])
+        mass = [sum(m[j] for j in distractor_pos) for m in history["train_attn_mass"]]
+        plateau["distractor_mass"] = mean(mass)
+        plateau["distractor_mass_early"] = mean(mass, early)     # not on the plateau: while memorizing (EARLY)
     plateau.update(mlp_norm=mean(history["mlp_norm"]), prior_loss=mean(history["prior_loss"]))
     return {"t_95": first_epoch(history, "test_acc", DECIDING_ACC), "t_95_held": held_from(history, "test_acc", DECIDING_ACC),
             "t_grok": summary["grok_epoch"], "t_mem": summary["mem_epoch"], "plateau": plateau,
@@ -459,8 +464,8 @@ ARMS_OF_WEAK = {"query weak": "query", "distractors weak": "distractors", "rho q
 POWER_COMBINED_ROWS = (("the effects as seen", 1.0), ("half of them (log speed-ups and accuracy differences)", 0.5))
 
 
-PLATEAU_QUANTITIES = ("distractor_mass", "update_rms_W_Q", "update_rms_W_K", "update_rms_embed", "update_rms_pos",
-                      "mlp_norm", "prior_loss")
+PLATEAU_QUANTITIES = ("distractor_mass", "distractor_mass_early", "update_rms_W_Q", "update_rms_W_K", "update_rms_embed",
+                      "update_rms_pos", "mlp_norm", "prior_loss")
 
 
 def _median(values):
@@ -483,7 +488,8 @@ def markdown(summary, bold=True):
                      f"t_grok {m('t_grok')}); on the plateau (epochs {WINDOW[0]}-{WINDOW[1]}, medians over runs): "
                      f"distractor mass {f('distractor_mass')}, AdamW update RMS W_Q {f('update_rms_W_Q')}, W_K "
                      f"{f('update_rms_W_K')}, embed {f('update_rms_embed')}, pos {f('update_rms_pos')}, "
-                     f"MLP norm {f('mlp_norm')}, prior {f('prior_loss')}")
+                     f"MLP norm {f('mlp_norm')}, prior {f('prior_loss')}; while memorizing (epochs {EARLY[0]}-"
+                     f"{EARLY[1]}): distractor mass {f('distractor_mass_early')}")
     for name, c in summary["comparisons"].items():
         other = [f"{m.replace('_', ' ')}: {b[name]['verdict']}" for m, b in summary["beside"].items()
                  if name in b and b[name]["verdict"] != c["verdict"]]
@@ -527,7 +533,8 @@ def text(summary):
 
 def plot(summary, path):
     """Left: t_95 per arm (a run that never reached 0.95 an open triangle at its budget). Right:
-    the plateau per arm (epochs 500-1000): distractor mass and the AdamW update RMS of W_Q and W_K."""
+    the plateau per arm (epochs 500-1000): distractor mass and the AdamW update RMS of W_Q and W_K;
+    hatched beside them, the distractor mass while memorizing (epochs 0-200)."""
     plt = plots.pyplot()
     arms = display_order([arm for arm in ARMS if summary["runs"].get(arm)])   # the arms run (--quick runs fewer)
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 4.8), gridspec_kw={"width_ratios": [3, 2]})
@@ -552,14 +559,21 @@ def plot(summary, path):
     ax.set(yscale="log", ylabel="t_95 (test accuracy 0.95), epochs",
            title="when the plateau ends (triangle: never, at the budget; acc: median test accuracy there)")
     ax.set_ylim(top=2 * max(summary["budgets"].values()))        # room for the accuracy labels
-    for k, (q, label) in enumerate((("distractor_mass", "distractor mass"), ("update_rms_W_Q", "update RMS W_Q x1e4"),
-                                    ("update_rms_W_K", "update RMS W_K x1e4"))):
+    bars = (("distractor_mass_early", f"distractor mass while memorizing (epochs {EARLY[0]}-{EARLY[1]})", "C0", "//"),
+            ("distractor_mass", "distractor mass", "C0", None), ("update_rms_W_Q", "update RMS W_Q x1e4", "C1", None),
+            ("update_rms_W_K", "update RMS W_K x1e4", "C2", None))
+    top = 0.0
+    for k, (q, label, color, hatch) in enumerate(bars):
         v = [summary["plateau"].get(a, {}).get(q) for a in arms]
-        v = [np.nan if u is None else u * (1 if q == "distractor_mass" else 1e4) for u in v]
-        bx.bar(x + (k - 1) * 0.27, v, width=0.27, label=label)
+        v = [np.nan if u is None else u * (1e4 if q.startswith("update_rms") else 1) for u in v]
+        bx.bar(x + (k - 1.5) * 0.2, v, width=0.2, label=label, hatch=hatch, color="none" if hatch else color,
+               edgecolor=color)
+        top = np.nanmax([top, *v])
     bx.set_xticks(x, arms, rotation=40, ha="right", fontsize=8)
-    bx.set(title=f"on the plateau, epochs {WINDOW[0]}-{WINDOW[1]} (median over runs)")
-    bx.legend(fontsize=7)
+    bx.set_ylim(0, 1.45 * top)                            # room for the legend
+    bx.set_title(f"on the plateau, epochs {WINDOW[0]}-{WINDOW[1]} (median over runs;\nhatched: while memorizing, "
+                 f"epochs {EARLY[0]}-{EARLY[1]})", fontsize=10)
+    bx.legend(fontsize=7, loc="upper left", ncol=2)
     plots.save_figure(fig, path, "What ends the plateau in fresh? (docs/registered/plateau.md)")
 
 

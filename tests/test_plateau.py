@@ -301,3 +301,18 @@ def test_a_comparisons_text_names_it_once():
     acc = {"a": {s: 0.3 + 0.01 * s for s in range(8)}, "b": {s: 0.1 for s in range(8)}}
     text = P.compare_accuracy(acc, "a", "b")["text"]
     assert text.startswith("a more accurate than b at the budget: accuracy difference +0.235") and text.count("more accurate") == 1
+
+
+def test_the_distractor_mass_is_averaged_over_the_plateau_and_while_memorizing():
+    """measures(): the training set's attention mass on the distractor positions (2 and 3 for `add`),
+    averaged over the logged epochs 500-1000 (the plateau) and 0-200 (while memorizing, up to the early
+    switch-off), each window's ends included and nothing outside it."""
+    epochs = list(range(0, 1201, 100))
+    mass = [[0.4, 0.4, 0.0, 0.0, 0.2] if e <= 200 else [0.1, 0.1, 0.3, 0.3, 0.2] if 500 <= e <= 1000
+            else [0.0, 0.0, 0.5, 0.5, 0.0] for e in epochs]
+    history = {"epoch": epochs, "test_acc": [0.0] * len(epochs), "mlp_norm": [1.0] * len(epochs),
+               "prior_loss": [0.0] * len(epochs), "train_attn_mass": mass}
+    m = P.measures({"config": {"task": "add", "n_distractors": 2}, "grok_epoch": None, "mem_epoch": 300}, history)
+    assert m["plateau"]["distractor_mass"] == pytest.approx(0.6)
+    assert m["plateau"]["distractor_mass_early"] == pytest.approx(0.0)
+    assert P.EARLY == (0, P.OFF_EARLY) and P.WINDOW == (500, 1000)
