@@ -514,11 +514,19 @@ def markdown(summary, bold=True):
         lines += [f"  - {name}: {c['verdict']}: {c['text']}" for name, c in am2["comparisons"].items()]
         lines += ["  " + line for line in account_lines(am2)]
     both = summary.get("amendments 1 and 2")
+    mass = lambda arm, q: "-" if summary["plateau"].get(arm, {}).get(q) is None else f"{summary['plateau'][arm][q]:.2g}"
     if both:
         against = lambda a: [k for k, v in a["comparisons"].items() if v == "against"]
         lines.append(f"- Amendments 1 and 2 read as one (amendment 2, item 4): reading {strong(both['reading'])} ("
                      + "; ".join(f"{account} ruled out by {', '.join(against(a))}" if a["ruled_out"] else f"{account} stands"
                                  for account, a in both["accounts"].items()) + ")")
+        alone = [account for account, a in both["accounts"].items() if against(a) == ["K5w"]]
+        if alone:      # the note of 2026-12-03 (docs/registered/plateau.md): what K5w tests
+            lines.append(f"  - {', '.join(alone)} ruled out by K5w alone; K5w's prediction under noise assumed more "
+                         f"distractor mass than uniform's, never checked (distractors weak / uniform, medians: "
+                         + "; ".join(f"{label} {mass('distractors weak', q)} / {mass('uniform', q)}" for label, q in
+                                     ((f"epochs {EARLY[0]}-{EARLY[1]}", "distractor_mass_early"),
+                                      (f"epochs {WINDOW[0]}-{WINDOW[1]}", "distractor_mass"))) + ")")
     return lines + [""]
 
 

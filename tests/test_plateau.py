@@ -316,3 +316,21 @@ def test_the_distractor_mass_is_averaged_over_the_plateau_and_while_memorizing()
     assert m["plateau"]["distractor_mass"] == pytest.approx(0.6)
     assert m["plateau"]["distractor_mass_early"] == pytest.approx(0.0)
     assert P.EARLY == (0, P.OFF_EARLY) and P.WINDOW == (500, 1000)
+
+
+def test_the_report_says_when_an_account_falls_on_k5w_alone():
+    """The note of 2026-12-03: an account ruled out in the combined reading by K5w and nothing else is named,
+    with the two arms' distractor masses; an account ruled out by more than K5w is not."""
+    summary = P.summarize({}, P.BUDGETS, P.SEEDS)
+    accounts = {"live": {"comparisons": {"T2": "against", "K5w": "open"}, "ruled_out": True},
+                "noise": {"comparisons": {"K1": "for", "K5w": "against"}, "ruled_out": True},
+                "routing": {"comparisons": {"K5w": "against", "K6a": "against"}, "ruled_out": True},
+                "info": {"comparisons": {"K1": "for"}, "ruled_out": False}}
+    summary["amendments 1 and 2"] = {"reading": "the data favour info", "accounts": accounts}
+    summary["plateau"] = {"distractors weak": {"distractor_mass_early": 0.25, "distractor_mass": 0.044},
+                          "uniform": {"distractor_mass_early": 0.23, "distractor_mass": 0.071}}
+    lines = [line for line in P.markdown(summary) if "by K5w alone" in line]
+    assert len(lines) == 1 and lines[0].startswith("  - noise ruled out by K5w alone")
+    assert "epochs 0-200 0.25 / 0.23; epochs 500-1000 0.044 / 0.071" in lines[0]
+    accounts["noise"]["comparisons"]["K2"] = "against"
+    assert not any("by K5w alone" in line for line in P.markdown(summary))
