@@ -62,7 +62,7 @@ def information(info):
     `fresh` with amendment 2's confirmation, and rho 0.003's comparisons with the bounds as bounds."""
     from beyond.information import CONTROLS
     regimes = info["regimes"]
-    rho = regimes["refresh0.003"]["comparisons"]
+    rho, fresh = (regimes[r]["comparisons"] for r in ("refresh0.003", "fresh"))
     out = {}
     over = sorted((math.exp(rho[f"oracle vs {c}"]["estimate"]), ratio(rho[f"oracle vs {c}"])) for c in CONTROLS)
     shown = [c for c in CONTROLS if rho[f"{c} vs lambda 0"]["verdict"] == "reproduced"]
