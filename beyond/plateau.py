@@ -31,7 +31,7 @@ import plots
 import store
 import sweep
 from analysis import first_epoch, held_from
-from beyond.information import count_verdict
+from beyond.information import bound_mark, count_verdict
 from verdicts import rules as A
 
 LAM = 0.3                       # the information study's (the regime map's) strength
@@ -172,7 +172,8 @@ def compare(times, faster, slower, budget_):
     if sum(t is not None for t in slow.values()) < COUNT_BELOW * len(slow):
         return {**count_verdict(times[faster], slow, what), "rule": "count"}
     v = A.speedup_verdict_v4(slow, times[faster], budget_, smallest=SMALLEST)
-    return {**v, "rule": "rules v4", "text": f"{what}: " + (v.get("text") or v.get("reason", ""))}
+    return {**v, "rule": "rules v4", "bound": bound_mark(times[faster], slow),     # an estimate that rests on bounds
+            "text": f"{what}: " + (v.get("text") or v.get("reason", ""))}
 
 
 def judge(times, budget_of, memorized=None, comparisons=COMPARISONS, premises=PREMISES):

@@ -298,6 +298,8 @@ def test_a_comparisons_text_names_it_once():
     times = {"fast": {s: 1500.0 + s for s in range(10)}, "slow": {s: 3000.0 + 2 * s for s in range(10)}}
     text = P.compare(times, "fast", "slow", 10000)["text"]
     assert text.startswith("fast faster than slow: speed-up 2.00x") and text.count("faster than") == 1
+    times["slow"][0] = None                                   # a censored slower run: the estimate is a lower bound
+    assert P.compare(times, "fast", "slow", 10000)["bound"] == ">=" and P.compare(times, "slow", "fast", 10000)["bound"] == "<="
     acc = {"a": {s: 0.3 + 0.01 * s for s in range(8)}, "b": {s: 0.1 for s in range(8)}}
     text = P.compare_accuracy(acc, "a", "b")["text"]
     assert text.startswith("a more accurate than b at the budget: accuracy difference +0.235") and text.count("more accurate") == 1

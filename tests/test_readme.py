@@ -89,14 +89,13 @@ def part_five(plateau):
         return {"part five": "Part five ([plateau.md]) tests four accounts of why; its runs are training"}
     c, a1 = plateau["comparisons"], plateau["amendment 1"]["comparisons"]
     said = lambda name, v, shown: f"{shown} ({name}, {v['verdict']})"
-    marked = lambda v: bounded({**v, "bound": ">=" if " >= " in v["shown"] else "<=" if " <= " in v["shown"] else ""})
     k7w = a1["K7w"]
     rho = (f"reached 0.95 in {k7w['counts'][0]} of {k7w['counts'][1]} runs against λ 0's {k7w['counts'][2]} of "
            f"{k7w['counts'][3]} (K7w, Fisher p = {k7w['p']:.2g}, {k7w['verdict']})" if k7w["rule"] == "count"
-           else said("K7w", k7w, f"was {marked(k7w)} faster than λ 0"))
+           else said("K7w", k7w, f"was {bounded(k7w)} faster than λ 0"))
     return {"part five": f"part five's registered reading: {plateau['reading']}",
             "part five combined": f"amendments 1 and 2 read as one: {plateau['amendments 1 and 2']['reading']}",
-            "part five T1": said("T1", c["T1"], f"switched off at epoch 200 it was still {marked(c['T1'])} faster"),
+            "part five T1": said("T1", c["T1"], f"switched off at epoch 200 it was still {bounded(c['T1'])} faster"),
             "part five rho": ("part five decides nothing there" if k7w["verdict"] == "inconclusive" else "part five's K7w decides")
             + f": a weak KL toward `=` {rho}",
             "part five noise": ("(noise by K5w alone)" if [k for k, v in plateau["amendments 1 and 2"]["accounts"]["noise"]
