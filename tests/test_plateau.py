@@ -336,3 +336,45 @@ def test_the_report_says_when_an_account_falls_on_k5w_alone():
     assert "epochs 0-200 0.25 / 0.23; epochs 500-1000 0.044 / 0.071" in lines[0]
     accounts["noise"]["comparisons"]["K2"] = "against"
     assert not any("by K5w alone" in line for line in P.markdown(summary))
+
+
+def test_said_as_tested_sets_aside_a_comparison_whose_arm_did_not_move_more_for_its_account_only():
+    """Part five said as tested (2026-12-04): K5w is set aside for noise when the weak distractor arm put less
+    than 1.5x uniform's distractor mass in either window, and counts again when it put 1.5x in both; the
+    account left standing is named with the comparisons still open for it, never as shown."""
+    plateau = {"distractors weak": {"distractor_mass_early": 0.25, "distractor_mass": 0.04},
+               "uniform": {"distractor_mass_early": 0.23, "distractor_mass": 0.07},
+               "query weak": {"update_rms_W_K": 3.3e-5}, "lambda 0": {"update_rms_W_K": 3.1e-5}}
+    aside = P.hollow(plateau)
+    assert set(aside) == {"K5w", "K3w"} and aside["K5w"][0] == "noise" and aside["K3w"][0] == "live"
+    assert abs(aside["K5w"][1]["distractor_mass"] - 0.04 / 0.07) < 1e-12
+    plateau["distractors weak"] = {"distractor_mass_early": 0.35, "distractor_mass": 0.106}   # 1.52x, 1.51x
+    assert "K5w" not in P.hollow(plateau)
+    plateau["distractors weak"]["distractor_mass"] = 0.1                                   # 1.43x on the plateau
+    assert "K5w" in P.hollow(plateau)
+    every = {**P.COMPARISONS, **P.COMPARISONS_WEAK}
+    noise = P.PREDICTIONS_AMENDED["noise"]       # noise's own pattern, but K2 open and K5w against it
+    verdict = lambda k: {"verdict": A.INCONCLUSIVE if k == "K2" else A.NOT_REPRODUCED if k == "K5w" else
+                         {"faster": A.REPRODUCED, "not faster": A.NOT_REPRODUCED}.get(noise.get(k), A.INCONCLUSIVE)}
+    am1 = {k: verdict(k) for k in every}
+    am2 = {"K6a": {"verdict": A.REPRODUCED}, "K8a": {"verdict": A.NOT_REPRODUCED}}
+    summary = {"plateau": plateau, "amendment 1": {"comparisons": am1}, "amendment 2": {"comparisons": am2},
+               "amendments 1 and 2": P.combined_reading({"comparisons": am1}, {"comparisons": am2})}
+    assert summary["amendments 1 and 2"]["accounts"]["noise"]["ruled_out"]        # by K5w, as registered
+    r = P.as_tested(summary)
+    assert r["standing"] == ["noise"] and r["reading"].startswith("noise stands, not ruled out and not shown (K2")
+    assert r["accounts"]["routing"]["comparisons"]["K5w"] == "for"                 # set aside for noise only
+    assert P.as_tested({**summary, "amendments 1 and 2": {"reading": "not decided"}}) is None
+
+
+def test_k1_pooled_pairs_every_stored_seed_and_each_batch():
+    """K1 pooled: the information study's seeds with this study's, paired per seed (a ratio of 2 on every seed
+    of one batch, 1 on the other: the pooled estimate is their mean on the log scale)."""
+    info = {"lambda 0": {s: 2000 for s in P.POOLED_SEEDS}, "uniform": {s: 1000 for s in P.POOLED_SEEDS}}
+    per_run = {arm: {s: {"t_95": 3000 + (s % 3)} for s in P.SEEDS} for arm in ("lambda 0", "uniform")}
+    out = P.pooled(per_run, info, 10000)
+    assert out["all"]["n"] == 50 and out["all"]["seeds"] == [200, 249]
+    assert abs(out["210-229"]["estimate"] - math.log(2)) < 1e-12 and abs(out["230-249"]["estimate"]) < 1e-12
+    assert abs(out["all"]["estimate"] - 30 * math.log(2) / 50) < 1e-12
+    del info["uniform"][229]
+    assert "all" not in P.pooled(per_run, info, 10000) and "210-229" not in P.pooled(per_run, info, 10000)
