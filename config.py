@@ -92,6 +92,8 @@ def get_parser():
     a("--norm-match", type=float, default=None, help="rescale the MLP's parameters to this norm after every step")
     a("--global-norm-match", type=float, default=None, help="rescale all parameters to this norm (Omnigrok's)")
     a("--qk-penalty", type=float, default=0.0, help="extra c * (||W_Q||^2 + ||W_K||^2) in the loss")
+    a("--qk-stop", type=int, default=None, help="the QK penalty off from this epoch on, as --prior-stop (beyond the paper)")
+    a("--transplant", default=None, help="resume a checkpoint beyond.imprint composed (named so the store keys it)")
     # logging and phase marks (paper §5.1, Fig. 1)
     a("--eval-every", type=int, default=10)
     a("--log-updates", action="store_true", help="also log the RMS of AdamW's last update to W_Q, W_K and the "
@@ -105,8 +107,7 @@ def get_parser():
     a("--init-from", default=None, help="a .pt state dict to start from (rewinding a lottery ticket)")
     a("--mask", default=None, help="a .pt dict {parameter name: 0/1 tensor}, applied at init and after every step")
     a("--out", default=None, help="run folder for summary.json and history.json")
-    a("--checkpoint-every", type=int, default=1000, help="with --out: the loop's state to <out>/checkpoint.pt "
-      "every N epochs; a run cut short goes on from there when started again (0 = never)")
+    a("--checkpoint-every", type=int, default=1000, help="with --out: <out>/checkpoint.pt every N epochs (0 = never)")
     a("--device", default="auto", help="auto | cpu | cuda | cuda:N")
     a("--deterministic", action="store_true", help="deterministic algorithms (for a GPU; the CPU already is)")
     a("--amp", default="off", help="off | bf16: autocast the matmuls (the loss stays float64; docs/running.md)")
@@ -149,7 +150,7 @@ CHOICES = {"task": TASKS, "prior": PRIORS, "prior_kind": PRIOR_KINDS, "init": IN
 # (flag, the test its value must pass, what it must be); a flag whose default is None may stay None
 BOUNDS = ([("p", lambda v: v >= 3, "at least 3"), ("frac", lambda v: 0 < v < 1, "in (0, 1)")]
           + [(f, lambda v: v >= 1, ">= 1") for f in ("epochs", "eval_every", "d_model", "n_heads", "d_mlp", "n_layers")]
-          + [(f, lambda v: v is None or v >= 1, ">= 1") for f in ("prior_anneal", "batch_size")]
+          + [(f, lambda v: v is None or v >= 1, ">= 1") for f in ("prior_anneal", "batch_size", "qk_stop")]
           + [(f, lambda v: v >= 0, ">= 0") for f in ("lam", "weight_noise", "prior_start", "wd", "qk_penalty")]
           + [(f, lambda v: v > 0, "> 0") for f in ("init_scale", "lr")]
           + [(f, lambda v: v is None or v > 0, "> 0") for f in ("norm_match", "global_norm_match")])
@@ -164,6 +165,7 @@ def _conflicts(cfg):
            "--prior shuffled and --prior-kind logit-noise are for tasks whose query sees every key")
     yield (cfg.prior_kind == "logit-noise" and cfg.prior == "teacher",
            "--prior-kind logit-noise matches the KL to a fixed target, not --prior teacher")
+    yield cfg.transplant and not os.path.exists(os.path.join(cfg.out or "", "checkpoint.pt")), "--transplant: no checkpoint in --out"
     yield (cfg.prior_stop is not None and cfg.prior_stop <= cfg.prior_start,
            f"--prior-stop must come after --prior-start ({cfg.prior_start}), got {cfg.prior_stop}")
     yield cfg.prior == "query" and cfg.task == "arparity", "--prior query is for tasks whose query is the last position"

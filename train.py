@@ -36,15 +36,15 @@ BATCH_SEED_OFFSET = 104729    # the minibatch order's own stream (--seed + the 1
 # ---------------------------------------------------------------------------------------
 # 1. The loss: CE + lambda(t) * penalty (Eq. 6), the structural prior and its schedules
 
-def training_loss(model, out, y, target, cfg, lam, noise=None):
+def training_loss(model, out, y, target, cfg, lam, noise=None, qk=None):
     """loss = CE (float64: docs/registered/sensitivity.md) + lam(t) * penalty (Eq. 6) [+ the QK penalty]
     [+ the weight-noise control]. Returns (loss, per-example CE, penalty or None); the penalty is computed
-    whenever cfg.lam > 0, so it is logged while lam(t) = 0 too. noise: the controls' generator."""
+    whenever cfg.lam > 0, so it is logged while lam(t) = 0 too. noise: the controls' generator; qk: c now."""
     ce_each = F.cross_entropy(out["logits"].double(), y, reduction="none")
     penalty = prior_loss(out["scores"], target, cfg.prior_kind, noise) if cfg.lam else None
     loss = ce_each.mean() + lam * penalty if lam else ce_each.mean()
-    if cfg.qk_penalty:
-        loss = loss + qk_penalty(model, cfg.qk_penalty)
+    if (qk := cfg.qk_penalty if qk is None else qk):        # 0 from --qk-stop on (the loop passes it)
+        loss = loss + qk_penalty(model, qk)
     if cfg.weight_noise:
         from controls import weight_noise       # beyond the paper: imported only for a run that asks for it
         loss = loss + weight_noise(model, cfg.weight_noise, noise)
@@ -192,12 +192,12 @@ def forward_fn(model, cfg, device):
     return forward
 
 
-def forward_backward(model, opt, forward, batch, cfg, lam, measure=False, noise=None):
+def forward_backward(model, opt, forward, batch, cfg, lam, measure=False, noise=None, qk=None):
     """Forward, loss (Eq. 6) and backward on one batch; the gradients wait in .grad for step. Returns the
     forward's outputs and the loss terms (ce_each, penalty, prior_weight). measure=True keeps the gradient
     at the attention weights, which the diagnostics read as the task gradient."""
     out = forward(batch, uncompiled=measure)
-    loss, out["ce_each"], out["penalty"] = training_loss(model, out, batch["y"], batch["target"], cfg, lam, noise)
+    loss, out["ce_each"], out["penalty"] = training_loss(model, out, batch["y"], batch["target"], cfg, lam, noise, qk)
     out["prior_weight"] = lam
     if measure and batch["attn"] is None:
         for a in out.get("attn_full", [out["attn"]]):      # the deeper model: every block's
@@ -269,14 +269,14 @@ def train(cfg, log=print, weights=None, on_step=None, device=None, measure=True)
             train_set["x"] = upload(task.train_x)
         for group, base in zip(opt.param_groups, base_lrs):
             group["lr"] = base * warmup_factor(cfg, epoch)
-        lam = prior_weight(cfg, epoch)
+        lam, qk = prior_weight(cfg, epoch), 0.0 if cfg.qk_stop is not None and epoch >= cfg.qk_stop else cfg.qk_penalty
         if teacher is not None and cfg.lam and (epoch == first or rho):
             train_set["target"] = teacher_attention(teacher, train_set["x"], train_set["pos_ids"], train_set["qpos"])
         measured = measure and (epoch == cfg.epochs or epoch % cfg.eval_every == 0)
 
         # forward, loss, backward on the whole training set (a minibatch run: on measured epochs only). This
         # backward is what the diagnostics read: every logged quantity is of the weights before the step.
-        out = (forward_backward(model, opt, forward, train_set, cfg, lam, measured, noise)
+        out = (forward_backward(model, opt, forward, train_set, cfg, lam, measured, noise, qk)
                if cfg.batch_size is None or measured else None)
         if on_step is not None:
             on_step(epoch, run)
@@ -305,7 +305,7 @@ def train(cfg, log=print, weights=None, on_step=None, device=None, measure=True)
         else:
             order = torch.randperm(len(train_set["x"]), generator=batch_gen, device=device)
             for idx in order.split(cfg.batch_size):
-                forward_backward(model, opt, forward, minibatch(train_set, idx), cfg, lam, noise=noise)
+                forward_backward(model, opt, forward, minibatch(train_set, idx), cfg, lam, noise=noise, qk=qk)
                 step(model, opt, cfg, masks)
 
     if not measure:

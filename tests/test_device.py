@@ -125,8 +125,8 @@ def test_an_upload_that_returns_the_host_tensor_is_caught():
 
 def test_a_host_read_inside_the_epoch_is_caught_on_meta():
     """A float() read of a device value inside the loop's own epoch (lambda's schedule, read back)."""
-    copy = mutant("train", "lam = prior_weight(cfg, epoch)",
-                  "lam = float(torch.tensor(prior_weight(cfg, epoch), device=device))")
+    copy = mutant("train", "lam, qk = prior_weight(cfg, epoch),",
+                  "lam, qk = float(torch.tensor(prior_weight(cfg, epoch), device=device)),")
     with pytest.raises((RuntimeError, NotImplementedError)):
         meta_steps(copy, train.make_config(**SMALL, lam=0.3))
 

@@ -78,7 +78,8 @@ def test_run_key_names_every_setting_that_differs_from_the_defaults():
                    eval_every=5, tau=0.2, grok_acc=0.95, stop_after=200, seed=1, init_seed=7, init_from="i.pt",
                    mask="m.pt", amp="bf16", compile="eager", distractor_vocab="separate",
                    init="pytorch", init_scale=2.0, n_layers=2, layernorm=True, prior_layer="all", weight_noise=3e-4,
-                   final_layernorm=False, decay_norms=False, prior_stop=300, log_updates=True)
+                   final_layernorm=False, decay_norms=False, prior_stop=300, log_updates=True,
+                   qk_stop=100, transplant="mlp_from_lambda0_at200")
     assert set(changes) == set(train.semantic_config(base)), "a new flag: add it here"
     keys = {store.run_key(train.make_config(**{k: v})) for k, v in changes.items()}
     assert len(keys) == len(changes) and store.run_key(base) not in keys

@@ -167,7 +167,8 @@ def beyond_the_paper(results):
         "## Beyond the paper: the two clocks (pre-registered, docs/registered/two_clocks.md)", "",
         "- not run: `python -m beyond.two_clocks --jobs 2`", ""]
     return lines + critical_block(results) + payoff_block(results) + deep_block(results) \
-        + deep_trained_block(results) + information_block(results) + plateau_block(results) + choices_block(results)
+        + deep_trained_block(results) + information_block(results) + plateau_block(results) + imprint_block(results) \
+        + choices_block(results)
 
 
 def payoff_block(results):
@@ -203,6 +204,17 @@ def payoff_block(results):
                         f"{len(seen['grok'])} prior-arm runs never grokked within {d['budget']:,})"
                         if seen and seen["holds"] is False else ""))
     return lines + [""]
+
+
+def imprint_block(results):
+    """Part six (docs/registered/imprint.md): the study renders its own section from its summary."""
+    from beyond import imprint
+    d = _load(results, studies.summary("imprint"))
+    if d is None:
+        return ["## Beyond the paper, part six: what the uniform KL leaves behind while the model memorizes "
+                "(registered, docs/registered/imprint.md)", "",
+                "- not run: `python -m beyond.imprint --jobs 2 --threads 1` trains it (registered before its runs)", ""]
+    return imprint.markdown(d)
 
 
 def plateau_block(results):

@@ -320,6 +320,9 @@ STUDIES = {
     # beyond the paper (docs/registered/plateau.md, registered 2026-12-02): part five, four accounts of `fresh`
     "plateau": Study("beyond", ["-m", "beyond.plateau"], "plateau.json", "plateau.png",
                      "Beyond the paper: what ends the plateau in fresh"),
+    # beyond the paper (docs/registered/imprint.md, registered 2026-12-04): part six, what the uniform KL leaves
+    "imprint": Study("beyond", ["-m", "beyond.imprint"], "imprint.json", "imprint.png",
+                     "Beyond the paper: what the uniform KL leaves behind while the model memorizes"),
 }
 
 
