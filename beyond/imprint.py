@@ -83,9 +83,10 @@ def budget(args):
     return args.epochs if args.quick else BUDGET
 
 
-def config(args, seed, **changes):
-    """Every arm logs the attention mass and AdamW's updates (--log-updates: logged, never used in the step)."""
-    return sweep.study_config(args, seed, regime="fresh", epochs=budget(args), log_updates=True, **changes)
+def config(args, seed, epochs=None, **changes):
+    """Every arm logs the attention mass and AdamW's updates (--log-updates: logged, never used in the step);
+    epochs: the study's budget unless given (the pilot's runs are SWITCH epochs long)."""
+    return sweep.study_config(args, seed, regime="fresh", epochs=epochs or budget(args), log_updates=True, **changes)
 
 
 def transplant_config(args, seed, arm):
@@ -94,8 +95,8 @@ def transplant_config(args, seed, arm):
     return config(args, seed, **PARENTS[base], transplant=f"{GROUP_TAG[group]}_from_{TAG[donor]}_at{SWITCH}")
 
 
-def qk_config(args, seed, c):
-    return config(args, seed, qk_penalty=c, qk_stop=SWITCH)
+def qk_config(args, seed, c, epochs=None):
+    return config(args, seed, epochs, qk_penalty=c, qk_stop=SWITCH)
 
 
 def seed_runs(args, seed, q23=True, c=None, part="first"):
@@ -358,11 +359,11 @@ def q3_reading(judged):
 # The pilot (Q3's strength), registered before it runs
 
 def pilot_runs(args, c):
-    return [(f"pilot/{c:.6g}/seed{s}", qk_config(args, s, c)) for s in PILOT["seeds"]]
+    return [(f"pilot/{c:.6g}/seed{s}", qk_config(args, s, c, PILOT["epochs"])) for s in PILOT["seeds"]]
 
 
 def pilot_target_runs(args):
-    return [(f"pilot/uniform/seed{s}", config(args, s, **PARENTS[OFF])) for s in PILOT["seeds"]]
+    return [(f"pilot/uniform/seed{s}", config(args, s, PILOT["epochs"], **PARENTS[OFF])) for s in PILOT["seeds"]]
 
 
 def pilot_norm(results, runs):
@@ -384,13 +385,12 @@ def bisect(norm_at, target, low=PILOT["low"], high=PILOT["high"], steps=PILOT["s
 
 def pilot(args):
     """Q3's pilot on PILOT_SEEDS, SWITCH epochs per run (the norm at SWITCH is all it reads)."""
-    a = copy.copy(args)
-    a.epochs = PILOT["epochs"]
-    target_runs = pilot_target_runs(a)
-    target = pilot_norm(sweep.run_sweep(target_runs, a), target_runs)
+    target_runs = pilot_target_runs(args)
+    target = pilot_norm(sweep.run_sweep(target_runs, args), target_runs)
+
     def norm_at(c):
-        runs = pilot_runs(a, c)
-        return pilot_norm(sweep.run_sweep(runs, a), runs)
+        runs = pilot_runs(args, c)
+        return pilot_norm(sweep.run_sweep(runs, args), runs)
     c, tried = bisect(norm_at, target)
     out = {"rule": "geometric bisection of c on the median attention norm at epoch 200 (docs/registered/imprint.md)",
            "seeds": list(PILOT["seeds"]), "target": target, "tried": {f"{k:.6g}": v for k, v in tried.items()},

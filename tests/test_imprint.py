@@ -91,6 +91,8 @@ def test_a_transplants_key_names_it_and_the_parents_keys_are_the_study_arms():
     assert store.run_key(first["q3/QK penalty to 200/seed400"]).startswith("add_p113_fresh_log_updates=True_qk_penalty=0.01_qk_stop=200")
     assert store.run_key(first["q1/oracle pad/seed400"]) == \
         "add_p113_fresh_distractor_vocab=pad_lam=0.3_log_updates=True_seed400_e10000_stop200"
+    assert {c.epochs for _, c in I.pilot_runs(args, 0.01) + I.pilot_target_runs(args)} == {200}   # 200 epochs, as registered
+    assert {c.seed for _, c in I.pilot_runs(args, 0.01)} == {390, 391, 392}
     assert len(I.seed_runs(args, 430, False)) == 6 and I.seed_runs(args, 430, False, part="transplants") == []
     first_transplant = next(i for i, (label, _) in enumerate(I.planned_runs(args)) if "+" in label)
     assert all("+" not in label for label, _ in I.planned_runs(args)[:first_transplant])
