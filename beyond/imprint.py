@@ -68,7 +68,7 @@ def child(base, group):
 CHILDREN = {child(base, g): (base, g) for base in PARENTS for g in GROUPS}
 
 # Q3: the QK penalty during epochs 0-SWITCH only, at the pilot's strength (None before the pilot)
-QK_C = None
+QK_C = 0.000124094              # the pilot's choice (results/imprint_pilot.json, 2026-12-04)
 QK_ARM = f"QK penalty to {SWITCH}"
 PILOT = dict(seeds=PILOT_SEEDS, epochs=SWITCH, low=1e-4, high=1.0, steps=8)
 QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], epochs=1500)
