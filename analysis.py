@@ -1,6 +1,6 @@
 """What the figures measure from finished runs' histories: phase marks, the pre-registered
 criteria a run meets or not, censored medians over seeds, Eq. 5's bound, line fits. Nothing
-here trains and nothing here judges a claim (the verdict rules are verdicts/rules.py);
+here trains and nothing here judges a claim (the verdict rules are audit/rules.py);
 everything takes a history dict (train.py's) or numbers.
 
 Phase marks of one run (paper §5.1, Fig. 1):

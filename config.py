@@ -93,7 +93,7 @@ def get_parser():
     a("--global-norm-match", type=float, default=None, help="rescale all parameters to this norm (Omnigrok's)")
     a("--qk-penalty", type=float, default=0.0, help="extra c * (||W_Q||^2 + ||W_K||^2) in the loss")
     a("--qk-stop", type=int, default=None, help="the QK penalty off from this epoch on, as --prior-stop (beyond the paper)")
-    a("--transplant", default=None, help="resume a checkpoint beyond.imprint composed (named so the store keys it)")
+    a("--transplant", default=None, help="resume a checkpoint audit.imprint composed (named so the store keys it)")
     # logging and phase marks (paper §5.1, Fig. 1)
     a("--eval-every", type=int, default=10)
     a("--log-updates", action="store_true", help="also log the RMS of AdamW's last update to W_Q, W_K and the "
@@ -231,5 +231,4 @@ def config_differences(stored, cfg, defaults=None):
     want = json.loads(json.dumps(semantic_config(cfg)))      # as the file holds it: tuples are lists
     have = {**{k: v for k, v in want.items() if k not in stored and v == defaults.get(k)}, **stored}
     return sorted(k for k in set(have) | set(want) if have.get(k) != want.get(k))
-
 

@@ -12,7 +12,7 @@ floor set by early training; D(t) decays exponentially at a rate that grows with
 What is measured:
   - grokking epoch per (lambda, seed); runs that never grok are censored at the budget;
   - the median grokking epoch per lambda, against 1/lambda (the verdict on Eq. 7's law is
-    REPORT.md's: `python reproduce.py --report-only`, rules in verdicts/);
+    REPORT.md's: `python reproduce.py --report-only`, rules in audit/);
   - the exponential rate of D(t) per run: slope of -log D(t) over the epochs in which D
     falls from D(0) to 1% of D(0) (or the whole run if it never does).
 """

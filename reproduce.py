@@ -1,6 +1,6 @@
 """Run every study of the registry (studies.py), then write results/REPORT.md: each claim of
 the paper with the measured numbers beside the paper's statement and a verdict, generated
-from the studies' summaries by the rules in verdicts/.
+from the studies' summaries by the rules in audit/.
 
     python reproduce.py --dry-run             # the plan: runs stored, runs missing, core-hours
     python reproduce.py --jobs 2              # paper scale: every study, resuming from the store
@@ -41,7 +41,7 @@ import runfolder
 import store
 import sweep
 import train
-from verdicts import claims, dates, readme, report, studies
+from audit import claims, dates, readme, report, studies
 
 # what sets a run's cost per epoch: the model, the task's size, the batch
 SHAPE = ("task", "p", "frac", "n_distractors", "n_bits", "parity_k", "n_outputs", "perm_n", "pos_slots",
@@ -96,7 +96,7 @@ def study_command(name, args):
 def study_args(name, args):
     """The study's script (a module) and its parsed flags."""
     cmd = study_command(name, args)
-    module_name, flags = (cmd[1], cmd[2:]) if cmd[0] == "-m" else (cmd[0][:-len(".py")], cmd[1:])   # -m beyond.NAME
+    module_name, flags = (cmd[1], cmd[2:]) if cmd[0] == "-m" else (cmd[0][:-len(".py")], cmd[1:])   # -m audit.NAME
     module = importlib.import_module(module_name)
     return module, module.parse(flags)
 
@@ -260,7 +260,7 @@ def disagreeing_twins(folder, names=None):
 
 
 def write_run_dates(args, log=print):
-    """results/run_dates.json (verdicts/dates.py): every stored run's date from git (or, without history,
+    """results/run_dates.json (audit/dates.py): every stored run's date from git (or, without history,
     the kept ones), and per registry study {seed: the date of the first of its runs stored}; and the
     choices' table in docs/stats.md. A run served from another budget's (store.derived) takes its date."""
     folder = args.store or os.path.join(args.results_dir, "store")
@@ -393,7 +393,7 @@ def run_study(name, args, results):
         done = subprocess.run(line, stdout=subprocess.PIPE if captured else None, stderr=subprocess.PIPE, text=True)
     nothing = args.plot_only and "none of the" in done.stderr     # nothing stored yet: files kept
     # the verdicts are never a figure script's: the parts of its claim this study's summary gives,
-    # by the rules (verdicts/), follow what it printed
+    # by the rules (audit/), follow what it printed
     beyond = studies.STUDIES[name].command[0] == "-m"      # a beyond-the-paper study prints its own verdicts
     parts = report.study_parts_text(results, name) if done.returncode == 0 and not beyond else ""
     if args.plot_only and done.returncode == 0 and "(runs missing:" not in done.stdout:

@@ -1,5 +1,5 @@
 """The suite runs its tests one at a time on a machine with two cores. Its one long computation,
-the verdict rules' operating characteristics (verdicts/simulate.py, docs/stats.md's table:
+the verdict rules' operating characteristics (audit/simulate.py, docs/stats.md's table:
 about a minute and a half of one core), starts in a second process as soon as the tests that
 read it are collected, so it runs beside the rest of the suite; `stats_table` waits for it."""
 import multiprocessing
@@ -12,7 +12,7 @@ _started = {}
 @pytest.hookimpl(trylast=True)            # after -k and -m have deselected what will not run
 def pytest_collection_modifyitems(session, config, items):
     if any("stats_table" in getattr(item, "fixturenames", ()) for item in items):
-        from verdicts import simulate
+        from audit import simulate
         pool = multiprocessing.get_context("spawn").Pool(1)
         _started["pool"], _started["table"] = pool, pool.apply_async(simulate.table)
 
@@ -24,8 +24,8 @@ def pytest_sessionfinish(session, exitstatus):
 
 @pytest.fixture(scope="session")
 def stats_table():
-    """Every row of docs/stats.md's first table, as verdicts.simulate.table() computes it."""
+    """Every row of docs/stats.md's first table, as audit.simulate.table() computes it."""
     if "table" in _started:
         return _started["table"].get()
-    from verdicts import simulate
+    from audit import simulate
     return simulate.table(jobs=2)

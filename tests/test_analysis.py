@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import analysis
-from verdicts import rules as A
+from audit import rules as A
 
 BUDGET = 10000
 
@@ -109,6 +109,6 @@ def test_the_verdict_rules_load_no_torch():
     import os
     import subprocess
     import sys
-    code = "import sys, verdicts.rules; assert 'torch' not in sys.modules"
+    code = "import sys, audit.rules; assert 'torch' not in sys.modules"
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     assert subprocess.run([sys.executable, "-c", code], cwd=root).returncode == 0

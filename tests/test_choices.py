@@ -1,16 +1,16 @@
-"""The sensitivity study (beyond/choices.py, docs/registered/sensitivity.md): its cells are the registered
+"""The sensitivity study (audit/choices.py, docs/registered/sensitivity.md): its cells are the registered
 ones, its runs are shared with the figures', and each reading is judged by its claim's rules."""
 import itertools
 
 import pytest
 
 import analysis
-from verdicts import rules
-from beyond import choices as E
+from audit import rules
+from audit import choices as E
 import exp_fig2_ablation
-from beyond import regime_map as exp_regime_map
+from audit import regime_map as exp_regime_map
 import optim
-from verdicts import report
+from audit import report
 import store
 import sweep
 import train

@@ -139,13 +139,13 @@ def test_readme_names_only_code_that_exists():
     # a registration is frozen when committed: the code it names is as of its date (the README's map is current)
     pages = "".join(open(os.path.join(d, f)).read() for d, _, fs in sorted(os.walk(os.path.join(ROOT, "docs")))
                     for f in sorted(fs) if f.endswith(".md") and os.path.basename(d) != "registered")
-    modules = {f[:-3] for f in os.listdir(ROOT) if f.endswith(".py")} | {"verdicts", "beyond"}
+    modules = {f[:-3] for f in os.listdir(ROOT) if f.endswith(".py")} | {"audit"}
     missing = []
     for ref in sorted(set(re.findall(r"`([a-z_0-9]+(?:\.[A-Za-z_][A-Za-z_0-9]*)+)", readme + pages))):
         mod, *attrs = ref.split(".")
         if mod not in modules or attrs == ["py"]:
             continue
-        if mod in ("verdicts", "beyond") and attrs:          # a package: its module, then the name in it
+        if mod in ("audit",) and attrs:          # a package: its module, then the name in it
             mod, attrs = f"{mod}.{attrs[0]}", attrs[1:]
             if not os.path.exists(os.path.join(ROOT, *mod.split(".")) + ".py"):
                 missing.append(ref)

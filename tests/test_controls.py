@@ -34,10 +34,10 @@ def test_the_shuffled_target_has_the_oracles_form_and_never_its_pair():
 def test_the_shuffled_target_is_kept_for_the_run_while_distractors_are_redrawn(monkeypatch):
     targets, inputs = [], []
     real = train.forward_backward
-    def spy(model, opt, forward, batch, cfg, lam, measure=False, noise=None):
+    def spy(model, opt, forward, batch, cfg, lam, measure=False, noise=None, qk=None):
         targets.append(batch["target"].clone())
         inputs.append(batch["x"].clone())
-        return real(model, opt, forward, batch, cfg, lam, measure, noise)
+        return real(model, opt, forward, batch, cfg, lam, measure, noise, qk)
     monkeypatch.setattr(train, "forward_backward", spy)
     cfg = train.make_config(**TINY, lam=0.3, prior="shuffled", distractors="fresh")
     train.train(cfg)

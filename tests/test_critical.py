@@ -1,12 +1,12 @@
-"""beyond/critical.py (docs/registered/critical.md): the logistic transition, the two censored models of
+"""audit/critical.py (docs/registered/critical.md): the logistic transition, the two censored models of
 t_grok, H6c's committed prediction, and H7's accounts and rule."""
 import math
 
 import numpy as np
 import pytest
 
-from beyond import critical as E
-from verdicts import report
+from audit import critical as E
+from audit import report
 
 LAMS = [0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.05, 0.1, 0.2, 0.3, 1.0]
 

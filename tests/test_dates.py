@@ -1,4 +1,4 @@
-"""The after-data rule from dates (verdicts/dates.py, claims.date_check): the kept run dates are git's,
+"""The after-data rule from dates (audit/dates.py, claims.date_check): the kept run dates are git's,
 the choices' table is the code's, and each kind of late choice (a threshold, a premise marking, a
 window, an added seed) degrades its part, while choices made before their runs decide as before.
 Each planted case is also run with the date check removed, and must then fail."""
@@ -8,10 +8,10 @@ import subprocess
 
 import pytest
 
-from verdicts import claims
-from verdicts import dates as D
-from verdicts import rules as A
-from verdicts import studies
+from audit import claims
+from audit import dates as D
+from audit import rules as A
+from audit import studies
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

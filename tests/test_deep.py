@@ -193,10 +193,10 @@ def test_bad_deep_flags_are_one_line_errors(changes, message):
 
 
 # ---------------------------------------------------------------------------------------
-# The registered study (beyond/deep.py, docs/registered/deep.md): its runs and its rules
+# The registered study (audit/deep.py, docs/registered/deep.md): its runs and its rules
 
 def test_the_study_runs_are_the_registered_ones():
-    from beyond import deep as D
+    from audit import deep as D
     import store
     pilot = D.pilot_runs(D.parse(["--part", "pilot"]))
     assert [(c.seed, c.epochs, c.distractors, c.lam, c.n_layers, c.layernorm) for _, c in pilot] == \
@@ -216,7 +216,7 @@ def test_the_study_runs_are_the_registered_ones():
 
 
 def test_the_budget_and_cost_rules():
-    from beyond import deep as D
+    from audit import deep as D
     assert D.budget_rule(4000, 5000) == 10000 and D.budget_rule(4000, 5010) == 20000 and D.budget_rule(None, 10) == 20000
     # the whole grid at 100 ms an epoch, both pilot runs at 3,000: 6 seeds x (2 x 10k + 4,700 + 6 x 4,700)
     assert D.grid_cost(10000, 0, 100, 3000, 3000) == pytest.approx(6 * (20000 + 7 * 4700) * 0.1 / 3600)
@@ -227,7 +227,7 @@ def test_the_budget_and_cost_rules():
 
 
 def test_the_predictions_rules():
-    from beyond import deep as D
+    from audit import deep as D
     v = lambda verdict, ci=(0.0, 1.0): {"verdict": verdict, "ci": list(ci)}
     assert D.judge_d1({"fixed": v("reproduced"), "rho 0.003": v("reproduced")}) == "holds"
     assert D.judge_d1({"fixed": v("reproduced"), "rho 0.003": v("not reproduced")}) == "fails"
@@ -241,7 +241,7 @@ def test_the_predictions_rules():
 
 def test_the_committed_pilot_plan_is_the_rule_applied_to_the_stored_pilot():
     """results/deep_pilot.json is what the registered rules make of the two stored pilot runs."""
-    from beyond import deep as D
+    from audit import deep as D
     import store
     runs = D.pilot_runs(D.parse(["--part", "pilot"]))
     summaries = {label: store.read(store.STORE, cfg)[0] for label, cfg in runs}

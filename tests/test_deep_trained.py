@@ -6,7 +6,7 @@ import pytest
 
 import store
 import train
-from beyond import deep_trained as D
+from audit import deep_trained as D
 
 
 def test_the_budget_rule():

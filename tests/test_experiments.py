@@ -14,8 +14,8 @@ import store
 import sweep
 import train
 import analysis
-from verdicts import rules
-from verdicts import claims, report
+from audit import rules
+from audit import claims, report
 
 TINY = ["--p", "7", "--epochs", "30", "--seeds", "0", "--stop-after", "5"]
 
@@ -263,7 +263,7 @@ def test_a_tasks_summary_of_its_own_covers_the_tasks_asked_for(tmp_path, capsys)
 def test_report_reads_every_study_summary(studies):
     """report.make_report understands what the scripts write: every appendix claim gets
     a measured line, none is 'not run'."""
-    from verdicts import report as report_module
+    from audit import report as report_module
     root, outputs = studies
     report = report_module.make_report(str(root / "res"))
     lines = {l.split(" | ")[0][2:]: l for l in report.splitlines() if l.startswith("| C")}
@@ -286,7 +286,7 @@ def test_distributed_condition_epochs():
 def test_regime_map_script(tmp_path, capsys):
     """The map end to end on the baseline row (7 refresh rates, one tiny run each), then
     redrawn from the store alone with no training."""
-    from beyond import regime_map as exp_regime_map
+    from audit import regime_map as exp_regime_map
     exp_regime_map.main(TINY + dirs(tmp_path) + ["--part", "baseline"])
     out = capsys.readouterr().out
     assert "training 7 of 7 runs" in out and "Selection for the held-out confirmation" in out and "not decided" in out
@@ -301,7 +301,7 @@ def test_regime_map_script(tmp_path, capsys):
 
 
 QUICK_COMMANDS = [("exp_fig1_phases", []), ("exp_fig2_ablation", []), ("exp_fig3_kl", []), ("exp_fig4_tickets", []),
-                  ("beyond.regime_map", [])] + [("exp_appendix", [study]) for study in (
+                  ("audit.regime_map", [])] + [("exp_appendix", [study]) for study in (
                       "bound", "priors", "frozen", "optimizers", "routing", "lengths", "dims", "heads", "tasks")]
 
 

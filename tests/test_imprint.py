@@ -6,8 +6,8 @@ import pytest
 
 import store
 import train
-from beyond import imprint as I
-from verdicts import rules as A
+from audit import imprint as I
+from audit import rules as A
 
 SMALL = dict(p=11, d_model=16, d_mlp=32, frac=0.6, epochs=60, eval_every=10, threads=1, quiet=True, log_updates=True)
 

@@ -7,8 +7,8 @@ import re
 import pytest
 
 import train
-from beyond import information as I
-from verdicts import rules as A
+from audit import information as I
+from audit import rules as A
 
 
 def test_fisher_one_sided_against_the_hypergeometric_by_hand():
@@ -133,7 +133,7 @@ def test_a_complete_study_is_judged_written_and_drawn(tmp_path):
     store.write_json(tmp_path / "information.json", summary)
     written = store.read_json(tmp_path / "information.json")
     assert written["regimes"]["fixed"]["reading"] == "the paper's account"
-    from verdicts import report
+    from audit import report
     rows = report.study_table(written)          # REPORT.md's run table: every run's times, by seed
     assert len(rows) == 2 + len(I.BUDGETS) * len(I.ARMS) + 2 and rows[0].startswith("| regime (budget) | arm | t_95")
     oracle = next(r for r in rows if r.startswith("| fixed (10,000) | oracle |"))
@@ -250,7 +250,7 @@ def test_the_figures_page_states_the_controls_as_measured():
 
 def test_a_comparison_with_no_interval_is_written_as_its_rule_gives_it():
     """One informative seed (the --quick preset's one seed) gives an estimate and no interval: the
-    line is the rule's own text (a crash here once stopped `python -m beyond.information --quick`)."""
+    line is the rule's own text (a crash here once stopped `python -m audit.information --quick`)."""
     one = A.speedup_verdict_v4({0: 4000.0}, {0: 2000.0}, 10000, what="uniform faster than lambda 0")
     assert "estimate" in one and "ci" not in one
     assert I.comparison_line(one).startswith(f"{one['verdict']}: ") and "one informative seed" in I.comparison_line(one)

@@ -1,5 +1,6 @@
-"""The repository's shape (README, "Files"): the core and the figure scripts import no verdict
-code and no beyond-the-paper study, nothing imports in a cycle, and a figure script copied with
+"""The repository's shape (README, "Files"): two tiers, the reference at the top level and the audit
+(audit/: the verdicts and the studies beyond the paper) beside it, which the reference never imports;
+nothing imports in a cycle, and a figure script copied with
 the core and the shared helpers alone runs its --quick preset in an empty folder."""
 import ast
 import glob
@@ -13,7 +14,11 @@ CORE = ["model.py", "model_deep.py", "tasks.py", "optim.py", "diagnostics.py", "
         "device.py", "controls.py", "summary.py", "analysis.py"]
 SHARED = ["sweep.py", "store.py", "plots.py", "extend.py"]
 FIGURES = sorted(os.path.basename(f) for f in glob.glob(os.path.join(ROOT, "exp_*.py")))
-PACKAGES = ("verdicts", "beyond")
+PACKAGES = ("audit",)
+# the audit's studies beyond the paper: each renders its own report lines (audit/report.py lays them out)
+STUDIES = ("regime_map", "two_clocks", "choices", "critical", "payoff", "deep", "deep_trained", "information", "plateau",
+           "imprint")
+ENTRY = ("reproduce.py",)       # the one top-level file that drives both tiers: every study, then the audit's report
 
 
 def module_name(path):
@@ -117,12 +122,25 @@ def test_a_copied_figure_script_runs_its_quick_preset_alone(tmp_path):
 
 
 def test_each_study_renders_its_own_lines_and_nothing_strips_markdown():
-    """beyond/ imports nothing from verdicts/report.py (a study renders its own lines; the report lays
+    """No study imports audit/report.py or audit/readme.py (a study renders its own lines; the report lays
     them out), and no code strips the project's own markdown after the fact: a verdict renders
     itself bold or plain (rules.describe(v, bold=False))."""
-    for f in glob.glob(os.path.join(ROOT, "beyond", "*.py")):
-        bad = [n for n in imports(f) if n in ("verdicts.report", "report") or n.startswith("verdicts.report.")]
+    assert all(os.path.exists(os.path.join(ROOT, "audit", f"{m}.py")) for m in STUDIES)
+    for f in (os.path.join(ROOT, "audit", f"{m}.py") for m in STUDIES):
+        bad = [n for n in imports(f) if n in ("audit.report", "audit.readme") or n.startswith(("audit.report.", "audit.readme."))]
         assert not bad, f"{f} imports {bad}"
     for f in repo_modules().values():
         source = open(f).read()
         assert ".replace(\"**\", \"\")" not in source and ".replace('**', '')" not in source, f
+
+
+def test_the_reference_never_imports_the_audit():
+    """Two tiers that depend one way: no top-level file but the entry point imports the audit, at any level
+    (inside a function too), and loading train, model and a figure script loads nothing of it."""
+    for f in glob.glob(os.path.join(ROOT, "*.py")):
+        if os.path.basename(f) not in ENTRY:
+            bad = [n for n in imports(f) if n.split(".")[0] in PACKAGES]
+            assert not bad, f"{os.path.basename(f)} imports {bad}"
+    probe = "import sys, train, model, exp_fig3_kl; print(sorted(m for m in sys.modules if m.split('.')[0] == 'audit'))"
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr[-500:]

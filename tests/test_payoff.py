@@ -1,4 +1,4 @@
-"""beyond/payoff.py (docs/registered/payoff.md, H8): the model as fitted for the registration, its cells,
+"""audit/payoff.py (docs/registered/payoff.md, H8): the model as fitted for the registration, its cells,
 and its rule."""
 import math
 import os
@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 
-from beyond import payoff as P
+from audit import payoff as P
 import store
 
 
@@ -75,7 +75,7 @@ def test_the_summary_and_its_report_block(tmp_path):
     assert (out["verdict"], out["held"], out["planned_runs"]) == ("holds", 7, 80)
     assert "outside" in out["cells"]["fresh, wd 1.5"]["text"]
     assert ">= " in out["cells"]["rho 0.002"]["text"] and "2 of 5 runs without the prior" in out["cells"]["rho 0.002"]["text"]
-    from verdicts import report
+    from audit import report
     assert "not complete" in " ".join(report.payoff_block(str(tmp_path)))
     store.write_json(str(tmp_path / "payoff.json"), out, digits=6)
     block = "\n".join(report.payoff_block(str(tmp_path)))

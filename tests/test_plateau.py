@@ -9,9 +9,9 @@ import torch
 
 import controls
 import train
-from beyond import plateau as P
+from audit import plateau as P
 from tasks import make_task
-from verdicts import rules as A
+from audit import rules as A
 
 SMALL = dict(p=11, d_model=16, d_mlp=32, frac=0.6, epochs=30, eval_every=10, threads=1, quiet=True)
 

@@ -1,4 +1,4 @@
-"""The verdict rules' policy over parts (verdicts/policy.py, verdicts/claims.py): rule 7's untestable
+"""The verdict rules' policy over parts (audit/policy.py, audit/claims.py): rule 7's untestable
 parts and costs, rules v4's plan and the addenda's studies deciding the parts they were run for, Eq. 7's
 held-out seeds, censored runs and retrains, the direction beside each interval. (The after-data rule by
 dates: tests/test_dates.py.)"""
@@ -8,9 +8,9 @@ import os
 import pytest
 
 from tests.test_reproduce import write
-from verdicts import claims, report
-from verdicts import rules
-from verdicts import studies
+from audit import claims, report
+from audit import rules
+from audit import studies
 
 
 def test_v4_untestable_only_by_premise(tmp_path):
@@ -174,7 +174,7 @@ def test_every_interval_part_says_its_direction_beside_its_verdict():
 def test_the_fifth_addendums_runs_decide_their_parts_on_their_own_seeds(tmp_path):
     """docs/plan.md, row 14: once dims_after's summary is stored, C8's width part is read from its
     seeds alone, in place of the earlier seeds' part, and names its row; before, nothing moves."""
-    from verdicts import studies
+    from audit import studies
     ds = (16, 32, 64, 128, 256)
     def dims(seeds, sign):           # t_struct falls (sign +1) or rises (sign -1) with d, per seed
         return {"seeds": seeds, "budget": 10000,
@@ -194,7 +194,7 @@ def test_the_fifth_addendums_runs_decide_their_parts_on_their_own_seeds(tmp_path
 def test_the_seventh_addendums_runs_decide_c11s_fresh_law_alone(tmp_path):
     """docs/plan.md, row 19: once regime_map_confirm_fresh's summary is stored, C11's 1/wd law in `fresh` is
     read from its seeds alone, naming its row and what was seen before it; Eq. 5's part is not its to decide."""
-    from beyond import regime_map as M
+    from audit import regime_map as M
     from tests.test_regime_map import BUDGET, results_for
 
     def summary(seeds, slope):          # t_grok = 3000 wd^-slope per seed, memorization at 300

@@ -5,8 +5,8 @@ import os
 import numpy as np
 import pytest
 
-from verdicts import rules as A
-from verdicts import power
+from audit import rules as A
+from audit import power
 
 
 def test_t_decided_is_the_t_intervals_own_error_rate_at_no_effect_and_one_at_a_large_one():

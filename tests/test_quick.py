@@ -8,7 +8,7 @@ import exp_fig3_kl
 import reproduce
 import store
 import sweep
-from verdicts import studies
+from audit import studies
 
 # what one study's --quick may plan (issue #85; 40,000 epochs 2026-12-02, 16,000 by cost 2026-12-03): small-model
 # runs costing at most this many one-block epochs at d = 128 (reproduce.study_runs: a two-block epoch counts 5).

@@ -11,9 +11,9 @@ import pytest
 
 import analysis
 import store
-from beyond import choices
-from verdicts import claims
-from verdicts import readme as blocks_module
+from audit import choices
+from audit import claims
+from audit import readme as blocks_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -60,7 +60,7 @@ def ratio(v):
 def information(info):
     """The information study's strings (docs/registered/information.md) from results/information.json:
     `fresh` with amendment 2's confirmation, and rho 0.003's comparisons with the bounds as bounds."""
-    from beyond.information import CONTROLS
+    from audit.information import CONTROLS
     regimes = info["regimes"]
     rho, fresh = (regimes[r]["comparisons"] for r in ("refresh0.003", "fresh"))
     out = {}
@@ -117,7 +117,7 @@ def numbers():
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
-        from verdicts import studies
+        from audit import studies
         table = claims.verdicts("results")
         out = information(store.read_json(os.path.join("results", "information.json")))
         out.update(part_five(store.read_json(os.path.join("results", "plateau.json"))))

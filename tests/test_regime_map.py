@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from beyond import regime_map as M
-from verdicts import claims
+from audit import regime_map as M
+from audit import claims
 import store
 
 BUDGET = 10000

@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from verdicts import claims, readme, report
-from verdicts import rules
-from verdicts import studies
+from audit import claims, readme, report
+from audit import rules
+from audit import studies
 import reproduce
 
 SEEDS = [0, 1, 2, 3, 4]
@@ -681,7 +681,7 @@ def test_a_run_table_tells_a_run_not_stored_from_one_that_never_grokked():
 
 
 def test_a_study_that_ran_and_wrote_no_summary_says_why_from_its_printout(tmp_path):
-    """beyond.deep's registered rule leaves no grid: its section quotes the printout's first clause and
+    """audit.deep's registered rule leaves no grid: its section quotes the printout's first clause and
     links it, where a study never run says so."""
     text = report.make_report(str(tmp_path))
     assert "### Beyond the paper: a two-layer LayerNorm transformer\n" in text

@@ -1,5 +1,5 @@
-"""The verdict rules, version 3 (verdicts/rules.py, docs/stats.md): closed forms, the referee's cases, and
-the operating characteristics measured by verdicts/simulate.py held to docs/stats.md's table."""
+"""The verdict rules, version 3 (audit/rules.py, docs/stats.md): closed forms, the referee's cases, and
+the operating characteristics measured by audit/simulate.py held to docs/stats.md's table."""
 import math
 import os
 
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import analysis
-from verdicts import rules as A
-from verdicts import simulate as S
+from audit import rules as A
+from audit import simulate as S
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUDGET = 10000
@@ -446,7 +446,7 @@ def test_a_censored_run_is_a_bound_at_its_own_budget():
 
 
 def test_rules_v4_scaling_rows_are_those_stated_in_stats_md():
-    """docs/stats.md's v4 scaling rows (python -m verdicts.simulate --scaling-v4, under an hour):
+    """docs/stats.md's v4 scaling rows (python -m audit.simulate --scaling-v4, under an hour):
     C11's room (no floor: a closed-form slope) recomputed in full, to within a rare boundary flip of
     another CPU's rounding; for the rooms with a floor, the first 12 data sets of one scenario,
     whose rates must be a plausible draw from the stated ones (3 binomial sd, a data set each way).

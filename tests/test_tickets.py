@@ -63,7 +63,7 @@ def test_fig4_script_tiny(tmp_path, capsys):
                "--runs-dir", str(tmp_path / "runs"), "--results-dir", str(tmp_path / "res")])
     out = capsys.readouterr().out
     assert "Claim C4" in out and "INCONCLUSIVE" not in out        # a figure script prints no verdict
-    from verdicts import report
+    from audit import report
     assert "on this study's runs (claim C4" in report.study_parts_text(str(tmp_path / "res"), "fig4")
     s = json.loads((tmp_path / "res" / "fig4_tickets.json").read_text())
     assert set(s["grok"]) == set(fig4.ARMS)

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from beyond import two_clocks as tc
+from audit import two_clocks as tc
 import store
 import train
 
@@ -131,7 +131,7 @@ def test_each_clock_panel_draws_its_law():
     """The H2 panel on a synthetic 1/wd law (a named room, no floor): medians, rule 6's slope over
     the room, and H3's fitted law, each a labelled line."""
     import plots
-    from verdicts import rules as A
+    from audit import rules as A
     times = {1 / wd: {s: round(1500 / wd * (1 + 0.02 * s)) for s in range(5)} for wd in (0.5, 1, 2, 4)}
     v = A.scaling_verdict_v3(times, 10000, [0.25, 0.5, 1, 2], "1/wd")
     assert v["verdict"] == "reproduced" and v["estimate"] == pytest.approx(1.0, abs=1e-4)
@@ -201,8 +201,8 @@ def test_h1c_judges_the_held_out_seeds_only_and_waits_for_all_its_runs():
 
 
 def test_the_simulated_h3_design_is_the_registered_one():
-    """docs/stats.md's H3 rows (verdicts.simulate.composition_rows) simulate the rule as registered."""
-    from verdicts import simulate as S
+    """docs/stats.md's H3 rows (audit.simulate.composition_rows) simulate the rule as registered."""
+    from audit import simulate as S
     assert S.H3_TOLERANCE == tc.TOLERANCE
     assert S.H3_CELLS == len(tc.held_out_cells(tc.parse([])))
     assert S.H3_NEED == math.ceil(tc.HOLD_FRACTION * S.H3_CELLS - 1e-9) == 11     # 80% of 13 cells

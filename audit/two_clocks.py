@@ -2,10 +2,10 @@
 clock (1/wd)? The study pre-registered in docs/registered/two_clocks.md (first committed to the README,
 0e4f1b5), hypotheses H1-H5.
 
-    python -m beyond.two_clocks --jobs 2            # every run (most shared with Figure 3 in fixed)
-    python -m beyond.two_clocks --part h1 h2        # the runs of some hypotheses only
-    python -m beyond.two_clocks --plot-only         # redraw from the store
-    python -m beyond.two_clocks --quick             # the small model, one seed, eight runs
+    python -m audit.two_clocks --jobs 2             # every run (most shared with Figure 3 in fixed)
+    python -m audit.two_clocks --part h1 h2         # the runs of some hypotheses only
+    python -m audit.two_clocks --plot-only          # redraw from the store
+    python -m audit.two_clocks --quick              # the small model, one seed, eight runs
 
 H1 routing clock: under `fixed` with the KL prior, t_struct ~ 1/lambda (rule 6 on t_struct).
 H1b (amendment 2, 2026-11-24, before any H1 run): H1 with t_struct the first epoch from
@@ -34,9 +34,9 @@ import os
 import numpy as np
 
 import analysis
-from verdicts import rules as A
+from audit import rules as A
 import plots
-from verdicts import claims
+from audit import claims
 import store
 import sweep
 
@@ -330,7 +330,7 @@ def composition(c, results, args):
 
 
 # ---------------------------------------------------------------------------------------
-# Its lines in REPORT.md (verdicts/report.py lays them out)
+# Its lines in REPORT.md (audit/report.py lays them out)
 
 def h3_cell(row, bold=True):
     """One held-out cell of the two clocks' H3: the deciding prediction max(R, N) + c against the

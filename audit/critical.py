@@ -1,10 +1,10 @@
 """Beyond the paper: is there a critical prior strength below which the KL prior never rescues a
 memorized model? The study pre-registered in docs/registered/critical.md (2026-11-25), hypotheses H6a-c.
 
-    python -m beyond.critical --jobs 2              # every run (the stored C3f grid serves most of the fit)
-    python -m beyond.critical --part fit            # the fitting set only
-    python -m beyond.critical --plot-only           # redraw from the store
-    python -m beyond.critical --quick               # the small model, two seeds: a first look, never a verdict
+    python -m audit.critical --jobs 2               # every run (the stored C3f grid serves most of the fit)
+    python -m audit.critical --part fit             # the fitting set only
+    python -m audit.critical --plot-only            # redraw from the store
+    python -m audit.critical --quick                # the small model, two seeds: a first look, never a verdict
 
 H6a the transition: P(grok within 20k | lambda) logistic in log lambda; lambda_c and its width
     W = lambda_90 / lambda_10 with 95% seed-bootstrap intervals; holds if W's interval < 2.
@@ -24,7 +24,7 @@ import os
 import numpy as np
 import torch
 
-from verdicts import rules as A
+from audit import rules as A
 import plots
 import store
 import sweep

@@ -1,16 +1,16 @@
 """The README's generated blocks (and those of docs/registered/sensitivity.md): the claim table,
 one row per claim with the part or parts that decide or hold its verdict, and the "what else we
-tried" blocks; every number in them comes from the claims' verdicts (verdicts/claims.py) and the
+tried" blocks; every number in them comes from the claims' verdicts (audit/claims.py) and the
 summaries, through `update_readme`.
 
     python reproduce.py --report-only    # rewrites every generated block
 """
-from beyond.choices import choice_line, held_out_note
-from verdicts import dates as D
-from verdicts import rules as A
-from verdicts import studies
-from verdicts.claims import PAPER_SHORT, _load, direction, study_of, verdicts
-from verdicts.report import CHOICE_CLAIMS, claim_outcome
+from audit.choices import choice_line, held_out_note
+from audit import dates as D
+from audit import rules as A
+from audit import studies
+from audit.claims import PAPER_SHORT, _load, direction, study_of, verdicts
+from audit.report import CHOICE_CLAIMS, claim_outcome
 
 
 def block_markers(name):

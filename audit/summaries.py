@@ -1,12 +1,12 @@
 """The summaries the verdicts read (results/<study>.json, written by the study scripts), as
-verdicts/claims.py and verdicts/policy.py read them: loaded (on some seeds only, while the after-data
+audit/claims.py and audit/policy.py read them: loaded (on some seeds only, while the after-data
 rule judges a part on the seeds stored after its choices), per seed, and a part's name. No torch.
 """
 import contextvars
 import json
 import os
 
-from verdicts import studies
+from audit import studies
 
 
 def load(results, name):

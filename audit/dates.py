@@ -11,7 +11,7 @@ date it was stored, and a part decides only on runs stored after each of its cho
 
 The dates of the runs are kept beside the store in results/run_dates.json (written by `python
 reproduce.py --dates` from git), so that a checkout without history judges the same; a test compares
-them with git where history exists. verdicts/claims.py applies the rule to every part. No torch.
+them with git where history exists. audit/claims.py applies the rule to every part. No torch.
 """
 import collections
 import functools

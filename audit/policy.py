@@ -1,15 +1,15 @@
 """What the verdict rules add to a claim's parts beyond their statistics (rules v4, docs/stats.md):
 the parts untestable by premise (rule 7), the power plan's rows and costs (docs/plan.md), and the
-after-data rule by dates (verdicts/dates.py): `mark_untestable` and `date_check`, which
-verdicts/claims.py applies to every part. No torch.
+after-data rule by dates (audit/dates.py): `mark_untestable` and `date_check`, which
+audit/claims.py applies to every part. No torch.
 """
 import json
 import os
 
-from verdicts import dates as D
-from verdicts import rules as A
-from verdicts import studies
-from verdicts.summaries import NAMING, _ONLY_SEEDS, label, load as _load
+from audit import dates as D
+from audit import rules as A
+from audit import studies
+from audit.summaries import NAMING, _ONLY_SEEDS, label, load as _load
 
 
 # Rules v3, rule 7 (docs/stats.md): parts whose premise never occurs here, each (status, evidence,
@@ -171,7 +171,7 @@ def study_of(claim, label, v):
 
 def date_check(claim, parts, results, judge, study=None, confirm=None):
     """Rules v4's after-data rule, from dates, on every part: a part decides only on runs stored after
-    each of its choices (verdicts/dates.py). Where a choice came on or after the first run a part reads:
+    each of its choices (audit/dates.py). Where a choice came on or after the first run a part reads:
     a choice with runs registered after it (confirm: claims.CONFIRM) is judged on those; else the part is judged again on
     the seeds whose every run was stored after it (judge(use) -> its parts, the summary read on those
     seeds), or, with none or where the part cannot be read by seed, it is inconclusive, naming the choice.
@@ -281,7 +281,7 @@ def plan_untestable(results="results"):
     return out
 
 
-MAX_SEEDS, COSTLY_HOURS = 200, 10.0     # verdicts/power.py's search bound (effects; laws: their v4 rows) and line
+MAX_SEEDS, COSTLY_HOURS = 200, 10.0     # audit/power.py's search bound (effects; laws: their v4 rows) and line
 
 
 def cost_text(row):
@@ -312,7 +312,7 @@ V4_LAW_ROOMS = {"C3": "C3 and C3b's room", "C3b": "C3 and C3b's room", "C3f": "C
 def v4_law_power(claim, path=os.path.join("docs", "stats.md")):
     """"1% at 5 seeds and 0% at 20": the rate at which rules v4 reproduces a true Eq. 7 law (floor + C/x) in
     its simulated rows for the claim's room, or None where none is simulated."""
-    from verdicts import simulate
+    from audit import simulate
     room = V4_LAW_ROOMS.get(claim)
     if room is None or not os.path.exists(path):
         return None

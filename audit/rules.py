@@ -1,6 +1,6 @@
 """The verdict rules every claim is judged by: statistics over seeds, censoring, the scaling fits, and
 how parts combine into a claim's verdict. docs/stats.md states each rule, its assumptions and its
-error rates measured on synthetic data with a known truth (verdicts/simulate.py). Rules v4 decide, v3
+error rates measured on synthetic data with a known truth (audit/simulate.py). Rules v4 decide, v3
 is reported beside (v1 and v2: docs/stats.md names the commit that prints them). A rule v4 took over
 unchanged has one name; a label marks those whose versions differ. What they judge: analysis.py.
 """
@@ -149,7 +149,7 @@ def _sign_flip_p(values):
 # ---------------------------------------------------------------------------------------
 # Verdict rules, version 3 (from 2026-11-25): what decides every verdict in REPORT.md and the
 # README. docs/stats.md states each rule and its error rates measured on synthetic data
-# (python -m verdicts.simulate; tests/test_rules.py fails if a rule drifts from them).
+# (python -m audit.simulate; tests/test_rules.py fails if a rule drifts from them).
 #
 # 1. n counts informative seeds, never runs: a seed censored in both arms, or with no
 #    measurable value, does not count toward the five (MIN_SEEDS) a decision needs; with
@@ -512,7 +512,7 @@ PARTLY = "reproduced where testable"
 
 def combine_testable(parts):
     """Rule 7 (v3 and v4, one function: v4 decides what may be untestable before it, in
-    verdicts/claims.py, by premise only, confirmed on runs made after a marking): rule 5's combination over the parts that are testable here; a claim whose
+    audit/claims.py, by premise only, confirmed on runs made after a marking): rule 5's combination over the parts that are testable here; a claim whose
     parts are all untestable is untestable, and one whose testable parts are all reproduced
     while others are untestable is "reproduced where testable", never plain reproduced."""
     testable = {k: p for k, p in parts.items() if p["verdict"] != UNTESTABLE}

@@ -2,9 +2,9 @@
 transformer (model_deep.DeepTransformer) on the regime map's headline cells. Registered in
 docs/registered/deep.md (2026-11-26) before any of its runs, the pilot's included.
 
-    python -m beyond.deep --part pilot --jobs 2          # seed 100: the budget and the cost, by rule
-    python -m beyond.deep --part grid --jobs 2           # the registered grid (after the pilot)
-    python -m beyond.deep --plot-only                    # judge and draw from the store
+    python -m audit.deep --part pilot --jobs 2           # seed 100: the budget and the cost, by rule
+    python -m audit.deep --part grid --jobs 2            # the registered grid (after the pilot)
+    python -m audit.deep --plot-only                     # judge and draw from the store
 
 By the registered rule the pilot (neither run grokked within 20,000 epochs) leaves no grid that
 fits 12 core-hours: the grid is not run under this registration, and --plot-only redraws the
@@ -25,7 +25,7 @@ import analysis
 import plots
 import store
 import sweep
-from verdicts import rules
+from audit import rules
 
 MODEL = dict(n_layers=2, layernorm=True)
 LAM = 0.3
@@ -221,7 +221,7 @@ def main(argv=None):
     if BUDGET is None or SHRINK_STEP is None:
         if not args.plot_only:
             raise SystemExit("error: no grid to run: its budget and size are set from the pilot by the registered "
-                             "rule (docs/registered/deep.md; python -m beyond.deep --part pilot)")
+                             "rule (docs/registered/deep.md; python -m audit.deep --part pilot)")
         print("no grid: by the registered rule it is not run (docs/registered/deep.md); the pilot, redrawn:")
         return pilot(args)
     grid = grid_runs(args, BUDGET, SHRINK_STEP)

@@ -1,10 +1,10 @@
 """Where the paper's story holds: a map over distractor refresh rho, weight decay and lambda
 (claims C1, C3 and C11; docs/registered/regime_map.md).
 
-    python -m beyond.regime_map --jobs 2            # the whole grid, seeds 0-4 (resumes from the store)
-    python -m beyond.regime_map --part baseline     # only lambda = 0 at wd = 1 over rho
-    python -m beyond.regime_map --plot-only         # redraw the maps from the committed run data
-    python -m beyond.regime_map --quick             # fixed vs fresh at lambda 0, the small model, seed 0, ~70 s
+    python -m audit.regime_map --jobs 2             # the whole grid, seeds 0-4 (resumes from the store)
+    python -m audit.regime_map --part baseline      # only lambda = 0 at wd = 1 over rho
+    python -m audit.regime_map --plot-only          # redraw the maps from the committed run data
+    python -m audit.regime_map --quick              # fixed vs fresh at lambda 0, the small model, seed 0, ~70 s
 
 The grid (paper config everywhere except the axis varied; 10k epochs; stop 200 after grokking):
   baseline  rho in RHOS, wd 1, lambda 0                 the pre-registered criterion's runs
@@ -20,9 +20,9 @@ import os
 import numpy as np
 
 import analysis
-from verdicts import rules
+from audit import rules
 import plots
-from verdicts import claims
+from audit import claims
 import store
 import sweep
 
@@ -157,7 +157,7 @@ def select_cell(stats, cells):
 
 def held_out(cell, selection):
     """The selected cell with its held-out confirmation: Figure 3 and Figure 1 on seeds 5-9
-    (reproduce.py runs these commands; verdicts/claims.py judges C3 there from the Figure 3 file)."""
+    (reproduce.py runs these commands; audit/claims.py judges C3 there from the Figure 3 file)."""
     regime, wd = sweep.regime_name(cell["rho"]), cell["wd"]
     flags = ["--regime", regime] + ([] if wd == 1.0 else ["--wd", f"{wd:g}"]) \
         + ["--seeds"] + [str(s) for s in HELD_OUT_SEEDS]
@@ -198,7 +198,7 @@ def print_tables(stats, budget):
         print(f"{key:24s} " + " ".join(f"{c['conditions_met'][k]:>12d}" for k in conds)
               + f" {c['seeds_meeting']:>6d}/{len(c['seeds'])} {mass:>9s} {med:>14s} {epoch(c['median_t_found']):>8s}"
               f" {epoch(c['median_t_mem']):>6s} {c['found_before_mem']:>9d}/{len(c['seeds'])}")
-    print("\nKL speed-up t_grok(0) / t_grok(lambda), paired by seed (rules v4, verdicts/rules.py):")
+    print("\nKL speed-up t_grok(0) / t_grok(lambda), paired by seed (rules v4, audit/rules.py):")
     for key, c in stats.items():
         if "speedup" in c:
             print(f"  {key:24s} " + rules.describe(c["speedup"], bold=False))
@@ -502,7 +502,7 @@ def main(argv=None):
                  f"{selection['cell']}" + ("" if selection["shows_regime"] else
                                            f", the closest cell (no cell shows the regime; failing: {selection['failing']})")))
     if selection is not None:
-        print("Held-out confirmation (reproduce.py runs it; verdicts/claims.py judges C3b on it):\n"
+        print("Held-out confirmation (reproduce.py runs it; audit/claims.py judges C3b on it):\n"
               + "\n".join("  python " + " ".join(cmd) + " --jobs 2" for cmd in selection["commands"]))
     print("\nClaim C11 (abstract, Eq. 5): the baseline's delay grows like 1/wd and lasts at least Eq. 5's bound.")
     c11_now = claims.c11_from_cells(stats.values(), args.epochs, c11)        # the verdict REPORT.md gives

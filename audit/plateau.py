@@ -3,10 +3,10 @@ what the information study (docs/registered/information.md) saw in `fresh`, wher
 no information ended the plateau sooner than lambda 0 and than the oracle, put to arms that set
 them against each other. Registered in docs/registered/plateau.md before any of its runs.
 
-    python -m beyond.plateau --jobs 2 --threads 1     # every run (seed by seed, resumable)
-    python -m beyond.plateau --plot-only             # judge and draw from the store
-    python -m beyond.plateau --power                 # the registration's power table, recomputed
-    python -m beyond.plateau --quick                 # the small model, one seed, a few minutes
+    python -m audit.plateau --jobs 2 --threads 1      # every run (seed by seed, resumable)
+    python -m audit.plateau --plot-only              # judge and draw from the store
+    python -m audit.plateau --power                  # the registration's power table, recomputed
+    python -m audit.plateau --quick                  # the small model, one seed, a few minutes
 
 The accounts (the registration gives each one's predictions as outcomes):
   live      a KL that stays live keeps attention and the embeddings moving under AdamW on the
@@ -31,8 +31,8 @@ import plots
 import store
 import sweep
 from analysis import first_epoch, held_from
-from beyond.information import bound_mark, count_verdict
-from verdicts import rules as A
+from audit.information import bound_mark, count_verdict
+from audit import rules as A
 
 LAM = 0.3                       # the information study's (the regime map's) strength
 OFF_EARLY, OFF_LATE = 200, 1000  # the uniform KL turned off: before memorization ends, and on the plateau
@@ -314,7 +314,7 @@ def power_table(p, n=len(SEEDS)):
 
 def information_runs(args):
     """The information study's `fresh` lambda 0 and uniform runs at POOLED_SEEDS (all stored), for K1 pooled."""
-    from beyond import information
+    from audit import information
     return {arm: [(f"pooled/{arm}/seed{s}", sweep.study_config(args, s, regime="fresh", epochs=BUDGETS["fresh"],
                                                               **information.ARMS[arm])) for s in POOLED_SEEDS]
             for arm in ("lambda 0", "uniform")}

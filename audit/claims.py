@@ -1,8 +1,8 @@
 """The paper's claims judged: one function per claim, each returning {part: verdict dict} from the
-summaries the study scripts write; every verdict comes from the rules in verdicts/rules.py (rules v4
+summaries the study scripts write; every verdict comes from the rules in audit/rules.py (rules v4
 decide, v3 is shown beside; docs/stats.md), and nothing else decides. Here too: the parts untestable
 by premise, the one rule for a choice made after its data, the power plans' notes. REPORT.md
-(verdicts/report.py) and the README's blocks (verdicts/readme.py) only lay out what this returns.
+(audit/report.py) and the README's blocks (audit/readme.py) only lay out what this returns.
 
     claims.verdicts("results")           # {claim: (verdict, {part: verdict dict})}
 """
@@ -13,15 +13,15 @@ import os
 import numpy as np
 
 import analysis
-from verdicts import dates as D
-from verdicts import rules as A
-from verdicts import studies
-from verdicts import policy
-from verdicts.policy import (ADDENDUM, C10_NO_PLATEAU, NO_PLATEAU, NOT_TESTED, UNTESTABLE_PARTS, V4_PLAN_STUDIES,  # noqa: F401
+from audit import dates as D
+from audit import rules as A
+from audit import studies
+from audit import policy
+from audit.policy import (ADDENDUM, C10_NO_PLATEAU, NO_PLATEAU, NOT_TESTED, UNTESTABLE_PARTS, V4_PLAN_STUDIES,     # noqa: F401
                              V4_PLANNED, cost_text, mark_untestable, plan_power, plan_status, study_of,
                              v4_plan_note)     # what the report and tests read here too
-from verdicts.summaries import NAMING, label, naming, restrict  # noqa: F401
-from verdicts.summaries import by_seed as _by_seed, cell_times as _cell_times, load as _load, summary as _summary
+from audit.summaries import NAMING, label, naming, restrict     # noqa: F401
+from audit.summaries import by_seed as _by_seed, cell_times as _cell_times, load as _load, summary as _summary
 
 PAPER = {claim: statement for claim, (_, statement) in studies.CLAIMS.items()}
 PAPER_SHORT = {claim: short for claim, (short, _) in studies.CLAIMS.items()}
@@ -29,7 +29,7 @@ PAPER_SHORT = {claim: short for claim, (short, _) in studies.CLAIMS.items()}
 
 # ---------------------------------------------------------------------------------------
 # One function per claim, each returning {part: verdict dict} from the summaries the scripts
-# wrote; every verdict comes from the rules in verdicts/rules.py (nothing else decides)
+# wrote; every verdict comes from the rules in audit/rules.py (nothing else decides)
 
 
 # The rules that decide (docs/stats.md, version 4, registered 2026-11-26 before this recomputation)
@@ -288,7 +288,7 @@ def c5_drop(d, R=A.RULES[DECIDING]):
     return R.effect(drops, math.log(2), "before/plateau ratio (per seed)", fmt=lambda x: f"{np.exp(x):.1f}x")
 
 
-# The runs made after a choice, where they were registered to confirm or decide it (verdicts.dates, a
+# The runs made after a choice, where they were registered to confirm or decide it (audit.dates, a
 # choice's `confirm`): {choice key: Confirm}. Every other late choice leaves its part judged on the seeds
 # stored after it, or inconclusive (date_check).
 #   summary  the summary of the runs made after the choice
@@ -469,7 +469,7 @@ def c11_law(name):
 def c11_from_cells(cells, budget, eq5_parts, R=A.RULES[DECIDING]):
     """C11 from the regime map's cells: per regime, the 1/wd law over the named
     room (rule 6) and Eq. 5's bound per seed (rule 5, as the map's summary judged it: eq5_parts).
-    beyond/regime_map.py prints and draws the same parts."""
+    audit/regime_map.py prints and draws the same parts."""
     parts = {}
     for rho, name in C11_REGIMES:
         times = {1 / c["wd"]: _cell_times(c) for c in cells if c["rho"] == rho and c["lam"] == 0}

@@ -4,8 +4,8 @@ computed from that part's own seed scatter in the store, what those seeds cost, 
 parts the plan runs. A part whose decision costs more than UNTESTABLE_HOURS is "untestable
 here" (rule 7), with its cost; the plan runs the cheapest parts first, up to CAP_HOURS.
 
-    python -m verdicts.power              # print the plan (about 10 minutes: the scaling parts simulate the rule)
-    python -m verdicts.power --write      # and write docs/plan.md and results/plan.json (verdicts/claims.py reads it)
+    python -m audit.power                 # print the plan (about 10 minutes: the scaling parts simulate the rule)
+    python -m audit.power --write         # and write docs/plan.md and results/plan.json (audit/claims.py reads it)
 
 "Either way": under the paper's effect (a 2x speed-up where the paper gives no size; twice
 the smallest effect that counts for other effects; slope 1 for a law; a property that holds
@@ -25,8 +25,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from verdicts import rules as A
-from verdicts import claims
+from audit import rules as A
+from audit import claims
 
 POWER = 0.8
 CAP_HOURS = 25.0             # the whole plan (issue #39)
@@ -35,7 +35,7 @@ MAX_SEEDS = 200
 STORE = os.path.join("results", "store")
 REPS = 4000
 
-# A part's design: its claim and part name (verdicts/claims.py's), the kind of rule, the smallest effect
+# A part's design: its claim and part name (audit/claims.py's), the kind of rule, the smallest effect
 # that counts (the rule's scale), the truths' effect under the paper, and the new runs a seed
 # costs: store key patterns ({seed}) of the arms to train for a new seed, whose cost is read off
 # their stored runs (median epochs run x median ms/epoch, the speed they were trained at).
@@ -111,7 +111,7 @@ DESIGNS = [
 ] + [
     Design("C11", f"{name}: t_grok ~ 1/wd over the named room", "scaling", None, 1.0,
            tuple(f"add_p113_{regime}_{wd}seed{{seed}}_e40000_stop200" for wd in ("wd=0.5_", "", "wd=2_")), 0,
-           f"python -m beyond.regime_map --part baseline wd --rhos {rho} --epochs 40000 --seeds 0 ... N-1",
+           f"python -m audit.regime_map --part baseline wd --rhos {rho} --epochs 40000 --seeds 0 ... N-1",
            "a 40,000-epoch budget, so that the named room's medians are measured; runs that grokked within "
            "10,000 epochs are derived from the stored ones", budget=40000)
     for regime, name, rho in (("fixed", "fixed", 0), ("refresh0.001", "rho 0.001", 0.001),
@@ -120,7 +120,7 @@ DESIGNS = [
 ] + [
     Design("C11", f"{name}: plateau >= Eq. 5's bound", "property", None, 0.95,
            tuple(f"add_p113_{regime}_{wd}seed{{seed}}_e40000_stop200" for wd in ("wd=0.5_", "", "wd=2_")), 5,
-           "python -m beyond.regime_map --part wd --seeds 0 ... N-1", "measured on the same runs as the 1/wd law")
+           "python -m audit.regime_map --part wd --seeds 0 ... N-1", "measured on the same runs as the 1/wd law")
     for regime, name in (("refresh0.003", "rho 0.003"), ("refresh0.01", "rho 0.01"), ("fresh", "fresh"))
 ]
 

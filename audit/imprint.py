@@ -10,11 +10,11 @@ what it leaves behind, registered in docs/registered/imprint.md before any of th
   Q3  the logit-scale account: App. G's QK penalty during epochs 0-200 only, at the strength a pilot
       chose to match the uniform KL's attention-weight norm at epoch 200
 
-    python -m beyond.imprint --jobs 2 --threads 1     # every run (seed by seed, resumable)
-    python -m beyond.imprint --plot-only              # judge and draw from the store
-    python -m beyond.imprint --power                  # the registration's power tables, recomputed
-    python -m beyond.imprint --pilot                  # Q3's pilot: the QK penalty's strength
-    python -m beyond.imprint --quick                  # the small model, one seed, a few minutes
+    python -m audit.imprint --jobs 2 --threads 1      # every run (seed by seed, resumable)
+    python -m audit.imprint --plot-only               # judge and draw from the store
+    python -m audit.imprint --power                   # the registration's power tables, recomputed
+    python -m audit.imprint --pilot                   # Q3's pilot: the QK penalty's strength
+    python -m audit.imprint --quick                   # the small model, one seed, a few minutes
 """
 import argparse
 import copy
@@ -28,8 +28,8 @@ import plots
 import runfolder
 import store
 import sweep
-from beyond import plateau as P
-from verdicts import rules as A
+from audit import plateau as P
+from audit import rules as A
 
 LAM = 0.3                        # the information study's and part five's strength
 SWITCH = 200                     # part five's early switch-off: inside memorization in every stored fresh run
@@ -71,7 +71,7 @@ CHILDREN = {child(base, g): (base, g) for base in PARENTS for g in GROUPS}
 QK_C = 0.000124094              # the pilot's choice (results/imprint_pilot.json, 2026-12-04)
 QK_ARM = f"QK penalty to {SWITCH}"
 PILOT = dict(seeds=PILOT_SEEDS, epochs=SWITCH, low=1e-4, high=1.0, steps=8)
-QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], epochs=1500)
+QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], epochs=800)    # 18 small runs: about a minute on 2 cores
 QUICK_C = 1e-3                   # --quick's QK strength (no pilot at its scale)
 CHUNK = 2                        # seeds trained per sweep call
 

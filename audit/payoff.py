@@ -1,8 +1,8 @@
 """Beyond the paper, H8: can the prior's payoff be predicted before it is run? Registered in
 docs/registered/payoff.md (2026-11-26) before any of its runs.
 
-    python -m beyond.payoff --jobs 2            # the eight held-out cells, both arms, seeds 0-4
-    python -m beyond.payoff --plot-only         # judge and draw from the store
+    python -m audit.payoff --jobs 2             # the eight held-out cells, both arms, seeds 0-4
+    python -m audit.payoff --plot-only          # judge and draw from the store
 
 The model (fitted once on the stored runs): the KL prior's arm (lambda 0.3) groks at a time
 that depends on weight decay alone, log t = a - beta log wd + noise, whatever the distractor
@@ -20,7 +20,7 @@ import numpy as np
 import plots
 import store
 import sweep
-from verdicts import rules as A
+from audit import rules as A
 
 LAM, BUDGET, SEEDS = 0.3, 10000, (0, 1, 2, 3, 4)
 # the eight cells no run has visited: (name, regime, changes); registered in docs/registered/payoff.md

@@ -3,11 +3,11 @@ oracle (the paper's mechanism, §5, Thm. 5.2) against the 2026 "Adam freeze" acc
 auxiliary gradient ends AdamW's plateau, detached noise included). Registered in
 docs/registered/information.md before any of its runs.
 
-    python -m beyond.information --jobs 2 --threads 1     # every run (seed by seed, resumable)
-    python -m beyond.information --plot-only             # judge and draw from the store
-    python -m beyond.information --power                 # the registration's power table, recomputed
-    python -m beyond.information --dose                  # amendment 1's dose check: the task gradient's size
-    python -m beyond.information --quick                  # the small model, one seed, a few minutes
+    python -m audit.information --jobs 2 --threads 1      # every run (seed by seed, resumable)
+    python -m audit.information --plot-only              # judge and draw from the store
+    python -m audit.information --power                  # the registration's power table, recomputed
+    python -m audit.information --dose                   # amendment 1's dose check: the task gradient's size
+    python -m audit.information --quick                   # the small model, one seed, a few minutes
 
 Six arms in three distractor regimes, the paper config otherwise, seeds 200-209 (no store run
 used them): lambda 0; the KL to the oracle; three controls at the same lambda 0.3 (KL toward
@@ -33,7 +33,7 @@ import store
 import sweep
 import train
 from analysis import first_epoch, held_from
-from verdicts import rules as A
+from audit import rules as A
 
 LAM, WEIGHT_NOISE_RMS = 0.3, 3e-4
 # arm -> the config changes from the paper config (train.py's flags)

@@ -1,11 +1,11 @@
 """The readings the paper leaves open: is a negative verdict the paper's, or our choice? (issue 40)
 
-    python -m beyond.choices --jobs 2                    # every part, about 290 runs (some shared with the figures)
-    python -m beyond.choices --part c2 c6 --jobs 2       # some parts
-    python -m beyond.choices --part heldout --jobs 2     # seeds 5-9 of each reading reproduced on 0-4
-    python -m beyond.choices --part followup --jobs 2    # the headline's open parts at more seeds (80 runs)
-    python -m beyond.choices --plot-only                 # redraw from the store
-    python -m beyond.choices --quick                     # C2's readings on the small model, one seed
+    python -m audit.choices --jobs 2                     # every part, about 290 runs (some shared with the figures)
+    python -m audit.choices --part c2 c6 --jobs 2        # some parts
+    python -m audit.choices --part heldout --jobs 2      # seeds 5-9 of each reading reproduced on 0-4
+    python -m audit.choices --part followup --jobs 2     # the headline's open parts at more seeds (80 runs)
+    python -m audit.choices --plot-only                  # redraw from the store
+    python -m audit.choices --quick                      # C2's readings on the small model, one seed
 
 Pre-registered in docs/registered/sensitivity.md before any of its runs (the readings, what in the paper
 supports each, the cells and the rule). Every cell: the paper config, seeds 0-4, 10,000 epochs,
@@ -47,9 +47,9 @@ import argparse
 import os
 
 import analysis
-from verdicts import rules
+from audit import rules
 import plots
-from verdicts import claims
+from audit import claims
 import store
 import sweep
 
@@ -362,7 +362,7 @@ def judge(c, results, args):
 
 
 # ---------------------------------------------------------------------------------------
-# Its lines in REPORT.md and the README (verdicts/report.py and verdicts/readme.py lay them out)
+# Its lines in REPORT.md and the README (audit/report.py and audit/readme.py lay them out)
 
 def choice_line(row, bold=True):
     """One reading of the sensitivity study: its verdict and parts, or how many runs are in."""

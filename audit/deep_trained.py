@@ -3,10 +3,10 @@ transformer configured as people train them? Registered in docs/registered/deep_
 (2026-11-28) before any of its runs; the first registration (docs/registered/deep.md) stopped
 on a pilot that never grokked.
 
-    python -m beyond.deep_trained --part gate --jobs 1          # the gate: one lambda 0 run
-    python -m beyond.deep_trained --part cells --jobs 2         # the cells, once a gate passed
-    python -m beyond.deep_trained --part cells --plot-only      # judge and draw from the store
-    python -m beyond.deep_trained --power                       # the registration's power table
+    python -m audit.deep_trained --part gate --jobs 1           # the gate: one lambda 0 run
+    python -m audit.deep_trained --part cells --jobs 2          # the cells, once a gate passed
+    python -m audit.deep_trained --part cells --plot-only       # judge and draw from the store
+    python -m audit.deep_trained --power                        # the registration's power table
 
 The model people train: nanoGPT's pre-LN blocks, two of them, no LayerNorm before the
 unembedding, AdamW's weight decay on matrices only (not on LayerNorm gains and shifts or
@@ -24,8 +24,8 @@ import numpy as np
 import plots
 import store
 import sweep
-from beyond import deep
-from verdicts import rules as A
+from audit import deep
+from audit import rules as A
 
 LAYERS, LAM, REGIME = 2, 0.3, "refresh0.003"
 # the configurations, in the order they are gated (docs/registered/deep_trained.md)
@@ -152,7 +152,7 @@ def summarize(results, args, gate=None, minimal=None):
 
 
 def minimal_cell(results_dir):
-    """The minimal model's payoff in the same cell (rho 0.003, wd 1, seeds 0-4) as beyond/deep.py
+    """The minimal model's payoff in the same cell (rho 0.003, wd 1, seeds 0-4) as audit/deep.py
     judges it, with its runs' t_grok for the figure."""
     path = os.path.join(results_dir, "regime_map.json")
     if not os.path.exists(path):

@@ -1,10 +1,10 @@
 """Every study, listed once: the claim it judges, the command that runs it, and the summary
 and figure it writes. reproduce.py runs and plans from this list (`--dry-run` counts each
-study's runs from its script's own `planned_runs`, never from a typed number), verdicts/claims.py
+study's runs from its script's own `planned_runs`, never from a typed number), audit/claims.py
 reads each claim's summaries through it, and the README's tables name its figures.
 
 Adding a study: write its script (with `parse`, `planned_runs` and `main`), add one entry
-here, and a claim function in verdicts/claims.py if it judges a new claim.
+here, and a claim function in audit/claims.py if it judges a new claim.
 """
 from collections import namedtuple
 
@@ -227,25 +227,25 @@ STUDIES = {
                                "Figure 11: beta2 = 0.98 at seeds 0-119 (rules v4's plan)",
                                "Optimizer changes alter rates but keep the norm-contractive decay.",
                                plan_for="optimizers", plan_parts="beta2_0.98"),
-    "regime_map": Study("C11", ["-m", "beyond.regime_map"], "regime_map.json", "regime_map.png",
+    "regime_map": Study("C11", ["-m", "audit.regime_map"], "regime_map.json", "regime_map.png",
                         "Regime map: rho x wd x lambda (C11)"),
     # the power plan's C11: one refresh rate at 12 seeds and a 40,000-epoch budget, so that the named
     # room's medians are measured (runs that grokked within 10,000 epochs are derived from the map's)
     **{f"regime_map_plan_{label}": Study(
-        "C11", ["-m", "beyond.regime_map", "--part", "baseline", "wd", "--rhos", rho, "--epochs", "40000"] + seeds(12),
+        "C11", ["-m", "audit.regime_map", "--part", "baseline", "wd", "--rhos", rho, "--epochs", "40000"] + seeds(12),
         f"regime_map_{label}_seeds0-11_e40000.json", f"regime_map_{label}_seeds0-11_e40000_c11.png",
         f"C11 {name} at seeds 0-11, 40k epochs (the power plan)", plan_for="regime_map", plan_parts=f"{name}: ")
        for rho, label, name in (("1", "fresh", "fresh"), ("0.01", "rho0.01", "rho 0.01"))},
     # rules v4's plan, row 6: Eq. 5's plateau at rho 0.003 (the v3 plan's design: 9 seeds, 40k epochs)
     "regime_map_v4plan_rho0.003": Study(
-        "C11", ["-m", "beyond.regime_map", "--part", "baseline", "wd", "--rhos", "0.003", "--epochs", "40000"] + seeds(9),
+        "C11", ["-m", "audit.regime_map", "--part", "baseline", "wd", "--rhos", "0.003", "--epochs", "40000"] + seeds(9),
         "regime_map_rho0.003_seeds0-8_e40000.json", "regime_map_rho0.003_seeds0-8_e40000_c11.png",
         "C11 rho 0.003 at seeds 0-8, 40k epochs (rules v4's plan)", plan_for="regime_map",
         plan_parts="rho 0.003: plateau"),
     # rules v4's plan, row 2: the held-out runs that confirm or refute C11's marking at rho 0.001
     # (claims.CONFIRM reads its summary); beside C11, never part of its verdict
     "regime_map_v4plan_rho0.001": Study(
-        "C11", ["-m", "beyond.regime_map", "--part", "baseline", "--rhos", "0.001", "--seeds"] + [str(s) for s in range(5, 15)],
+        "C11", ["-m", "audit.regime_map", "--part", "baseline", "--rhos", "0.001", "--seeds"] + [str(s) for s in range(5, 15)],
         "regime_map_rho0.001_seeds5-14_e10000.json", "regime_map_rho0.001_seeds5-14_e10000_c11.png",
         "C11 at rho 0.001, held-out seeds 5-14 (rules v4's plan, row 2: C11's marking)", variant_of="regime_map"),
     # rules v4's plan, fifth addendum (2026-11-28, before their runs): the runs made after a choice made after its
@@ -283,7 +283,7 @@ STUDIES = {
     # the seventh addendum (docs/plan.md, 2026-12-03, before any of its runs): C11's 1/wd law in `fresh`, which the
     # dates judge on the two seeds stored after its room was named, on 16 seeds that never ran at wd 0.5 or 2
     "regime_map_confirm_fresh": Study(
-        "C11", ["-m", "beyond.regime_map", "--part", "baseline", "wd", "--rhos", "1", "--wds", "0.5", "2",
+        "C11", ["-m", "audit.regime_map", "--part", "baseline", "wd", "--rhos", "1", "--wds", "0.5", "2",
                 "--epochs", "40000", "--seeds"] + [str(s) for s in range(12, 28)],
         "regime_map_fresh_seeds12-27_e40000_wds0.5-2.json", "regime_map_fresh_seeds12-27_e40000_wds0.5-2_c11.png",
         "C11's 1/wd law in fresh at seeds 12-27, run after its room was named (plan, seventh addendum, row 19)",
@@ -294,34 +294,34 @@ STUDIES = {
                                 "C3b's plateau part with a sixth held-out seed (plan, fifth addendum)",
                                 variant_of="heldout_fig3"),
     # beyond the paper (docs/registered/two_clocks.md): its own block of REPORT.md, not a claim row
-    "two_clocks": Study("beyond", ["-m", "beyond.two_clocks"], "two_clocks.json", "two_clocks.png",
+    "two_clocks": Study("beyond", ["-m", "audit.two_clocks"], "two_clocks.json", "two_clocks.png",
                         "Beyond the paper: the two clocks"),
     # the readings the paper leaves open (docs/registered/sensitivity.md, pre-registered 2026-11-25): its own
     # block of REPORT.md, per claim, never part of a claim's verdict
-    "choices": Study("beyond", ["-m", "beyond.choices"], "choices.json", "choices.png",
+    "choices": Study("beyond", ["-m", "audit.choices"], "choices.json", "choices.png",
                      "The paper's open readings: C1, C2, C6, C10 and the headline"),
     # beyond the paper (docs/registered/critical.md, pre-registered 2026-11-25): a critical prior strength
-    "critical": Study("beyond", ["-m", "beyond.critical"], "critical.json", "critical.png",
+    "critical": Study("beyond", ["-m", "audit.critical"], "critical.json", "critical.png",
                       "Beyond the paper: a critical prior strength"),
     # beyond the paper (docs/registered/payoff.md, registered 2026-11-26): H8, the payoff predicted
-    "payoff": Study("beyond", ["-m", "beyond.payoff"], "payoff.json", "payoff.png",
+    "payoff": Study("beyond", ["-m", "audit.payoff"], "payoff.json", "payoff.png",
                     "Beyond the paper: the prior's payoff predicted (H8)"),
     # beyond the paper (docs/registered/deep.md, registered 2026-11-26): a two-layer LayerNorm model
-    "deep": Study("beyond", ["-m", "beyond.deep"], "deep.json", "deep.png",
+    "deep": Study("beyond", ["-m", "audit.deep"], "deep.json", "deep.png",
                   "Beyond the paper: a two-layer LayerNorm transformer"),
     # beyond the paper (docs/registered/deep_trained.md, registered 2026-11-28): the two-layer model as people
     # train it, gated on a run that groks; the gate passed (2026-11-28), so its command is the cells'
-    "deep_trained": Study("beyond", ["-m", "beyond.deep_trained", "--part", "cells"], "deep_trained.json",
+    "deep_trained": Study("beyond", ["-m", "audit.deep_trained", "--part", "cells"], "deep_trained.json",
                           "deep_trained.png",
                           "Beyond the paper: a two-layer transformer as people train it"),
     # beyond the paper (docs/registered/information.md, registered 2026-11-28): the information or any gradient
-    "information": Study("beyond", ["-m", "beyond.information"], "information.json", "information.png",
+    "information": Study("beyond", ["-m", "audit.information"], "information.json", "information.png",
                          "Beyond the paper: the information or any live gradient"),
     # beyond the paper (docs/registered/plateau.md, registered 2026-12-02): part five, four accounts of `fresh`
-    "plateau": Study("beyond", ["-m", "beyond.plateau"], "plateau.json", "plateau.png",
+    "plateau": Study("beyond", ["-m", "audit.plateau"], "plateau.json", "plateau.png",
                      "Beyond the paper: what ends the plateau in fresh"),
     # beyond the paper (docs/registered/imprint.md, registered 2026-12-04): part six, what the uniform KL leaves
-    "imprint": Study("beyond", ["-m", "beyond.imprint"], "imprint.json", "imprint.png",
+    "imprint": Study("beyond", ["-m", "audit.imprint"], "imprint.json", "imprint.png",
                      "Beyond the paper: what the uniform KL leaves behind while the model memorizes"),
 }
 
