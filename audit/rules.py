@@ -478,7 +478,7 @@ def scaling_verdict_v3(times, budget, room, label="1/lambda", margin=SLOPE_MARGI
     rise = np.log(table[-1] / (floors if floor_x is not None else table[0]))   # per seed: does t rise over the room?
     r_ti = t_interval(rise)
     out.update(estimate=est, ci=[lo, hi], decades=decades, rise=[float(r_ti[1]), float(r_ti[2])],
-               shown=f"beta {est:.2f} [{lo:.2f}, {hi:.2f}]", against=f"the law: beta within 1 +- {margin:g}",
+               shown=f"beta {est:.2f} [{lo:.2f}, {hi:.2f}]", against=f"the paper's exponent 1, within +- {margin:g} (ours)",
                text=f"beta {est:.2f} [{lo:.2f}, {hi:.2f}] in {form}, over {label} in {short(used)} ({decades:.1f} "
                     f"decades, room named in advance{dropped}); 1/x within 1 +- {margin:g}; rise over the room "
                     f"{math.exp(r_ti[0]):.2f}x [{math.exp(r_ti[1]):.2f}x, {math.exp(r_ti[2]):.2f}x]")

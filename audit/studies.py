@@ -22,7 +22,7 @@ CLAIMS = {
     "C3b": ("C3 at the closest cell, held-out seeds",
             "C3, judged at the regime map's cell closest to the paper's four phases (its pre-registered "
             "selection: no cell shows all five conditions), on held-out seeds."),
-    "C3f": ("C3 in fixed distractors",
+    "C3f": ("the 1/lambda law under fixed distractors (not the paper's setup)",
             "C3, judged under fixed distractors, where the lambda = 0 baseline never groks and the prior is "
             "the only way out, on a dense lambda grid (0.01-1) with a 20,000-epoch budget, seeds 0-9; "
             "Eq. 7's law on held-out seeds 10-19, run after its amendment (rules v4, rule 9)."),
@@ -43,7 +43,7 @@ CLAIMS = {
     "C9": ("other tasks, autoregressive",
            "Across tasks the starvation diagnostic holds and KL accelerates where routing is the "
            "bottleneck; also in autoregressive sparse parity."),
-    "C10": ("frozen attention; AdamW variants only",
+    "C10": ("frozen attention, optimizers",
             "Frozen oracle attention: the MLP generalizes quickly. Optimizer changes alter rates but "
             "keep the norm-contractive decay."),
     "C11": ("delay ~ 1/weight decay",
