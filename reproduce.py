@@ -513,8 +513,10 @@ def main(argv=None):
                 failed += [name] if bad else []
     os.makedirs(results, exist_ok=True)
     path = os.path.join(results, "REPORT.md")
+    text = report.make_report(results).replace(      # the README's fuller table, each part that decides a claim
+        "\n## Verdicts that moved", "\n## What decides each claim\n\n" + readme.readme_table(results) + "\n\n## Verdicts that moved", 1)
     with open(path, "w") as f:
-        f.write(report.make_report(results))
+        f.write(text)
     print(f"wrote {path}")
     for page in refresh_printouts(results):
         print(f"rewrote the verdict lines of {page}")

@@ -1,6 +1,6 @@
 """The README's generated blocks (and those of docs/registered/sensitivity.md): the claim table,
-one row per claim with the part or parts that decide or hold its verdict, and the "what else we
-tried" blocks; every number in them comes from the claims' verdicts (audit/claims.py) and the
+one row per claim in words with the number that decides or holds its verdict (`plain_table`;
+REPORT.md's fuller one, `readme_table`), and the "what else we tried" blocks; every number in them comes from the claims' verdicts (audit/claims.py) and the
 summaries, through `update_readme`.
 
     python reproduce.py --report-only    # rewrites every generated block
@@ -98,9 +98,9 @@ def untestable_cells(parts):
 
 
 def readme_table(results):
-    """The README's claim table: per claim the paper's statement in a phrase, the verdict, the
-    part(s) that decide or hold it with their number, and n; from the same verdicts as REPORT.md
-    (where every part has its reason)."""
+    """REPORT.md's "What decides each claim" (the README's claim table until 2026-12-04): per claim the
+    paper's statement in a phrase, the verdict, the part(s) that decide or hold it with their number,
+    and n; from the same verdicts as REPORT.md's parts (where every part has its reason)."""
     rows = ["| claim | the paper says | verdict | what decides or holds it: estimate [95% interval] (what counts) | n |",
             "|---|---|---|---|---|"]
     for claim, (verdict, parts) in verdicts(results).items():
@@ -172,7 +172,78 @@ def after_data_cells(waiting):
             for (what, reading, shown, choice), wn in groups.items()]
 
 
-README_BLOCKS = {"verdicts": readme_table}
+# The README's table (issue #96): one row per claim, in words: the claim, what the paper says, the one number that
+# decides or holds its verdict (its part's estimate and interval, what counts, n), the verdict. REPORT.md keeps
+# every part (`readme_table`'s fuller table, "What decides each claim").
+IN_WORDS = {
+    "C1": ("Four phases", "memorize with diffuse attention, a plateau, then structure, then grokking (§5.1)"),
+    "C2": ("Capacity and structure (Fig. 2)", "with the oracle prior and the MLP's norm held fixed the model still groks fully"),
+    "C3": ("The KL prior ends the plateau", "the oracle KL removes the plateau, and t_grok − floor falls like 1/λ (Eq. 7)"),
+    "C3b": ("C3 where the phases come closest", "as C3, at ρ 0.003 (the closest setting to the paper's phases), on new seeds"),
+    "C3f": ("The 1/λ law under `fixed`", "not the paper's setup: its law t_grok − floor ∝ 1/λ, where λ 0 never groks"),
+    "C4": ("Bayesian vs lottery ticket", "a fresh start with the KL prior matches or beats lottery-ticket transfer (Fig. 4)"),
+    "C5": ("Lemma 5.1's bound", "the task gradient to the attention logits stays below the bound, far below after memorization"),
+    "C6": ("Directed vs undirected priors", "the oracle KL beats entropy and sparsity priors, and those beat weight decay alone"),
+    "C7": ("Routing, longer inputs", "the KL helps when the operands' positions vary, and degrades less on longer inputs"),
+    "C8": ("Width and heads", "larger d finds the structure sooner; several heads meet it together, none alone"),
+    "C9": ("Other tasks", "the gradient starves on other tasks too, and the KL speeds them up"),
+    "C10": ("Frozen attention, optimizers", "with attention frozen at the oracle the MLP generalizes fast; other optimizers keep the norm's decay"),
+    "C11": ("Delay ∝ 1/weight decay", "without a prior t_grok grows like 1/wd, and the plateau lasts at least Eq. 5's bound"),
+}
+CELL = 200                      # the most characters a cell of the README's table holds
+
+
+# the headline parts' names in plain words (a part not named here keeps its own label)
+PLAIN_PARTS = {"diffuse attention at memorization": "attention when the model memorizes",
+               "nm|oracle: paper full": "MLP norm held fixed, oracle prior",
+               "distractors fresh: the prior removes the plateau": "the oracle KL at λ 1 against λ 0",
+               "cell rho0.003_wd1_lam0: the prior removes the plateau": "the oracle KL at λ 1 against λ 0 at ρ 0.003",
+               "distractors fixed, 20000-epoch budget: t_grok - floor ~ 1/λ": "the exponent of 1/λ",
+               "Bayesian ticket matches or outperforms the lottery ticket": "the Bayesian ticket's time over the lottery ticket's",
+               "the bound holds at every logged point": "the bound",
+               "entropy faster than weight decay alone": "the entropy prior against weight decay alone",
+               "KL faster under dynamic routing": "the KL under dynamic routing",
+               "larger d reaches B_τ sooner": "larger d reaching B_τ",
+               "add: KL faster": "addition, the KL",
+               "sgd: the MLP norm contracts on the plateau": "SGD, Lion, Muon and other batch sizes",
+               "fresh: t_grok ~ 1/wd": "the exponent of 1/wd in `fresh`"}
+
+
+def plain(text, asides=True):
+    """A part's label or number in the README's words: without asides in parentheses (asides=True), seed lists
+    or the registration's "room"; λ, τ, ±, ≤, ≥ and × spelled as symbols."""
+    import re
+    if asides:
+        text = re.sub(r"\s*\((?:[^()]|\([^()]*\))*\)", "", text)
+    text = re.sub(r",?\s*seeds \[[\d, ]+\]", "", text).replace(" over the named room", "")
+    for a, b in (("lambda", "λ"), ("B_tau", "B_τ"), ("+-", "±"), ("<=", "≤"), (">=", "≥"), ("Kendall tau", "Kendall τ"), ("beta ", "β ")):
+        text = text.replace(a, b)
+    return re.sub(r"(\d)x\b", r"\1×", text).strip(" :")
+
+
+def measured(verdict, parts):
+    """The README's number for a claim: the first part that holds its verdict and has an estimate (else the
+    first such part, with why it has none), with what counts and its n."""
+    held = holding_parts(verdict, parts)
+    p, v = next(((p, v) for p, v in held if v.get("shown")), held[0])
+    label = plain(part_label(p, v))
+    number = v.get("shown") or (v.get("text") or v.get("status") or v.get("reason") or "no number yet").split(";")[0]
+    counts = f"; {plain(v['against'], asides=False)}" if v.get("shown") and v.get("against") else ""
+    return short_cell(f"{PLAIN_PARTS.get(label, label)}: {plain(number)}{counts}; n = {v.get('n', 0)}", CELL)
+
+
+def plain_table(results):
+    """The README's claim table (issue #96): every cell at most CELL characters."""
+    rows = ["| claim | the paper says | we measured (estimate [95% interval], what counts, n) | verdict |",
+            "|---|---|---|---|"]
+    for claim, (verdict, parts) in verdicts(results).items():
+        words, says = IN_WORDS[claim]
+        cell = measured(verdict, parts) if parts else "no runs yet"
+        rows.append(f"| {claim}: {words} | {says} | {cell} | **{verdict}**{scope(claim, parts)} |")
+    return "\n".join(rows)
+
+
+README_BLOCKS = {"verdicts": plain_table}
 
 
 # docs/registered/sensitivity.md: under each choice the code makes, what else the sensitivity study tried

@@ -123,8 +123,9 @@ def test_readme_blocks_are_generated(tmp_path):
     text = page.read_text()
     assert "STALE-TEXT" not in text and "OLD-TEXT" not in text and text.startswith("intro\n") and text.endswith("rest\n")
     assert "\nmiddle\n" in text and f"{s2}\nnew table\n{e2}" in text
-    assert "| C1 | four phases | **not reproduced** | diffuse attention at memorization" in text   # mass 0.3
-    assert text.split("| C1 |")[1].split("\n")[0].endswith("| 6 |")
+    row = text.split("| C1: Four phases |")[1].split("\n")[0]       # the README's table, in words: mass 0.3, 6 seeds
+    assert "attention when the model memorizes: informative mass at t_mem 0.3" in row
+    assert row.endswith("n = 6 | **not reproduced** |")
 
 
 def _blocks(text):
