@@ -206,7 +206,8 @@ PLAIN_PARTS = {"diffuse attention at memorization": "attention when the model me
                "larger d reaches B_τ sooner": "larger d reaching B_τ",
                "add: KL faster": "addition, the KL",
                "sgd: the MLP norm contracts on the plateau": "SGD, Lion, Muon and other batch sizes",
-               "fresh: t_grok ~ 1/wd": "the exponent of 1/wd in `fresh`"}
+               "fresh: t_grok ~ 1/wd": "the exponent of 1/wd in `fresh`",
+               "fixed: t_grok ~ 1/wd": "the exponent of 1/wd under `fixed`"}
 
 
 def plain(text, asides=True):
@@ -227,7 +228,10 @@ def measured(verdict, parts):
     held = holding_parts(verdict, parts)
     p, v = next(((p, v) for p, v in held if v.get("shown")), held[0])
     label = plain(part_label(p, v))
-    number = v.get("shown") or (v.get("text") or v.get("status") or v.get("reason") or "no number yet").split(";")[0]
+    if v.get("would_read") and not v.get("shown"):     # a choice made after its data: decided only by later runs
+        number = f"would read {v['would_read']}, decided only on runs made after our choice"
+    else:
+        number = v.get("shown") or (v.get("text") or v.get("status") or v.get("reason") or "no number yet").split(";")[0]
     counts = f"; {plain(v['against'], asides=False)}" if v.get("shown") and v.get("against") else ""
     return short_cell(f"{PLAIN_PARTS.get(label, label)}: {plain(number)}{counts}; n = {v.get('n', 0)}", CELL)
 
