@@ -217,7 +217,8 @@ def plain(text, asides=True):
     if asides:
         text = re.sub(r"\s*\((?:[^()]|\([^()]*\))*\)", "", text)
     text = re.sub(r",?\s*seeds \[[\d, ]+\]", "", text).replace(" over the named room", "")
-    for a, b in (("lambda", "λ"), ("B_tau", "B_τ"), ("+-", "±"), ("<=", "≤"), (">=", "≥"), ("Kendall tau", "Kendall τ"), ("beta ", "β ")):
+    for a, b in (("lambda", "λ"), ("B_tau", "B_τ"), ("+-", "±"), ("<=", "≤"), (">=", "≥"), ("Kendall tau", "Kendall τ"), ("beta ", "β "),
+                 ("under our mapping", "with lr and wd as we mapped them")):
         text = text.replace(a, b)
     return re.sub(r"(\d)x\b", r"\1×", text).strip(" :")
 
@@ -229,11 +230,11 @@ def measured(verdict, parts):
     p, v = next(((p, v) for p, v in held if v.get("shown")), held[0])
     label = plain(part_label(p, v))
     if v.get("would_read") and not v.get("shown"):     # a choice made after its data: decided only by later runs
-        number = f"would read {v['would_read']}, decided only on runs made after our choice"
+        number = f"would read {v['would_read']}, but our choice came after its runs: only runs made after it decide"
     else:
         number = v.get("shown") or (v.get("text") or v.get("status") or v.get("reason") or "no number yet").split(";")[0]
     counts = f"; {plain(v['against'], asides=False)}" if v.get("shown") and v.get("against") else ""
-    return short_cell(f"{PLAIN_PARTS.get(label, label)}: {plain(number)}{counts}; n = {v.get('n', 0)}", CELL)
+    return short_cell(f"{PLAIN_PARTS.get(label, label)}: {plain(number, asides=False)}{counts}; n = {v.get('n', 0)}", CELL)
 
 
 def plain_table(results):

@@ -61,7 +61,8 @@ def numbers():
             "two layers": x(deep["speedup"]), "two layers' seeds": str(deep["speedup"]["n"]),
             "two layers, predicted": f"{deep['predicted_speedup']:g}×",
             "critical, runs": str(len(grok)) if None not in grok else "a run that never grokked",
-            "critical, budget": f"{h7['budget']:,}", "critical, seeds": f"{seeds[0]}–{seeds[-1]}"}
+            "critical, budget": f"{h7['budget']:,}", "critical, seeds": f"{seeds[0]}–{seeds[-1]}",
+            "critical, without": str(len(h7["grok"]["0"])) if not any(h7["grok"]["0"].values()) else "a control grokked"}
 
 
 # settings and names the prose may state: the task (113), the marks (0.99, 0.95, 1/4, 99%), the uniform mass (0.2),
