@@ -192,7 +192,8 @@ def compose(child_cfg, base_path, donor_path, names, out_path):
 def prepare_transplants(args, seed, todo):
     """Compose the checkpoint of every transplant of `seed` in `todo` (labels not yet stored) into its run
     folder, from the two parents' first SWITCH epochs (trained here: a few seconds each)."""
-    children = [(label, cfg) for label, cfg in todo if arm_of(label) in CHILDREN]
+    children = [(label, cfg) for label, cfg in todo if arm_of(label) in CHILDREN
+                and not os.path.exists(runfolder.checkpoint_path(os.path.join(args.runs_dir, store.run_key(cfg))))]
     if not children:
         return
     prefixes = {}
@@ -204,8 +205,9 @@ def prepare_transplants(args, seed, todo):
         base, group = CHILDREN[arm_of(label)]
         donor = OFF if base == "lambda 0" else "lambda 0"
         out = os.path.join(args.runs_dir, store.run_key(cfg))
-        if not os.path.exists(os.path.join(out, "summary.json")):
-            compose(cfg, prefixes[base], prefixes[donor], GROUPS[group], runfolder.checkpoint_path(out))
+        if not os.path.exists(os.path.join(out, "summary.json")) and not os.path.exists(runfolder.checkpoint_path(out)):
+            compose(cfg, prefixes[base], prefixes[donor], GROUPS[group], runfolder.checkpoint_path(out))   # a child
+            # cut short keeps its own later checkpoint (train.py checks it is this config's)
 
 
 # ---------------------------------------------------------------------------------------

@@ -179,3 +179,19 @@ def test_summary_waits_for_every_run_of_a_question():
     s = I.summarize({}, I.BUDGET)
     assert s["Q1"]["reading"] == s["Q2"]["reading"] == "not decided" and s["Q3"]["reading"].startswith("not decided")
     assert any(line.startswith("- Q1: reading") for line in I.markdown(s))
+
+def test_prepare_transplants_composes_each_child_once_and_keeps_a_later_checkpoint(tmp_path):
+    """At --quick scale: every transplant of a seed gets its composed checkpoint at epoch 200 in its run folder;
+    a second call leaves a child's own (later) checkpoint as it is."""
+    import os
+    import runfolder
+    args = I.parse(["--quick", "--runs-dir", str(tmp_path / "runs"), "--results-dir", str(tmp_path / "res"), "--threads", "1"])
+    runs = I.seed_runs(args, 0, True, I.QUICK_C, "transplants")
+    I.prepare_transplants(args, 0, runs)
+    paths = [runfolder.checkpoint_path(os.path.join(args.runs_dir, store.run_key(c))) for _, c in runs]
+    assert len(paths) == 10 and all(os.path.exists(p) for p in paths)
+    import torch
+    assert {torch.load(p)["epoch"] for p in paths} == {200}
+    open(paths[0], "wb").write(b"a later checkpoint")
+    I.prepare_transplants(args, 0, runs)
+    assert open(paths[0], "rb").read() == b"a later checkpoint"
