@@ -82,6 +82,44 @@ CHOICES = (
 BY_KEY = {c.key: c for c in CHOICES}
 
 
+def _value_token(value):
+    """What a commit that set a choice must add: the marking's word, or the value's first number (as a float)."""
+    import re
+    if value == "untestable":
+        return "untestable"
+    m = re.search(r"\d+(?:\.\d+)?", value)
+    return float(m.group(0)) if m else None
+
+
+def verify_choices(choices=CHOICES, root="."):
+    """Each choice against git (issue #97): its commit is in the history, its date is that commit's, and the
+    commit's diff adds a line holding its value (`_value_token`). [(key, what is wrong)]; None without history."""
+    import datetime
+    import re
+    git = lambda *a: subprocess.run(["git", *a], cwd=root, capture_output=True, text=True)
+    if git("rev-parse", "--is-shallow-repository").stdout.strip() != "false":
+        return None
+    wrong = []
+    for c in choices:
+        shown = git("show", "-s", "--format=%cI", c.commit)
+        if shown.returncode:
+            wrong.append((c.key, f"commit {c.commit} is not in the history"))
+            continue
+        when = lambda s: datetime.datetime.fromisoformat(s.strip())
+        if when(shown.stdout) != when(c.date):
+            wrong.append((c.key, f"dated {c.date}, but {c.commit} is of {shown.stdout.strip()}"))
+        added = [l[1:] for l in git("show", "--format=", "-U0", c.commit).stdout.splitlines()
+                 if l.startswith("+") and not l.startswith("+++")]
+        token = _value_token(c.value)
+        if isinstance(token, float):
+            found = any(float(x) == token for l in added for x in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])", l))
+        else:
+            found = token is not None and any(token in l for l in added)
+        if not found:
+            wrong.append((c.key, f"{c.commit} adds no line with its value {c.value!r}"))
+    return wrong
+
+
 def said(c):
     """A choice as a sentence names it: what, its value (a marking's is the marking), whose, when."""
     return f"{c.what}{'' if c.value == 'untestable' else ' ' + c.value} ({c.whose}, {c.date[:10]})"

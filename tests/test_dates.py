@@ -178,3 +178,20 @@ def test_a_summary_is_read_on_some_seeds_only():
     r = claims.restrict(d, {0, 2})
     assert r["seeds"] == [0, 2] and r["grok"]["a"] == [10, 30] and r["by"] == {"0": 1, "2": 3}
     assert r["table"] == {"0": {"grok": [1, 3]}, "1": {"grok": [4, 6]}} and r["retrain_grokked_within"] == {"a": {}}
+
+def test_each_choices_date_is_its_commits_and_that_commit_set_its_value():
+    """Where history exists (issue #97): every choice's commit is in git's history, its date is that commit's,
+    and the commit adds a line holding its value. Planted: a back-dated entry, an entry re-dated late, and an
+    entry naming a commit that never set its value are each caught, with a one-line reason."""
+    wrong = D.verify_choices(root=ROOT)
+    if wrong is None:
+        pytest.skip("no git history here: the kept dates are what the verdicts read")
+    assert wrong == []
+    c = D.BY_KEY["margin"]
+    back = c._replace(date="2026-11-20T00:00:00+00:00")            # back-dated to before C4's runs
+    late = c._replace(date="2026-12-01T00:00:00+00:00")            # re-dated after them
+    elsewhere = c._replace(commit=D.BY_KEY["phases"].commit, date=D.BY_KEY["phases"].date)   # a commit that set no 1.25
+    assert len(D.verify_choices((back, late, elsewhere), root=ROOT)) == 3
+    reasons = [r for _, r in D.verify_choices((back,), root=ROOT)] + [r for _, r in D.verify_choices((late,), root=ROOT)]
+    assert all(r.startswith("dated ") and "96d1532 is of 2026-11-23" in r for r in reasons)
+    assert [r for _, r in D.verify_choices((elsewhere,), root=ROOT)] == [f"{elsewhere.commit} adds no line with its value '1.25x'"]
