@@ -285,7 +285,7 @@ def c5_drop(d, R=A.RULES[DECIDING]):
     drops = [float(np.mean([np.log(r["before memorization"] / r["plateau"]) for r in rs]))
              for rs in ([r for r in rs if r.get("before memorization") and r.get("plateau")]
                         for rs in _runs_by_seed(d).values()) if rs]
-    return R.effect(drops, math.log(2), "before/plateau ratio (per seed)", fmt=lambda x: f"{np.exp(x):.1f}x")
+    return R.effect(drops, math.log(D.number("c5 drop")), "before/plateau ratio (per seed)", fmt=lambda x: f"{np.exp(x):.1f}x")
 
 
 # The runs made after a choice, where they were registered to confirm or decide it (audit.dates, a
@@ -371,7 +371,7 @@ def claim_c7(results, R=A.RULES[DECIDING], use=None):
         seeds = sorted(set(acc["baseline"]) & set(acc["kl"]))
         gain = [np.mean([acc["kl"][s][L] - acc["baseline"][s][L] for L in acc["kl"][s] if int(L) > 6]) for s in seeds]
         parts["KL keeps higher accuracy at longer test lengths"] = R.effect(     # five points of accuracy count
-            gain, 0.05, "mean accuracy gain over lengths > 6", fmt=lambda x: f"{x:+.3f}")
+            gain, D.number("c7 gain"), "mean accuracy gain over lengths > 6", fmt=lambda x: f"{x:+.3f}")
     return parts
 
 
@@ -391,7 +391,7 @@ def claim_c8(results, R=A.RULES[DECIDING], use=None):
         per_seed = [(_kendall([int(k[1:]) for k in ds], [A.censor(dm["struct"][k][i], dm["budget"]) for k in ds]))
                     for i in range(len(dm["seeds"]))]
         parts["larger d reaches B_tau sooner"] = R.effect(                  # a weak rank correlation counts
-            [-t for t in per_seed], 0.2, "-Kendall tau(d, t_struct)", fmt=lambda x: f"{x:+.2f}")
+            [-t for t in per_seed], D.number("c8 tau"), "-Kendall tau(d, t_struct)", fmt=lambda x: f"{x:+.2f}")
     if hd is not None:
         parts[f"{hd['n_heads']} heads meet B_tau in aggregate while no single head does"] = R.property(
             [v["first_distributed"] is not None for v in hd["seeds"].values()], "seeds")

@@ -82,6 +82,13 @@ CHOICES = (
 BY_KEY = {c.key: c for c in CHOICES}
 
 
+def number(key):
+    """A choice's value as the judging code uses it: its first number ("+0.05" -> 0.05, "2x" -> 2.0), so that the
+    code reads its thresholds from CHOICES and nowhere else holds them."""
+    import re
+    return float(re.search(r"[+-]?\d+(?:\.\d+)?", BY_KEY[key].value).group(0))
+
+
 def _value_token(value):
     """What a commit that set a choice must add: the marking's word, or the value's first number (as a float)."""
     import re

@@ -36,6 +36,14 @@ UNTESTABLE_PARTS = {
 }
 
 
+def unlisted_markings(untestable=None):
+    """The parts marked untestable (UNTESTABLE_PARTS) with no dated marking in audit/dates.py's CHOICES: a marking
+    without a date would lift a verdict unseen (issue #97). [(claim, part)]; [] when every marking is dated."""
+    marked = UNTESTABLE_PARTS if untestable is None else untestable
+    return [(claim, part) for claim, parts in marked.items() for part in parts
+            if not any(c.value == "untestable" for c in D.choices_for(claim, part))]
+
+
 # Parts our own configuration left untested (issue #86, 2026-12-03): not "untestable here", since the
 # paper's premise, a plateau under another optimizer, may well occur; optim.py's mapping of lr and wd
 # gave none. They read "not decided", so C10 cannot read "reproduced where testable".

@@ -195,3 +195,44 @@ def test_each_choices_date_is_its_commits_and_that_commit_set_its_value():
     reasons = [r for _, r in D.verify_choices((back,), root=ROOT)] + [r for _, r in D.verify_choices((late,), root=ROOT)]
     assert all(r.startswith("dated ") and "96d1532 is of 2026-11-23" in r for r in reasons)
     assert [r for _, r in D.verify_choices((elsewhere,), root=ROOT)] == [f"{elsewhere.commit} adds no line with its value '1.25x'"]
+
+
+RULE_CALLS = ("effect", "speedup", "level", "noninferiority", "scaling", "property", "exact")
+# numbers that are not thresholds: the floor of a level band and the range of a share or an accuracy, (0, 1)
+NOT_THRESHOLDS = (0, 0.0, 1)
+
+
+def judging_literals(source):
+    """[(line, value)]: numeric literals among the arguments (after the data) of the rules' calls (R.effect, R.level,
+    ...) in a judging module's source: a threshold written there, not read from CHOICES."""
+    import ast
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in RULE_CALLS \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in ("R", "A"):
+            for arg in node.args[1:] + [k.value for k in node.keywords]:
+                for n in ast.walk(arg):
+                    if isinstance(n, ast.Constant) and type(n.value) in (int, float) and n.value not in NOT_THRESHOLDS:
+                        out.append((n.lineno, n.value))
+    return out
+
+
+def test_no_threshold_in_the_claims_code_is_a_literal_and_a_planted_one_is_caught():
+    """audit/claims.py reads the thresholds it passes to the rules from CHOICES (dates.number). Planted: C7's
+    accuracy gain written as a literal, the way a late change would be, is found with its line."""
+    source = open(os.path.join(ROOT, "audit", "claims.py")).read()
+    assert judging_literals(source) == []
+    planted = source.replace('D.number("c7 gain")', "0.01")
+    assert planted != source
+    assert [v for _, v in judging_literals(planted)] == [0.01]
+    assert D.number("c7 gain") == 0.05 and D.number("c8 tau") == 0.2 and D.number("c5 drop") == 2.0
+
+
+def test_every_untestable_marking_is_dated_and_an_unlisted_one_is_caught():
+    """Every part marked untestable has a dated marking in CHOICES. Planted: C1's and C2's parts added to the
+    untestable list with no dated entry (the late choice that would lift them to 'reproduced where testable')."""
+    from audit import policy
+    assert policy.unlisted_markings() == []
+    planted = {**policy.UNTESTABLE_PARTS, "C1": {"diffuse attention at memorization": ("x", "", "")},
+               "C2": {"nm|oracle: paper full": ("x", "", "")}}
+    assert policy.unlisted_markings(planted) == [("C1", "diffuse attention at memorization"), ("C2", "nm|oracle: paper full")]
