@@ -78,6 +78,21 @@ CHOICES = (
     Choice("sixth seed", "a sixth seed, added after seeing five (the fifth addendum, docs/plan.md)", "6 seeds", "ours",
            "ad7ea68", "2026-11-28T07:08:10+00:00",
            lambda c, label, study=None: study in ("priors_after", "heldout_fig3_after"), None),
+    # the studies beyond the paper: they judge no claim's part (applies: never), and read their choices from here
+    Choice("part five premise", "part five: an arm tests an account only if its runs memorize, at least", "0.5 of them",
+           "ours", "fa73c1c", "2026-12-02T01:00:19+00:00", lambda c, label, study=None: False, None),
+    Choice("part five weak", "part five, amendment 1: the weak arms' strength (its pilot's rule)", "0.03", "ours",
+           "5eeacb8", "2026-12-02T01:30:41+00:00", lambda c, label, study=None: False, None),
+    Choice("part five gain", "part five, amendment 2: the accuracy gain at the budget that counts", "+0.05", "ours",
+           "39ccf02", "2026-12-03T08:14:26+00:00", lambda c, label, study=None: False, None),
+    Choice("part five as tested", "part five said as tested: an arm moved 'more' than its reference at", "1.5x", "ours",
+           "227e197", "2026-12-04T18:11:20+00:00", lambda c, label, study=None: False, None),
+    Choice("part six mass", "part six, Q1's check: uniform's distractor mass, redrawn over pad, within", "1.5x",
+           "ours", "0d66b04", "2026-12-04T18:32:41+00:00", lambda c, label, study=None: False, None),
+    Choice("part six norm", "part six, Q3's check: the QK arm's attention norm at epoch 200 within", "1.1x of uniform's",
+           "ours", "0d66b04", "2026-12-04T18:32:41+00:00", lambda c, label, study=None: False, None),
+    Choice("part six qk", "part six, Q3: the QK penalty's strength (its pilot's rule)", "0.000124094", "ours", "33ac95b",
+           "2026-12-04T18:39:04+00:00", lambda c, label, study=None: False, None),
 )
 BY_KEY = {c.key: c for c in CHOICES}
 
@@ -223,7 +238,12 @@ JUDGES = {"phases": "C1 four phases", "majority": "every yes/no part (C1 phases,
           "lambda 1": "C3 and C3b: the prior removes the plateau", "parity premise": "C9 parity's starvation",
 "fixed premise": "C11 under `fixed`",
           "rho 0.001 premise": "C11 rho 0.001's Eq. 5 part",
-          "sixth seed": "the parts read on `priors_after` (C6) and `heldout_fig3_after` (C3b)"}
+          "sixth seed": "the parts read on `priors_after` (C6) and `heldout_fig3_after` (C3b)",
+          "part five premise": "part five's premises (docs/registered/plateau.md)",
+          "part five weak": "part five's weak arms", "part five gain": "part five's `sub` comparisons (K6a, K8a, S1a)",
+          "part five as tested": "part five's reading as tested (K3w, K5w)",
+          "part six mass": "part six's Q1 (docs/registered/imprint.md)", "part six norm": "part six's Q3",
+          "part six qk": "part six's Q3 arm"}
 
 
 def judged_text(c):

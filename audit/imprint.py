@@ -29,6 +29,7 @@ import runfolder
 import store
 import sweep
 from audit import plateau as P
+from audit import dates as D
 from audit import rules as A
 
 LAM = 0.3                        # the information study's and part five's strength
@@ -40,8 +41,8 @@ PILOT_SEEDS = (390, 391, 392)    # Q3's pilot, disjoint from the study's
 SMALLEST = A.SMALLEST_SPEEDUP    # rules v4: 1.25x counts
 DECIDING_ACC = 0.95              # t_95 decides, as in parts four and five
 MEMORIZED_SHARE = 0.5            # a registered check: every arm memorizes in at least half its runs
-MASS_BAND = 1.5                  # a registered check (ours): uniform's distractor mass, redrawn / pad, within 1.5x
-NORM_BAND = 1.1                  # Q3's check (ours): its attention norm at epoch 200 within 1.1x of uniform-off-200's
+MASS_BAND = D.number("part six mass")   # a registered check (ours): uniform's distractor mass, redrawn / pad, within 1.5x
+NORM_BAND = D.number("part six norm")   # Q3's check (ours): its attention norm at epoch 200 within 1.1x of uniform off 200's
 
 # Q1: arm -> train.py's changes from the paper config (all in `fresh`; pad: one pad token as every distractor)
 PAD = {"distractor_vocab": "pad"}
@@ -68,7 +69,7 @@ def child(base, group):
 CHILDREN = {child(base, g): (base, g) for base in PARENTS for g in GROUPS}
 
 # Q3: the QK penalty during epochs 0-SWITCH only, at the pilot's strength (None before the pilot)
-QK_C = 0.000124094              # the pilot's choice (results/imprint_pilot.json, 2026-12-04)
+QK_C = D.number("part six qk")  # the pilot's choice (results/imprint_pilot.json, 2026-12-04)
 QK_ARM = f"QK penalty to {SWITCH}"
 PILOT = dict(seeds=PILOT_SEEDS, epochs=SWITCH, low=1e-4, high=1.0, steps=8)
 QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], epochs=800)    # 18 small runs: about a minute on 2 cores

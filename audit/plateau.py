@@ -32,6 +32,7 @@ import store
 import sweep
 from analysis import first_epoch, held_from
 from audit.information import bound_mark, count_verdict
+from audit import dates as D
 from audit import rules as A
 
 LAM = 0.3                       # the information study's (the regime map's) strength
@@ -54,7 +55,7 @@ ARMS = {"lambda 0": ("fresh", {}),
 # the operands (seed 230), so the query and distractor targets get weaker arms too, each at the largest
 # lambda of PILOT's at which a pilot run memorizes; WEAK_LAM holds what the pilot chose (empty before it)
 PILOT = dict(seed=250, epochs=1500, lams=(0.1, 0.03, 0.01), targets=("query", "adversarial"))
-WEAK_LAM = {"query": 0.03, "adversarial": 0.03}   # the pilot's choice (results/plateau_pilot.json, 2026-12-02)
+WEAK_LAM = {t: D.number("part five weak") for t in ("query", "adversarial")}   # the pilot's (results/plateau_pilot.json)
 WEAK = {"query weak": ("fresh", "query"), "distractors weak": ("fresh", "adversarial"),
         "rho query weak": ("refresh0.003", "query")}
 ARMS.update({arm: (regime, {"lam": WEAK_LAM[target], "prior": target})
@@ -113,7 +114,7 @@ PREMISES = {"distractors": ("K4", "K5")}
 # Amendment 1 (2026-12-02, after seed 230's query run): the same premise for the query arms and the weak arms
 PREMISES_AMENDED = {**PREMISES, "query": ("K3",), "rho query": ("K7",), "query weak": ("K3w",),
                     "distractors weak": ("K4w", "K5w"), "rho query weak": ("K7w",)}
-MEMORIZED_SHARE = 0.5
+MEMORIZED_SHARE = D.number("part five premise")   # every choice is read from audit/dates.py's CHOICES, dated there
 UNTESTABLE = "untestable here"
 
 
@@ -382,7 +383,7 @@ def amended_reading(per_run, budget_of, seeds):
 # the runs made after it; K8a, sub oracle against sub uniform, is new. Predictions as in the registration's
 # table (K6a as K6); K8a's derived by us from each account's mechanism (docs/registered/plateau.md).
 ACC_SEEDS = tuple(range(234, 250))
-ACC_SMALLEST = 0.05            # ours, 2026-12-03: the accuracy gain that counts, as C7's (+0.05)
+ACC_SMALLEST = D.number("part five gain")     # ours, 2026-12-03: the accuracy gain that counts, as C7's (+0.05)
 ACC_COMPARISONS = {"K6a": ("sub uniform", "sub lambda 0"), "K8a": ("sub oracle", "sub uniform"),
                    "S1a": ("sub oracle", "sub lambda 0")}
 ACC_PREDICTIONS = {"live": {"K6a": "faster", "K8a": "not faster"}, "noise": {"K6a": "faster", "K8a": "not faster"},
@@ -488,7 +489,7 @@ POWER_COMBINED_ROWS = (("the effects as seen", 1.0), ("half of them (log speed-u
 # attention on the redrawn distractors than the uniform KL; live's K3w prediction assumed the weak query KL keeps
 # W_K moving more than lambda 0 does. "More" is MORE times as much in each window (ours, 2026-12-04, chosen after
 # the masses and update sizes were seen); a comparison whose arm falls short is set aside for that account.
-MORE = 1.5
+MORE = D.number("part five as tested")
 ASSUMED = {"K5w": ("noise", "distractors weak", "uniform", ("distractor_mass_early", "distractor_mass")),
            "K3w": ("live", "query weak", "lambda 0", ("update_rms_W_K",))}
 POOLED_SEEDS = tuple(range(200, 230))    # the information study's `fresh` seeds (its 200-209 and amendment 2's)
