@@ -83,8 +83,7 @@ def claim_c2(results, R=A.RULES[DECIDING], use=None):
     d = _summary(results, "fig2", use)
     if d is None:
         return None
-    chance = 1 / d.get("p", 113)
-    bands = {"full": (0.99, 1.01), "partial": (3 * chance, 0.99), "chance": (0.0, 3 * chance)}
+    bands = D.bands("c2 bands", d.get("p", 113))       # full, partial, chance: ours (audit/dates.py)
     return {f"{cell}: paper {c['paper']}": R.level(c["final_test_acc"], *bands[c["paper"]], "final test acc", (0, 1))
             for cell, c in d["grid"].items() if c["paper"] in bands}     # "-": the paper states nothing
 

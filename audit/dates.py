@@ -104,6 +104,14 @@ def number(key):
     return float(re.search(r"[+-]?\d+(?:\.\d+)?", BY_KEY[key].value).group(0))
 
 
+def bands(key, p):
+    """A choice of named bands as the judging code uses it: "full [0.99, 1.01), chance [0, 3/p)" ->
+    {"full": (0.99, 1.01), "chance": (0.0, 3 / p)}; a bound "k/p" is k over the task's modulus p."""
+    import re
+    bound = lambda b: float(b.split("/")[0]) / p if b.endswith("/p") else float(b)
+    return {name: (bound(lo), bound(hi)) for name, lo, hi in re.findall(r"(\w+) \[([\d./p]+), ([\d./p]+)\)", BY_KEY[key].value)}
+
+
 def _value_token(value):
     """What a commit that set a choice must add: the marking's word, or the value's first number (as a float)."""
     import re

@@ -226,6 +226,7 @@ def test_no_threshold_in_the_claims_code_is_a_literal_and_a_planted_one_is_caugh
     assert planted != source
     assert [v for _, v in judging_literals(planted)] == [0.01]
     assert D.number("c7 gain") == 0.05 and D.number("c8 tau") == 0.2 and D.number("c5 drop") == 2.0
+    assert D.bands("c2 bands", 113) == {"full": (0.99, 1.01), "partial": (3 / 113, 0.99), "chance": (0.0, 3 / 113)}
 
 
 def test_every_untestable_marking_is_dated_and_an_unlisted_one_is_caught():
