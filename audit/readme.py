@@ -204,7 +204,7 @@ PLAIN_PARTS = {"diffuse attention at memorization": "attention when the model me
                "entropy faster than weight decay alone": "the entropy prior against weight decay alone",
                "KL faster under dynamic routing": "the KL under dynamic routing",
                "larger d reaches B_τ sooner": "larger d reaching B_τ",
-               "add: KL faster": "addition, the KL",
+               "add: KL faster": "addition (C3's runs), the KL",
                "sgd: the MLP norm contracts on the plateau": "SGD, Lion, Muon and other batch sizes",
                "fresh: t_grok ~ 1/wd": "the exponent of 1/wd in `fresh`",
                "fixed: t_grok ~ 1/wd": "the exponent of 1/wd under `fixed`"}
@@ -218,7 +218,8 @@ def plain(text, asides=True):
         text = re.sub(r"\s*\((?:[^()]|\([^()]*\))*\)", "", text)
     text = re.sub(r",?\s*seeds \[[\d, ]+\]", "", text).replace(" over the named room", "")
     for a, b in (("lambda", "λ"), ("B_tau", "B_τ"), ("+-", "±"), ("<=", "≤"), (">=", "≥"), ("Kendall tau", "Kendall τ"), ("beta ", "β "),
-                 ("under our mapping", "with lr and wd as we mapped them")):
+                 ("not tested here: under our mapping it does not learn", "not tested: under our lr and wd it does not learn"),
+                 ("our band", "our range")):
         text = text.replace(a, b)
     return re.sub(r"(\d)x\b", r"\1×", text).strip(" :")
 
@@ -230,7 +231,7 @@ def measured(verdict, parts):
     p, v = next(((p, v) for p, v in held if v.get("shown")), held[0])
     label = plain(part_label(p, v))
     if v.get("would_read") and not v.get("shown"):     # a choice made after its data: decided only by later runs
-        number = f"would read {v['would_read']}, but our choice came after its runs: only runs made after it decide"
+        number = f"our '{v['would_read']}' came after its runs were seen, so only runs made after it decide (none yet)"
     else:
         number = v.get("shown") or (v.get("text") or v.get("status") or v.get("reason") or "no number yet").split(";")[0]
     counts = f"; {plain(v['against'], asides=False)}" if v.get("shown") and v.get("against") else ""
