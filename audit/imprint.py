@@ -17,6 +17,7 @@ what it leaves behind, registered in docs/registered/imprint.md before any of th
     python -m audit.imprint --quick                   # the small model, one seed, a few minutes
 """
 import argparse
+import collections
 import copy
 import math
 import os
@@ -416,6 +417,20 @@ STORED = dict(t0=2970, t0_pad=3015, sd_t=0.35, u=(0.639, 0.274), o_u=(0.364, 0.2
 Q1_TRUTHS = {"noise": 0.0, "target form": 1.0, "both: noise and target form": 0.5}
 
 
+def _cut(t):
+    """Simulated times censored at the budget: {seed: t or None}."""
+    return {i: (None if v > BUDGET else float(v)) for i, v in enumerate(t)}
+
+
+def _tally(truths, reps, seed, reading_of):
+    """{truth: {reading: share of `reps` simulated data sets}}; reading_of(rng, truth) -> one data set's reading."""
+    rng, out = np.random.default_rng(seed), {}
+    for truth in truths:
+        counts = collections.Counter(reading_of(rng, truth) for _ in range(reps))
+        out[truth] = {r: k / reps for r, k in counts.items()}
+    return out
+
+
 def simulate_q1(rng, truth, n, scale=1.0):
     """{arm: {seed: t_95 or None}} under a truth; scale multiplies the oracle's gap to uniform."""
     s = STORED
@@ -424,21 +439,13 @@ def simulate_q1(rng, truth, n, scale=1.0):
     to = tu * np.exp(rng.normal(scale * s["o_u"][0], s["o_u"][1], n))
     tup = t0p / np.exp(rng.normal(*s["u_pad"], n))
     top = tup * np.exp(rng.normal(scale * s["o_u"][0] * Q1_TRUTHS[truth], s["sd_o_pad"], n))
-    cut = lambda t: {i: (None if v > BUDGET else float(v)) for i, v in enumerate(t)}
-    return {"lambda 0": cut(t0), "uniform": cut(tu), "oracle": cut(to), "lambda 0 pad": cut(t0p),
-            "uniform pad": cut(tup), "oracle pad": cut(top)}
+    return {"lambda 0": _cut(t0), "uniform": _cut(tu), "oracle": _cut(to), "lambda 0 pad": _cut(t0p),
+            "uniform pad": _cut(tup), "oracle pad": _cut(top)}
 
 
 def power_q1(n=len(SEEDS), reps=REPS, seed=0, scale=1.0):
     """{truth: {reading: share of data sets}}."""
-    rng, out = np.random.default_rng(seed), {}
-    for truth in Q1_TRUTHS:
-        counts = {}
-        for _ in range(reps):
-            r = q1_reading(judge_q1(simulate_q1(rng, truth, n, scale), BUDGET))
-            counts[r] = counts.get(r, 0) + 1
-        out[truth] = {r: k / reps for r, k in counts.items()}
-    return out
+    return _tally(Q1_TRUTHS, reps, seed, lambda rng, truth: q1_reading(judge_q1(simulate_q1(rng, truth, n, scale), BUDGET)))
 
 
 # Q2's truths: per group, the share of T1's log effect its transplant carries into lambda 0 and takes out of
@@ -456,43 +463,30 @@ def simulate_q2(rng, truth, n, scale=1.0):
     mu, sd = T1_STORED[0] * scale, T1_STORED[1]
     t0 = np.exp(rng.normal(math.log(STORED["t0"]), STORED["sd_t"], n))
     toff = t0 / np.exp(rng.normal(mu, sd, n))
-    cut = lambda t: {i: (None if v > BUDGET else float(v)) for i, v in enumerate(t)}
-    out = {"lambda 0": cut(t0), OFF: cut(toff)}
+    out = {"lambda 0": _cut(t0), OFF: _cut(toff)}
     for g in GROUPS:
-        out[child("lambda 0", g)] = cut(t0 / np.exp(rng.normal(mu * carry.get(g, 0.0), sd, n)))
-        out[child(OFF, g)] = cut(toff * np.exp(rng.normal(mu * remove.get(g, 0.0), sd, n)))
+        out[child("lambda 0", g)] = _cut(t0 / np.exp(rng.normal(mu * carry.get(g, 0.0), sd, n)))
+        out[child(OFF, g)] = _cut(toff * np.exp(rng.normal(mu * remove.get(g, 0.0), sd, n)))
     return out
 
 
 def power_q2(n=len(SEEDS_Q23), reps=REPS // 2, seed=0, scale=1.0):
-    rng, out = np.random.default_rng(seed), {}
-    for truth in Q2_TRUTHS:
-        counts = {}
-        for _ in range(reps):
-            r = q2_reading(judge_q2(simulate_q2(rng, truth, n, scale), BUDGET))
-            counts[r] = counts.get(r, 0) + 1
-        out[truth] = {r: k / reps for r, k in counts.items()}
-    return out
+    return _tally(Q2_TRUTHS, reps, seed, lambda rng, truth: q2_reading(judge_q2(simulate_q2(rng, truth, n, scale), BUDGET)))
 
 
 # Q3's truths: the QK arm as fast as uniform off 200 (logit scale carries it), half-way (part of it), as lambda 0
 Q3_TRUTHS = {"fits": 1.0, "part of it: faster than lambda 0, slower than the uniform KL": 0.5, "ruled out": 0.0}
 
 
-def power_q3(n=len(SEEDS_Q23), reps=REPS, seed=0, scale=1.0):
-    rng, out = np.random.default_rng(seed), {}
+def simulate_q3(rng, truth, n, scale=1.0):
     mu, sd = T1_STORED[0] * scale, T1_STORED[1]
-    for truth, share in Q3_TRUTHS.items():
-        counts = {}
-        for _ in range(reps):
-            t0 = np.exp(rng.normal(math.log(STORED["t0"]), STORED["sd_t"], n))
-            cut = lambda t: {i: (None if v > BUDGET else float(v)) for i, v in enumerate(t)}
-            times = {"lambda 0": cut(t0), OFF: cut(t0 / np.exp(rng.normal(mu, sd, n))),
-                     QK_ARM: cut(t0 / np.exp(rng.normal(mu * share, sd, n)))}
-            r = q3_reading(judge_q3(times, BUDGET))
-            counts[r] = counts.get(r, 0) + 1
-        out[truth] = {r: k / reps for r, k in counts.items()}
-    return out
+    t0 = np.exp(rng.normal(math.log(STORED["t0"]), STORED["sd_t"], n))
+    return {"lambda 0": _cut(t0), OFF: _cut(t0 / np.exp(rng.normal(mu, sd, n))),
+            QK_ARM: _cut(t0 / np.exp(rng.normal(mu * Q3_TRUTHS[truth], sd, n)))}
+
+
+def power_q3(n=len(SEEDS_Q23), reps=REPS, seed=0, scale=1.0):
+    return _tally(Q3_TRUTHS, reps, seed, lambda rng, truth: q3_reading(judge_q3(simulate_q3(rng, truth, n, scale), BUDGET)))
 
 
 def power_table(p, n):
