@@ -607,6 +607,8 @@ def plot(summary, path):
         bx.bar(np.arange(len(GROUPS)) + (k - 0.5) * 0.38, ys, width=0.38, color=f"C{k}",
                label=f"into {base} (from {OFF if base == 'lambda 0' else 'lambda 0'})")
     bx.axhline(1, color="0.4", lw=0.8)
+    if not any(summary["runs"].get(a) for a in CHILDREN):
+        bx.text(0.5, 0.5, "no transplant stored yet", transform=bx.transAxes, ha="center", color="0.4")
     bx.set_xticks(range(len(GROUPS)), list(GROUPS), rotation=20, fontsize=8)
     bx.set(ylabel="speed-up over the run it went into (geometric mean)",
            title=f"one group of weights moved at epoch {SWITCH}")
