@@ -554,6 +554,13 @@ def markdown(summary, bold=True):
              f"- {summary['stored_runs']} of {summary['planned_runs']} runs stored (Q1 seeds {summary['seeds'][0]}-"
              f"{summary['seeds'][-1]}, Q2 and Q3 seeds {summary['seeds_q23'][0]}-{summary['seeds_q23'][-1]}); t_95 decides; "
              f"QK penalty c = {summary['qk_c'] if summary['qk_c'] else 'not piloted yet'}. [imprint.png](imprint.png)"]
+    pilot = summary.get("pilot")
+    if pilot:
+        norm = pilot["tried"][f"{pilot['choice']:.6g}"]
+        lines.append(f"- Q3's pilot (seeds {pilot['seeds'][0]}-{pilot['seeds'][-1]}, {PILOT['epochs']} epochs a run, the "
+                     f"registered bisection over {len(pilot['tried'])} strengths): uniform off {SWITCH}'s median attention "
+                     f"norm at epoch {SWITCH} {pilot['target']:.2f}; c = {pilot['choice']:.2e}".replace("e-0", "e-")
+                     + f" gives {norm:.2f}")
     for arm, reached in summary["reached_0.95"].items():
         m = lambda k: summary["medians"][k][arm]
         d = summary["described"][arm]
@@ -660,6 +667,9 @@ def main(argv=None):
     c = QUICK_C if args.quick else QK_C
     q23_seeds = [s for s in args.seeds if s in q23]
     summary = summarize(collect(results), budget(args), args.seeds, q23_seeds, c)
+    pilot_file = os.path.join(args.results_dir, "imprint_pilot.json")
+    if not args.quick and os.path.exists(pilot_file):      # Q3's strength, chosen by the registered pilot
+        summary["pilot"] = store.read_json(pilot_file)
     print(text(summary))
     os.makedirs(args.results_dir, exist_ok=True)
     store.write_json(os.path.join(args.results_dir, "imprint.json"), summary)
