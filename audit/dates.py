@@ -121,6 +121,47 @@ def _value_token(value):
     return float(m.group(0)) if m else None
 
 
+def table_values(root=".", path="audit/dates.py"):
+    """The history of the table's values: [(commit, date, {key: value})], oldest first, each version of this file
+    (renames followed) as git holds it, read with ast (the values are string literals)."""
+    import ast
+    git = lambda *a: subprocess.run(["git", *a], cwd=root, capture_output=True, text=True).stdout
+    log = git("log", "--format=%H %cI", "--follow", "--name-only", "--", path).split("\n")
+    versions, commit = [], None
+    for line in log:
+        if " " in line.strip():
+            commit, date = line.split()
+        elif line.strip() and commit:
+            versions.append((commit, date, line.strip()))
+            commit = None
+    out = []
+    for commit, date, name in reversed(versions):
+        values = {}
+        for node in ast.walk(ast.parse(git("show", f"{commit}:{name}"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Choice" and len(node.args) >= 3:
+                try:
+                    values[ast.literal_eval(node.args[0])] = ast.literal_eval(node.args[2])
+                except ValueError:
+                    continue
+        out.append((commit, date, values))
+    return out
+
+
+def changed_after(choices=CHOICES, history=None, root="."):
+    """The choices whose value the table changed after their dated commit (issue #97: "no later commit changed
+    it"): [(key, the commit that changed it, its date)]. history: table_values(root) unless given."""
+    import datetime
+    when = lambda s: datetime.datetime.fromisoformat(s)
+    history = table_values(root) if history is None else history
+    out = []
+    for c in choices:
+        seen = [(commit, date, values[c.key]) for commit, date, values in history if c.key in values]
+        for (_, _, before), (commit, date, now) in zip(seen, seen[1:]):
+            if now != before and when(date) > when(c.date):
+                out.append((c.key, commit[:7], date))
+    return out
+
+
 def verify_choices(choices=CHOICES, root="."):
     """Each choice against git (issue #97): its commit is in the history, its date is that commit's, and the
     commit's diff adds a line holding its value (`_value_token`). [(key, what is wrong)]; None without history."""

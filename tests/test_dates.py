@@ -237,3 +237,18 @@ def test_every_untestable_marking_is_dated_and_an_unlisted_one_is_caught():
     planted = {**policy.UNTESTABLE_PARTS, "C1": {"diffuse attention at memorization": ("x", "", "")},
                "C2": {"nm|oracle: paper full": ("x", "", "")}}
     assert policy.unlisted_markings(planted) == [("C1", "diffuse attention at memorization"), ("C2", "nm|oracle: paper full")]
+
+
+def test_no_choices_value_changed_after_its_dated_commit_and_a_late_change_is_caught():
+    """The table's own history (renames followed): no entry's value changed after the commit its date names.
+    Planted: C4's margin changed from 1.25x to 1.20x in a commit after its date, caught with that commit; a change
+    made before its date is not."""
+    history = D.table_values(root=ROOT)
+    if not history:
+        pytest.skip("no git history here")
+    assert len(history) >= 7 and all(len(v) >= 16 for _, _, v in history) and D.changed_after(history=history) == []
+    margin = D.BY_KEY["margin"]                                          # dated 2026-11-23
+    late = [("a" * 40, "2026-11-24T00:00:00+00:00", {"margin": "1.25x"}), ("b" * 40, "2026-12-01T00:00:00+00:00", {"margin": "1.20x"})]
+    assert D.changed_after((margin,), late) == [("margin", "bbbbbbb", "2026-12-01T00:00:00+00:00")]
+    early = [("a" * 40, "2026-11-20T00:00:00+00:00", {"margin": "1.20x"}), ("b" * 40, "2026-11-22T00:00:00+00:00", {"margin": "1.25x"})]
+    assert D.changed_after((margin,), early) == []
