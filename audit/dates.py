@@ -87,6 +87,8 @@ CHOICES = (
            "39ccf02", "2026-12-03T08:14:26+00:00", lambda c, label, study=None: False, None),
     Choice("part five as tested", "part five said as tested: an arm moved 'more' than its reference at", "1.5x", "ours",
            "227e197", "2026-12-04T18:11:20+00:00", lambda c, label, study=None: False, None),
+    Choice("part six memorized", "part six, Q1's check: every arm memorizes in at least", "0.5 of its runs", "ours",
+           "0d66b04", "2026-12-04T18:32:41+00:00", lambda c, label, study=None: False, None),
     Choice("part six mass", "part six, Q1's check: uniform's distractor mass, redrawn over pad, within", "1.5x",
            "ours", "0d66b04", "2026-12-04T18:32:41+00:00", lambda c, label, study=None: False, None),
     Choice("part six norm", "part six, Q3's check: the QK arm's attention norm at epoch 200 within", "1.1x of uniform's",
@@ -293,7 +295,7 @@ JUDGES = {"phases": "C1 four phases", "majority": "every yes/no part (C1 phases,
           "part five premise": "part five's premises (docs/registered/plateau.md)",
           "part five weak": "part five's weak arms", "part five gain": "part five's `sub` comparisons (K6a, K8a, S1a)",
           "part five as tested": "part five's reading as tested (K3w, K5w)",
-          "part six mass": "part six's Q1 (docs/registered/imprint.md)", "part six norm": "part six's Q3",
+          "part six memorized": "part six's Q1 (docs/registered/imprint.md)", "part six mass": "part six's Q1", "part six norm": "part six's Q3",
           "part six qk": "part six's Q3 arm"}
 
 

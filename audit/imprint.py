@@ -41,7 +41,7 @@ SEEDS_Q23 = SEEDS[:20]           # Q2 and Q3 (their lambda 0 runs are Q1's)
 PILOT_SEEDS = (390, 391, 392)    # Q3's pilot, disjoint from the study's
 SMALLEST = A.SMALLEST_SPEEDUP    # rules v4: 1.25x counts
 DECIDING_ACC = 0.95              # t_95 decides, as in parts four and five
-MEMORIZED_SHARE = 0.5            # a registered check: every arm memorizes in at least half its runs
+MEMORIZED_SHARE = D.number("part six memorized")   # a registered check: every arm memorizes in half its runs
 MASS_BAND = D.number("part six mass")   # a registered check (ours): uniform's distractor mass, redrawn / pad, within 1.5x
 NORM_BAND = D.number("part six norm")   # Q3's check (ours): its attention norm at epoch 200 within 1.1x of uniform off 200's
 
