@@ -23,25 +23,24 @@ Tasks (App. A.1, F.3, F.4; defaults the paper does not give: docs/registered/sen
   add, mul, addk   modular arithmetic, operands at positions 0..k-1
   sub              (a - b) mod p: addition's layout, not commutative (beyond the paper:
                    docs/registered/plateau.md)
-  parity           n bits, y = XOR of bits 0..k-1; the other bits are the distractors
-  perm             permutation composition in S_n: (g, h, distractors, =) -> g o h
   route            dynamic routing: modular addition with operands at positions drawn per
                    sequence among noise tokens, recognisable by content; a per-row oracle
-  arparity         autoregressive: n random bits, then m parity bits c_j = XOR of a fixed
-                   k-subset S_j; one row per (sequence, c_j), the query just before c_j (model.run_rows)
+  parity, perm, arparity   the appendix's sparse parity, permutation composition and autoregressive
+                   parity: built in tasks_appendix.py, which a run loads only when it asks for one
 """
 import itertools
 
 import torch
 
 TASKS = ("add", "sub", "mul", "addk", "parity", "perm", "route", "arparity")
+APPENDIX_TASKS = ("parity", "perm", "arparity")       # their builders: tasks_appendix.py
 # the tasks modulo p whose distractors may come from another vocabulary (--distractor-vocab)
 ARITHMETIC = ("add", "sub", "mul", "addk")
 
 
 class SeqTask:
     def __init__(self, name, x, y, n_values, n_classes, informative, n_train, seed,
-                 vocab_size=None, info_mask=None, qpos=None, distractor_range=None, distractor_pool=None):
+                 vocab_size=None, info_mask=None, qpos=None, distractor_range=None, distractor_pool=None, subsets=None):
         self.name = name
         self.n_values = n_values              # value tokens 0..n_values-1
         self.eq_token = n_values              # the query token `=`
@@ -60,6 +59,7 @@ class SeqTask:
         self.qpos = None if qpos is None else {"train": qpos[:n_train], "test": qpos[n_train:]}
         self.distractor_range = distractor_range or (0, n_values)   # tokens distractors are drawn from
         self.distractor_pool = distractor_pool    # (P, positions): parity redraws among the training patterns
+        self.subsets = subsets                    # arparity: the k-subsets S_j its outputs are parities of
         self.refresh_gen = torch.Generator().manual_seed(seed + 7919)   # its own stream: never moves init or split
 
     def oracle_for(self, split):
@@ -146,7 +146,7 @@ def make_task(name="add", *, p=113, frac=0.3, n_distractors=2, seed=0, n_operand
               n_bits=10, parity_k=3, perm_n=5, n_outputs=3, distractor_vocab="shared"):
     """Build a task, its inputs split once (seeded) into train and test. The arithmetic tasks:
     (operands..., distractors..., =), y = a + b, a - b, a * b or a_1 + ... + a_k (n_operands) mod p;
-    the others: the module docstring (p unused by parity, perm and arparity)."""
+    the others: the module docstrings (p unused by parity, perm and arparity)."""
     if name not in TASKS:
         raise ValueError(f"unknown task {name!r}; choose from {', '.join(TASKS)}")
     if distractor_vocab not in DISTRACTOR_VOCABS:
@@ -158,12 +158,12 @@ def make_task(name="add", *, p=113, frac=0.3, n_distractors=2, seed=0, n_operand
     if n_distractors < 0:
         raise ValueError(f"n_distractors must be >= 0, got {n_distractors}")
     gen = torch.Generator().manual_seed(seed)
-    if name == "parity":
-        return _parity(n_bits, parity_k, frac, seed, gen)
-    if name == "arparity":
-        return _arparity(n_bits, parity_k, n_outputs, frac, seed, gen)
-    if name == "perm":
-        return _perm(perm_n, frac, n_distractors, seed, gen)
+    if name in APPENDIX_TASKS:          # built in tasks_appendix.py, loaded only for them
+        import tasks_appendix
+        built = {"parity": lambda: tasks_appendix.parity(n_bits, parity_k, frac, gen),
+                 "perm": lambda: tasks_appendix.perm(perm_n, frac, n_distractors, gen),
+                 "arparity": lambda: tasks_appendix.arparity(n_bits, parity_k, n_outputs, frac, seed, gen)}[name]()
+        return SeqTask(**built, seed=seed)
     if p < 3:
         raise ValueError(f"p must be at least 3, got {p}")
     k = n_operands if name == "addk" else 2
@@ -194,47 +194,6 @@ def _n_train(frac, n):
     return n_train
 
 
-def _parity(n_bits, k, frac, seed, gen):
-    """y = XOR of bits 0..k-1; bits k..n-1 are the distractors, and the split is over their 2^(n-k)
-    patterns (split over whole strings, a redraw would turn training rows into test strings)."""
-    if not 1 <= k < n_bits <= 20:
-        raise ValueError(f"parity needs 1 <= k < n_bits <= 20, got k={k}, n_bits={n_bits}")
-    ops = torch.tensor(list(itertools.product((0, 1), repeat=k)), dtype=torch.long)          # (2^k, k)
-    patterns = torch.tensor(list(itertools.product((0, 1), repeat=n_bits - k)), dtype=torch.long)
-    patterns = patterns[torch.randperm(len(patterns), generator=gen)]
-    n_pat = _n_train(frac, len(patterns))
-
-    def strings(pats):   # every (operands, pattern) pair, shuffled
-        rows = torch.cat([ops.repeat_interleave(len(pats), 0), pats.repeat(len(ops), 1)], 1)
-        return rows[torch.randperm(len(rows), generator=gen)]
-
-    bits = torch.cat([strings(patterns[:n_pat]), strings(patterns[n_pat:])])
-    y = bits[:, :k].sum(1) % 2
-    x = torch.cat([bits, torch.full((len(bits), 1), 2, dtype=torch.long)], dim=1)
-    return SeqTask("parity", x, y, n_values=2, n_classes=2, informative=range(k),
-                   n_train=n_pat * len(ops), seed=seed, distractor_pool=patterns[:n_pat].clone())
-
-
-def compose(g, h):
-    """(g o h)(i) = g(h(i)) for permutations as tuples of images."""
-    return tuple(g[h[i]] for i in range(len(h)))
-
-
-def _perm(n, frac, n_distractors, seed, gen):
-    if not 2 <= n <= 6:
-        raise ValueError(f"perm needs 2 <= perm_n <= 6 (S_6 has 720 elements), got {n}")
-    elems = list(itertools.permutations(range(n)))               # lexicographic: index = token
-    index = {g: i for i, g in enumerate(elems)}
-    N = len(elems)
-    pairs = torch.tensor(list(itertools.product(range(N), repeat=2)), dtype=torch.long)
-    pairs = pairs[torch.randperm(len(pairs), generator=gen)]
-    y = torch.tensor([index[compose(elems[g], elems[h])] for g, h in pairs.tolist()])
-    distractors = torch.randint(0, N, (len(pairs), n_distractors), generator=gen)
-    x = torch.cat([pairs, distractors, torch.full((len(pairs), 1), N, dtype=torch.long)], dim=1)
-    return SeqTask("perm", x, y, n_values=N, n_classes=N, informative=range(2),
-                   n_train=_n_train(frac, len(pairs)), seed=seed)
-
-
 def _route(ops, y, p, n_distractors, n_train, seed, gen):
     """Operands at two positions drawn per sequence; noise tokens p+1..2p elsewhere."""
     n, L = len(ops), 2 + n_distractors
@@ -247,35 +206,6 @@ def _route(ops, y, p, n_distractors, n_train, seed, gen):
     info[rows, slots] = True
     return SeqTask("route", x, y, n_values=p, n_classes=p, informative=[], n_train=n_train, seed=seed,
                    vocab_size=2 * p + 1, info_mask=info, distractor_range=(p + 1, 2 * p + 1))
-
-
-def parity_subsets(n_bits, k, n_outputs, seed):
-    """The fixed k-subsets S_j of the input bits that the outputs c_j are parities of."""
-    gen = torch.Generator().manual_seed(seed + 31337)
-    return [sorted(torch.randperm(n_bits, generator=gen)[:k].tolist()) for _ in range(n_outputs)]
-
-
-def _arparity(n_bits, k, m, frac, seed, gen):
-    if not 1 <= k <= n_bits <= 16 or m < 1:
-        raise ValueError("arparity needs 1 <= k <= n_bits <= 16 and n_outputs >= 1")
-    subsets = parity_subsets(n_bits, k, m, seed)
-    bits = torch.tensor(list(itertools.product((0, 1), repeat=n_bits)), dtype=torch.long)
-    bits = bits[torch.randperm(len(bits), generator=gen)]
-    outs = torch.stack([bits[:, S].sum(1) % 2 for S in subsets], 1)            # (N, m)
-    seqs = torch.cat([bits, outs], 1)                                           # (N, n + m)
-    N, T = seqs.shape
-    n_train = _n_train(frac, N)
-    # rows: sequence-major within each split, so a split never shares a sequence
-    x = seqs.repeat_interleave(m, 0)
-    y = outs.flatten()
-    qpos = torch.arange(n_bits - 1, n_bits - 1 + m).repeat(N)                  # predicts c_j at n + j
-    info = torch.zeros(m, T, dtype=torch.bool)
-    for j, S in enumerate(subsets):
-        info[j, S] = True
-    task = SeqTask("arparity", x, y, n_values=2, n_classes=2, informative=[], n_train=n_train * m,
-                   seed=seed, vocab_size=2, info_mask=info.repeat(N, 1), qpos=qpos)
-    task.subsets = subsets
-    return task
 
 
 def query_slot_ids(length, n_slots):

@@ -166,13 +166,14 @@ def test_readme_names_only_code_that_exists():
 
 def test_train_py_copies_with_only_the_files_it_trains(tmp_path):
     """train.py with what it imports at module level (at most 1,500 lines in all), and nothing else
-    of the repository (no controls.py or model_deep.py, which a run loads only when it asks for
-    them; no sweep or store), trains and writes its run folder."""
+    of the repository (no controls.py, model_deep.py, tasks_appendix.py or optim_appendix.py, which a
+    run loads only when it asks for them; no sweep or store), trains and writes its run folder."""
     import shutil
     from tests.test_layout import copy_budget
     needs, lines = copy_budget("train.py")
     assert lines <= 1500, f"train.py with what it imports is {lines} lines: {needs}"
-    assert not {"controls.py", "model_deep.py", "store.py", "sweep.py", "analysis.py"} & set(needs), needs
+    assert not {"controls.py", "model_deep.py", "tasks_appendix.py", "optim_appendix.py", "store.py", "sweep.py",
+                "analysis.py"} & set(needs), needs
     for f in needs:
         shutil.copy(os.path.join(ROOT, f), tmp_path / f)
     r = subprocess.run([sys.executable, "train.py", *TINY, "--out", "run", "--print-every", "0"],
@@ -187,6 +188,14 @@ def test_train_py_copies_with_only_the_files_it_trains(tmp_path):
                         "print(tuple(m(torch.zeros(3, 4, dtype=torch.long))[0].shape))"],
                        capture_output=True, text=True, cwd=alone)
     assert r.returncode == 0 and r.stdout.strip() == "(3, 7)", r.stderr
+    for f, code, want in (("tasks.py", "import tasks; t = tasks.make_task('add', p=7); print(t.train_x.shape[1])", "5"),
+                          ("optim.py", "import torch, optim; m = torch.nn.Linear(2, 2); "
+                           "print(type(optim.build_optimizer(m, 'sgd')).__name__)", "SGD")):
+        alone = tmp_path / f"{f[:-3]}_alone"             # tasks.py and optim.py copy alone too
+        alone.mkdir()
+        shutil.copy(os.path.join(ROOT, f), alone / f)
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=alone)
+        assert r.returncode == 0 and r.stdout.strip() == want, r.stderr
     deep = tmp_path / "model_deep_alone"                 # and so does model_deep.py
     deep.mkdir()
     shutil.copy(os.path.join(ROOT, "model_deep.py"), deep / "model_deep.py")

@@ -10,8 +10,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CORE = ["model.py", "model_deep.py", "tasks.py", "optim.py", "diagnostics.py", "runfolder.py", "train.py", "config.py",
-        "device.py", "controls.py", "summary.py", "analysis.py"]
+CORE = ["model.py", "model_deep.py", "tasks.py", "tasks_appendix.py", "optim.py", "optim_appendix.py", "diagnostics.py",
+        "runfolder.py", "train.py", "config.py", "device.py", "controls.py", "summary.py", "analysis.py"]
 SHARED = ["sweep.py", "store.py", "plots.py", "extend.py"]
 FIGURES = sorted(os.path.basename(f) for f in glob.glob(os.path.join(ROOT, "exp_*.py")))
 PACKAGES = ("audit",)

@@ -3,6 +3,7 @@ import pytest
 import torch
 
 import optim
+import optim_appendix
 from model import Transformer
 
 
@@ -14,7 +15,7 @@ def tiny_model(seed=0):
 def test_lion_step_matches_its_rule():
     torch.manual_seed(0)
     p = torch.nn.Parameter(torch.randn(5, 3))
-    opt = optim.Lion([p], lr=0.01, betas=(0.9, 0.99), weight_decay=0.5)
+    opt = optim_appendix.Lion([p], lr=0.01, betas=(0.9, 0.99), weight_decay=0.5)
     m = torch.zeros(5, 3)
     for _ in range(3):
         g = torch.randn(5, 3)

@@ -74,7 +74,7 @@ def test_parity_labels_and_oracle():
 
 
 def test_permutation_composition():
-    from tasks import compose
+    from tasks_appendix import compose
     g, h = (1, 0, 2), (0, 2, 1)                     # (g o h)(i) = g(h(i))
     assert compose(g, h) == (1, 2, 0) and compose(h, g) == (2, 0, 1)
     t = make_task("perm", perm_n=3, frac=0.5, n_distractors=1, seed=0)
@@ -105,7 +105,7 @@ def test_routing_oracle_follows_the_operands():
 
 
 def test_autoregressive_parity_rows():
-    from tasks import parity_subsets
+    from tasks_appendix import parity_subsets
     t = make_task("arparity", n_bits=6, parity_k=2, n_outputs=3, frac=0.5, seed=1)
     S = parity_subsets(6, 2, 3, 1)
     assert t.subsets == S and t.seq_len == 9
