@@ -1,5 +1,6 @@
 """What the figures measure from finished runs' histories: phase marks, the pre-registered
-criteria a run meets or not, censored medians over seeds, Eq. 5's bound, line fits. Nothing
+criteria a run meets or not, Eq. 5's bound (and, re-exported, grok_times.py's censored medians over
+seeds and line fits). Nothing
 here trains and nothing here judges a claim (the verdict rules are audit/rules.py);
 everything takes a history dict (train.py's) or numbers.
 
@@ -21,6 +22,7 @@ import math
 
 import numpy as np
 
+from grok_times import censor, censored_median, fit_line, fmt_median   # noqa: F401  (every study reads them from here)
 from summary import first_epoch   # noqa: F401  (a run's marks: summary.py; every study reads it from here)
 
 
@@ -123,7 +125,7 @@ def paper_regime_checks(m, budget):
 
 
 # ---------------------------------------------------------------------------------------
-# Times over seeds, fits, Eq. 5: measurements every study and the verdict rules read
+# Eq. 5, and the thinned log: measurements every study and the verdict rules read
 
 THIN_EPOCHS = 100
 
@@ -136,37 +138,6 @@ def eq5_bound(marks, cfg):
         return None
     shrink = marks["mlp_norm_at_mem"] / marks["mlp_norm_at_grok"]
     return max(0.0, math.log(shrink)) / -math.log(1 - cfg["lr"] * cfg["wd"])
-
-
-def censor(t, budget):
-    """A grokking time with a never-grokked run (None) censored at the budget."""
-    return float(budget) if t is None else float(t)
-
-
-def censored_median(times, budget):
-    """(median, censored?) of grokking times with None = never, censored at the budget. A
-    censored median is a lower bound: the budget when the middle run never grokked, or
-    (middle finite time + budget) / 2 when one of an even count's two middle runs never did."""
-    if not times:
-        return None, False
-    vals = sorted(np.inf if t is None else float(t) for t in times)
-    n = len(vals)
-    mid = vals[n // 2 - 1: n // 2 + 1] if n % 2 == 0 else [vals[n // 2]]
-    if all(np.isfinite(mid)):
-        return float(np.mean(mid)), False
-    finite = [v if np.isfinite(v) else float(budget) for v in mid]
-    return float(np.mean(finite)), True
-
-
-def fmt_median(times, budget):
-    med, cens = censored_median(times, budget)
-    return "-" if med is None else f"> {med:g}" if cens else f"{med:g}"
-
-
-def fit_line(x, y):
-    """Least squares y = a + b x; returns (a, b)."""
-    b, a = np.polyfit(np.asarray(x, float), np.asarray(y, float), 1)
-    return a, b
 
 
 def thinned_points(epochs, violations, every=THIN_EPOCHS):

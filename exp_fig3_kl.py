@@ -21,7 +21,7 @@ import os
 
 import numpy as np
 
-import analysis
+import grok_times
 import plots
 import store
 import sweep
@@ -101,7 +101,7 @@ def main(argv=None):
         groks = {s: results[run_name(l, s, args)][0]["grok_epoch"] for s in args.seeds if run_name(l, s, args) in results}
         if l > 0:
             rates[l] = [divergence_rate(results[run_name(l, s, args)][1]) for s in groks]
-        med, censored = analysis.censored_median(list(groks.values()), args.epochs)
+        med, censored = grok_times.censored_median(list(groks.values()), args.epochs)
         table[l] = {"grok": [groks.get(s, "missing") for s in args.seeds], "median": None if censored else med,
                     "n_grokked": sum(g is not None for g in groks.values()), "n_runs": len(groks)}
 
@@ -110,11 +110,11 @@ def main(argv=None):
     for l in lams:
         row = table[l]
         print(f"{l:8g}  {str(['never' if g is None else g for g in row['grok']]):40s} "
-              f"{analysis.fmt_median([g for g in row['grok'] if g != 'missing'], args.epochs):>8s}")
+              f"{grok_times.fmt_median([g for g in row['grok'] if g != 'missing'], args.epochs):>8s}")
     rate_fit = None
     if len(rates) >= 2:
         rl = sorted(rates)
-        rate_fit = analysis.fit_line(np.log(rl), np.log([max(np.median(rates[l]), 1e-12) for l in rl]))[1]
+        rate_fit = grok_times.fit_line(np.log(rl), np.log([max(np.median(rates[l]), 1e-12) for l in rl]))[1]
         print("D(t) exponential rate per epoch (median over seeds): "
               + ", ".join(f"lambda {l:g}: {np.median(rates[l]):.2e}" for l in rl))
         print(f"  log-log slope of rate against lambda: {rate_fit:.2f} (Thm. 5.2 predicts a rate "
@@ -136,7 +136,7 @@ def divergence_rate(history, drop=0.01):
     end = below[0] + 1 if len(below) else len(D)
     if end < 3:
         end = min(3, len(D))
-    return float(-analysis.fit_line(ep[:end], np.log(D[:end]))[1])
+    return float(-grok_times.fit_line(ep[:end], np.log(D[:end]))[1])
 
 
 def plot(results, lams, table, rates, args, path):

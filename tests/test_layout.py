@@ -11,7 +11,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORE = ["model.py", "model_deep.py", "tasks.py", "tasks_appendix.py", "optim.py", "optim_appendix.py", "diagnostics.py",
-        "runfolder.py", "train.py", "config.py", "device.py", "controls.py", "summary.py", "analysis.py"]
+        "runfolder.py", "train.py", "config.py", "device.py", "controls.py", "summary.py", "grok_times.py", "analysis.py"]
 SHARED = ["sweep.py", "store.py", "plots.py", "extend.py"]
 FIGURES = sorted(os.path.basename(f) for f in glob.glob(os.path.join(ROOT, "exp_*.py")))
 PACKAGES = ("audit",)
