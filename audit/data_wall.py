@@ -1,0 +1,319 @@
+"""Beyond the paper: the title's "need", tested where it can fail. In `fresh` at the paper's train fraction
+0.3, plain training groks every time, and a prior that only shortens the plateau is a speed-up, not a need.
+Below some train fraction plain training stops grokking within any practical budget (Power et al. 2022;
+Varma et al. 2023's critical data size). Does the oracle prior make runs grok below that wall, and does
+the KL toward uniform attention (no information) cross it too? Registered in docs/registered/data_wall.md
+before any of its runs, the pilot's rule before the pilot.
+
+    python -m audit.data_wall --power                   # the registration's power table, recomputed
+    python -m audit.data_wall --pilot --jobs 2          # the pilot: lambda 0 down the grid, seeds 500-501
+    python -m audit.data_wall --jobs 2 --threads 1      # the study, at the fractions the pilot chose
+    python -m audit.data_wall --plot-only               # judge and draw from the store
+
+The deciding measure is a count: per arm and train fraction, how many of the runs reach test accuracy 0.95
+within the budget (a run that never does stays in, as not reaching it). Times are reported beside it.
+"""
+import argparse
+import math
+import os
+
+import plots
+import store
+import sweep
+from analysis import held_from
+from summary import first_epoch
+from audit.information import fisher_one_sided
+
+LAM = 0.3                                   # the information study's and parts five and six's strength
+ARMS = {"lambda 0": {}, "oracle": {"lam": LAM, "prior": "oracle"}, "uniform": {"lam": LAM, "prior": "uniform"}}
+DECIDING_ACC = 0.95                         # t_95 decides, as in parts four to six
+ALPHA = 0.025                               # Fisher's exact test, one-sided: parts four and five's count rule
+PILOT_SEEDS = (500, 501)                    # disjoint from the study's; no stored run used a seed from 440 on
+SEEDS = tuple(range(510, 520))              # the study's ten
+KNOWN = 0.3                                 # the paper's fraction: lambda 0 reached 0.95 in every stored fresh run
+PILOT_GRID = (0.25, 0.2, 0.15, 0.1, 0.05)   # the pilot goes down it until neither pilot seed reaches 0.95
+MIN_BUDGET, MAX_BUDGET, BUDGET_STEP = 30000, 60000, 10000
+LONG_BUDGET, FEWER_SEEDS = 40000, 8         # a budget above 40,000: eight seeds, so the cost stays near ten core-hours
+QUICK = dict(p=sweep.QUICK_MODEL["p"], seeds=[0], epochs=1500)
+QUICK_FRACS = (0.6, 0.3)                    # --quick: the small model at two fractions, a first look only
+
+
+# ---------------------------------------------------------------------------------------
+# The pilot's rule (registered before the pilot)
+
+def pilot_choice(reached, t95):
+    """The study's fractions and budget from the pilot. reached: {grid fraction: how many of the pilot's
+    lambda 0 runs reached 0.95 within MIN_BUDGET}, for the grid's fractions in order down to the first at
+    which none did (g_fail); t95: {fraction: [t_95 of those that did]}. The fraction above g_fail
+    (KNOWN above the grid's first) is f_p, where lambda 0 still groks; the study runs at f_p, halfway
+    to g_fail, g_fail and half of g_fail. The budget is 3x the pilot's slowest t_95 at f_p, rounded up
+    to BUDGET_STEP, within [MIN_BUDGET, MAX_BUDGET]; above LONG_BUDGET the study keeps its first FEWER_SEEDS
+    seeds. Returns {"fractions", "budget", "f_p", "g_fail", "seeds"}."""
+    grid = [g for g in PILOT_GRID if g in reached]
+    fails = [g for g in grid if reached[g] == 0]
+    g_fail = fails[0] if fails else None
+    if g_fail is None:               # lambda 0 groks down the whole grid: the wall is below it
+        g_fail = PILOT_GRID[-1] / 2
+        f_p = PILOT_GRID[-1]
+    else:
+        i = PILOT_GRID.index(g_fail)
+        f_p = KNOWN if i == 0 else PILOT_GRID[i - 1]
+    slowest = max(t95.get(f_p, []), default=0)
+    budget = min(MAX_BUDGET, max(MIN_BUDGET, BUDGET_STEP * math.ceil(3 * slowest / BUDGET_STEP)))
+    fractions = tuple(round(f, 4) for f in (f_p, (f_p + g_fail) / 2, g_fail, g_fail / 2))
+    seeds = SEEDS if budget <= LONG_BUDGET else SEEDS[:FEWER_SEEDS]      # a longer budget: fewer seeds, the cost held
+    return {"fractions": fractions, "budget": budget, "f_p": f_p, "g_fail": g_fail, "seeds": list(seeds)}
+
+
+# ---------------------------------------------------------------------------------------
+# The runs
+
+def config(args, seed, frac, arm, epochs):
+    return sweep.study_config(args, seed, regime="fresh", frac=frac, epochs=epochs, **ARMS[arm])
+
+
+def label(arm, frac, seed):
+    return f"{arm} frac{frac:g} seed{seed}"
+
+
+def study_runs(args, fractions, budget):
+    """Seed by seed, every cell of a seed before the next: an interruption leaves cells of equal size."""
+    return [(label(arm, f, s), config(args, s, f, arm, budget)) for s in args.seeds for f in fractions for arm in ARMS]
+
+
+def pilot_runs(args, frac):
+    return [(label("lambda 0", frac, s), config(args, s, frac, "lambda 0", MIN_BUDGET)) for s in PILOT_SEEDS]
+
+
+def measures(summary, history):
+    """One run's t_95 (the deciding time: first epoch at test accuracy 0.95), held t_95 and t_grok (0.99),
+    None where not within its budget."""
+    return {"t_95": first_epoch(history, "test_acc", DECIDING_ACC),
+            "t_95_held": held_from(history, "test_acc", DECIDING_ACC), "t_grok": summary["grok_epoch"]}
+
+
+# ---------------------------------------------------------------------------------------
+# The rules (registered)
+
+def grokked(times):
+    """How many of the runs reached 0.95 within the budget (None: did not), and how many runs."""
+    return sum(t is not None for t in times), len(times)
+
+
+def wall(counts, fractions):
+    """An arm's wall: the smallest fraction at which at least half its runs reach 0.95. counts:
+    {fraction: (k, n)}. None when no fraction does; the reading says 'above' the largest then."""
+    held = [f for f in fractions if f in counts and counts[f][1] and 2 * counts[f][0] >= counts[f][1]]
+    return min(held) if held else None
+
+
+def beats(a, b):
+    """Arm a reaches 0.95 in more than half its runs, and more often than b by Fisher's exact test, one-sided."""
+    (ka, na), (kb, nb) = a, b
+    return 2 * ka > na and fisher_one_sided(ka, na, kb, nb) < ALPHA
+
+
+READINGS = ("lambda 0 groks here", "the prior crosses; the information is needed",
+            "the prior crosses, and so does the KL without the information",
+            "the prior crosses; whether the information is needed not told", "the prior does not cross", "not told")
+
+
+def reading(c):
+    """The reading at one fraction from its counts {arm: (k, n)}: registered in docs/registered/data_wall.md."""
+    lam0, oracle, uniform = c["lambda 0"], c["oracle"], c["uniform"]
+    if 2 * lam0[0] >= lam0[1]:
+        return READINGS[0]
+    if beats(oracle, lam0):
+        if 2 * uniform[0] < uniform[1] and beats(oracle, uniform):
+            return READINGS[1]
+        if beats(uniform, lam0):
+            return READINGS[2]
+        return READINGS[3]
+    if 2 * oracle[0] < oracle[1]:
+        return READINGS[4]
+    return READINGS[5]
+
+
+def overall(readings):
+    """The title's need in `fresh`: shown where the prior crosses at some fraction; untestable when
+    lambda 0 groks at every fraction of the study (there is no wall to cross in its range)."""
+    if not readings:
+        return "not decided"
+    if all(r == READINGS[0] for r in readings.values()):
+        return "untestable here (lambda 0 groks at every fraction)"
+    crossed = [f for f, r in readings.items() if r in READINGS[1:4]]
+    if not crossed:
+        return "not shown"
+    info = [f for f in crossed if readings[f] == READINGS[1]]
+    without = [f for f in crossed if readings[f] == READINGS[2]]
+    what = "; the information is needed" if info and not without else \
+        "; not the information (the KL without it crosses too)" if without and not info else \
+        "; whether the information is needed not told" if not info else "; the information read both ways"
+    return f"shown at train fraction {', '.join(f'{f:g}' for f in sorted(crossed))}" + what
+
+
+# ---------------------------------------------------------------------------------------
+# Power, exactly: every count of three binomial arms enumerated
+
+TRUTHS = {   # (lambda 0, oracle, uniform): each run's chance of reaching 0.95 at a fraction
+    "no wall": ((0.9, 0.95, 0.95), READINGS[0]),
+    "the prior crosses, with the information": ((0.1, 0.9, 0.1), READINGS[1]),
+    "the prior crosses, and so does the KL without it": ((0.1, 0.9, 0.9), READINGS[2]),
+    "nothing crosses": ((0.1, 0.1, 0.1), READINGS[4]),
+    "a partial crossing, with the information": ((0.3, 0.7, 0.3), READINGS[1]),
+    "a partial crossing, without it": ((0.3, 0.7, 0.7), READINGS[2]),
+}
+
+
+def reading_probabilities(p, n):
+    """{reading: probability} for true chances p = (lambda 0, oracle, uniform) and n runs per arm."""
+    b = [[math.comb(n, k) * q ** k * (1 - q) ** (n - k) for k in range(n + 1)] for q in p]
+    out = dict.fromkeys(READINGS, 0.0)
+    for k0 in range(n + 1):
+        for k1 in range(n + 1):
+            for k2 in range(n + 1):
+                out[reading({"lambda 0": (k0, n), "oracle": (k1, n), "uniform": (k2, n)})] += b[0][k0] * b[1][k1] * b[2][k2]
+    return out
+
+
+DEFINITE = READINGS[0:3] + READINGS[4:5]     # the readings that name an account ("not told" names none)
+
+
+def power_table(ns=(8, 10, 12)):
+    """Markdown: per truth and seed count, the chance of its own reading and of a wrong one (another
+    reading that names an account: a crossing where there is none, the other account of the information)."""
+    lines = ["| truth (lambda 0, oracle, uniform) | " + " | ".join(f"n {n}: right / wrong" for n in ns) + " |",
+             "|---|" + "---|" * len(ns)]
+    for name, (p, right) in TRUTHS.items():
+        cells = []
+        for n in ns:
+            pr = reading_probabilities(p, n)
+            wrong = sum(v for r, v in pr.items() if r != right and r in DEFINITE)
+            cells.append(f"{pr[right]:.0%} / {wrong:.0%}")
+        lines.append(f"| {name} {p} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------
+# Judging the runs
+
+def summarize(results, fractions, budget, seeds):
+    """{"cells": {fraction: {arm: {"k", "n", "t_95", "t_95_held", "t_grok"}}}, "walls", "readings", "overall"}."""
+    cells, readings = {}, {}
+    for f in fractions:
+        cell = {}
+        for arm in ARMS:
+            m = [measures(*results[label(arm, f, s)]) for s in seeds if label(arm, f, s) in results]
+            k, n = grokked([x["t_95"] for x in m])
+            cell[arm] = {"k": k, "n": n, **{key: [x[key] for x in m] for key in ("t_95", "t_95_held", "t_grok")}}
+        cells[f] = cell
+        if all(cell[arm]["n"] == len(seeds) for arm in ARMS):     # nothing read from part of a cell
+            readings[f] = reading({arm: (cell[arm]["k"], cell[arm]["n"]) for arm in ARMS})
+    walls = {arm: wall({f: (c[arm]["k"], c[arm]["n"]) for f, c in cells.items()}, fractions) for arm in ARMS}
+    return {"fractions": list(fractions), "budget": budget, "seeds": list(seeds),
+            "cells": {f"{f:g}": c for f, c in cells.items()}, "walls": walls,
+            "readings": {f"{f:g}": r for f, r in readings.items()},
+            "overall": overall(readings) if len(readings) == len(fractions) else "not decided"}
+
+
+def median(times, budget):
+    """The median t_95 with never-reached runs at the budget (a lower bound when one is in the middle)."""
+    from grok_times import censored_median
+    return censored_median(times, budget)
+
+
+def text(summary):
+    lines = [f"the data wall (fresh, budget {summary['budget']}, seeds {plots.seeds_text(summary['seeds'])}):"]
+    for f, cell in summary["cells"].items():
+        counts = ", ".join(f"{arm} {c['k']}/{c['n']}" for arm, c in cell.items())
+        lines.append(f"  fraction {f}: reached 0.95: {counts} -> {summary['readings'].get(f, 'not decided')}")
+    lines.append("  walls: " + ", ".join(f"{arm} {'above ' + str(max(summary['fractions'])) if w is None else w}"
+                                         for arm, w in summary["walls"].items()))
+    lines.append(f"  the title's need: {summary['overall']}")
+    return "\n".join(lines)
+
+
+def plot(summary, path):
+    plt = plots.pyplot()
+    fig, ax = plt.subplots(1, 2, figsize=(11, 4.2))
+    fr = [float(f) for f in summary["cells"]]
+    for arm, color in zip(ARMS, ("0.4", "tab:blue", "tab:orange")):
+        cells = [summary["cells"][f][arm] for f in summary["cells"]]
+        ax[0].plot(fr, [c["k"] / c["n"] if c["n"] else float("nan") for c in cells], "o-", color=color, label=arm)
+        meds = [median(c["t_95"], summary["budget"]) for c in cells]
+        ax[1].plot(fr, [m if m is not None else float("nan") for m, _ in meds], "o-", color=color, label=arm)
+        for x, (m, censored) in zip(fr, meds):
+            if censored:
+                ax[1].scatter(x, m, marker="^", facecolors="none", edgecolors=color, s=60)
+    ax[0].axhline(0.5, color="gray", ls=":", lw=1)
+    ax[0].set(xlabel="train fraction", ylabel="share of runs reaching 0.95", ylim=(-0.05, 1.05),
+              title="share reaching test accuracy 0.95 within the budget")
+    ax[1].axhline(summary["budget"], color="gray", ls=":", lw=1, label="budget")
+    ax[1].set(xlabel="train fraction", ylabel="median t_95 (epochs)", yscale="log",
+              title="median t_95 (open triangles: a lower bound)")
+    ax[0].legend(fontsize=8)
+    ax[1].legend(fontsize=8)
+    plots.save_figure(fig, path, f"The data wall in fresh: seeds {plots.seeds_text(summary['seeds'])}")
+
+
+# ---------------------------------------------------------------------------------------
+# The command line
+
+def get_parser():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    sweep.add_scale_args(p, QUICK)
+    sweep.add_sweep_args(p)
+    p.add_argument("--power", action="store_true", help="print the design's power table and exit")
+    p.add_argument("--pilot", action="store_true", help="the pilot: lambda 0 down the grid on seeds 500-501, "
+                                                        "into data_wall_pilot.json")
+    p.set_defaults(seeds=list(SEEDS), regime="fresh", partial_ok=True)
+    return p
+
+
+def pilot(args):
+    """The registered pilot, level by level down PILOT_GRID until neither pilot seed reaches 0.95."""
+    reached, t95 = {}, {}
+    for frac in PILOT_GRID:
+        results = sweep.run_sweep(pilot_runs(args, frac), args)
+        times = [measures(*results[lab])["t_95"] for lab, _ in pilot_runs(args, frac) if lab in results]
+        if len(times) < len(PILOT_SEEDS):
+            print(f"the pilot's runs at fraction {frac:g} are not all stored: not decided")
+            return None
+        reached[frac], t95[frac] = sum(t is not None for t in times), [t for t in times if t is not None]
+        if reached[frac] == 0:
+            break
+    choice = {**pilot_choice(reached, t95), "reached": {f"{f:g}": k for f, k in reached.items()},
+              "t_95": {f"{f:g}": t for f, t in t95.items()}}
+    store.write_json(os.path.join(args.results_dir, "data_wall_pilot.json"), choice)
+    print(f"the pilot chose fractions {choice['fractions']} and a budget of {choice['budget']} epochs")
+    return choice
+
+
+def main(argv=None):
+    args = sweep.apply_quick(get_parser().parse_args(argv), QUICK)
+    if args.power:
+        print(power_table())
+        return
+    if args.pilot:
+        pilot(args)
+        return
+    if args.quick:
+        fractions, budget = QUICK_FRACS, args.epochs
+    else:
+        pilot_file = os.path.join(args.results_dir, "data_wall_pilot.json")
+        if not os.path.exists(pilot_file):
+            raise SystemExit("error: the study's fractions come from its pilot: run --pilot first")
+        choice = store.read_json(pilot_file)
+        fractions, budget = tuple(choice["fractions"]), choice["budget"]
+        if args.seeds == list(SEEDS):                       # the registered seeds: as many as the budget allows
+            args.seeds = choice["seeds"]
+    results = sweep.run_sweep(study_runs(args, fractions, budget), args)
+    summary = summarize(results, fractions, budget, args.seeds)
+    print(text(summary))
+    os.makedirs(args.results_dir, exist_ok=True)
+    store.write_json(os.path.join(args.results_dir, "data_wall.json"), summary)
+    plot(summary, os.path.join(args.results_dir, "data_wall.png"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""The data wall's registered rules (docs/registered/data_wall.md): the pilot's choice of fractions and
+budget, an arm's wall, the reading at a fraction, and the exact power."""
+import math
+
+import pytest
+
+from audit import data_wall as W
+from audit.information import fisher_one_sided
+
+
+def test_the_pilot_brackets_the_fraction_where_lambda_0_stops_grokking():
+    # lambda 0 reaches 0.95 at 0.25 and 0.2 (slowest 12,000 epochs at 0.2), at 0.15 in neither pilot seed
+    got = W.pilot_choice({0.25: 2, 0.2: 1, 0.15: 0}, {0.25: [5000, 6000], 0.2: [12000]})
+    assert got["f_p"] == 0.2 and got["g_fail"] == 0.15
+    assert got["fractions"] == (0.2, 0.175, 0.15, 0.075)
+    assert got["budget"] == 40000 and got["seeds"] == list(W.SEEDS)        # 3 x 12,000 rounded up to 10,000
+    slow = W.pilot_choice({0.25: 2, 0.2: 2, 0.15: 0}, {0.25: [5000, 6000], 0.2: [9000, 18000]})
+    assert slow["budget"] == 60000 and slow["seeds"] == list(W.SEEDS[:8])  # 54,000 -> 60,000: eight seeds
+    fast = W.pilot_choice({0.25: 0}, {})
+    assert fast["f_p"] == W.KNOWN and fast["fractions"] == (0.3, 0.275, 0.25, 0.125) and fast["budget"] == 30000
+    never = W.pilot_choice({g: 2 for g in W.PILOT_GRID}, {g: [1000] for g in W.PILOT_GRID})
+    assert never["f_p"] == 0.05 and never["fractions"] == (0.05, 0.0375, 0.025, 0.0125)
+    capped = W.pilot_choice({0.25: 2, 0.2: 0}, {0.25: [29000]})
+    assert capped["budget"] == W.MAX_BUDGET
+
+
+def test_an_arm_s_wall_is_the_smallest_fraction_where_half_its_runs_reach_095():
+    fr = (0.2, 0.175, 0.15, 0.075)
+    assert W.wall({0.2: (9, 10), 0.175: (5, 10), 0.15: (4, 10), 0.075: (0, 10)}, fr) == 0.175
+    assert W.wall({0.2: (4, 10), 0.175: (3, 10), 0.15: (0, 10), 0.075: (0, 10)}, fr) is None
+    assert W.wall({f: (10, 10) for f in fr}, fr) == 0.075
+    assert W.wall({0.2: (0, 0)}, fr) is None                      # no runs: no wall read
+
+
+def test_each_reading_at_a_fraction():
+    c = lambda a, b, u: {"lambda 0": (a, 10), "oracle": (b, 10), "uniform": (u, 10)}   # noqa: E731
+    assert W.reading(c(5, 10, 10)) == W.READINGS[0]               # lambda 0 in half its runs: no wall here
+    assert W.reading(c(1, 9, 1)) == W.READINGS[1]                 # the information needed
+    assert W.reading(c(1, 9, 9)) == W.READINGS[2]                 # the KL without it crosses too
+    assert W.reading(c(1, 9, 5)) == W.READINGS[3]                 # uniform in between: not told
+    assert W.reading(c(1, 4, 9)) == W.READINGS[4]                 # the prior does not cross
+    assert W.reading(c(3, 6, 1)) == W.READINGS[5]                 # 6/10 against 3/10: not significant
+    # the test is one-sided Fisher at 0.025: 6 of 10 against 1 of 10 has p 0.029, 8 against 2 p 0.012
+    assert fisher_one_sided(6, 10, 1, 10) == pytest.approx(0.0286, abs=1e-4)
+    assert W.reading(c(1, 6, 0)) == W.READINGS[5] and W.reading(c(2, 8, 0)) == W.READINGS[1]
+
+
+def test_the_overall_reading_needs_every_fraction_and_a_wall():
+    r = W.READINGS
+    assert W.overall({}) == "not decided"
+    assert W.overall({0.2: r[0], 0.1: r[0]}).startswith("untestable")
+    assert W.overall({0.2: r[0], 0.1: r[4]}) == "not shown"
+    assert W.overall({0.2: r[0], 0.15: r[2], 0.1: r[2]}) == \
+        "shown at train fraction 0.1, 0.15; not the information (the KL without it crosses too)"
+    assert W.overall({0.2: r[0], 0.15: r[1]}) == "shown at train fraction 0.15; the information is needed"
+
+
+def test_the_power_is_exact_and_sums_to_one():
+    for p, right in W.TRUTHS.values():
+        pr = W.reading_probabilities(p, 6)
+        assert math.isclose(sum(pr.values()), 1.0, rel_tol=1e-12)
+    # one arm certain, the others certain: the reading is certain
+    assert W.reading_probabilities((0.0, 1.0, 0.0), 10)[W.READINGS[1]] == pytest.approx(1.0)
+    assert W.reading_probabilities((0.0, 1.0, 1.0), 10)[W.READINGS[2]] == pytest.approx(1.0)
+    # against a Monte Carlo count of the same design
+    import random
+    rng, n, p = random.Random(0), 8, (0.3, 0.7, 0.3)
+    draws = [W.reading({arm: (sum(rng.random() < q for _ in range(n)), n) for arm, q in zip(W.ARMS, p)})
+             for _ in range(4000)]
+    exact = W.reading_probabilities(p, n)
+    for name in W.READINGS:
+        assert abs(draws.count(name) / len(draws) - exact[name]) < 0.03
+
+
+def test_the_runs_are_the_paper_config_in_fresh_with_the_information_study_s_arms():
+    import argparse
+    args = argparse.Namespace(p=113, epochs=30000, stop_after=200, regime="fresh", quick=False, seeds=[510])
+    runs = dict(W.study_runs(args, (0.2, 0.1), 30000))
+    assert len(runs) == 2 * 3
+    cfg = runs["oracle frac0.1 seed510"]
+    assert (cfg.frac, cfg.lam, cfg.prior, cfg.distractors, cfg.epochs, cfg.p, cfg.wd) == (0.1, 0.3, "oracle", "fresh", 30000, 113, 1.0)
+    assert runs["lambda 0 frac0.2 seed510"].lam == 0.0 and runs["uniform frac0.2 seed510"].prior == "uniform"
+    assert not set(W.PILOT_SEEDS) & set(W.SEEDS)
+
+
+def test_a_summary_from_made_up_runs_reads_and_draws(tmp_path):
+    """summarize, text and plot on made-up histories: one cell short of its runs reads not decided."""
+    def run(t95):
+        epochs = list(range(0, 1001, 100))
+        acc = [0.96 if t95 is not None and e >= t95 else 0.1 for e in epochs]
+        return {"grok_epoch": None}, {"epoch": epochs, "test_acc": acc}
+    reach = {"lambda 0": {0.2: 600, 0.1: None}, "oracle": {0.2: 300, 0.1: 500}, "uniform": {0.2: 200, 0.1: 400}}
+    results = {W.label(a, f, s): run(reach[a][f]) for a in W.ARMS for f in (0.2, 0.1) for s in (1, 2, 3, 4)}
+    s = W.summarize(results, (0.2, 0.1), 1000, (1, 2, 3, 4))
+    assert s["cells"]["0.1"]["lambda 0"]["k"] == 0 and s["cells"]["0.1"]["oracle"]["k"] == 4
+    assert s["readings"]["0.2"] == W.READINGS[0] and s["walls"]["lambda 0"] == 0.2 and s["walls"]["oracle"] == 0.1
+    assert s["readings"]["0.1"] == W.READINGS[2]          # 4 of 4 against 0 of 4: Fisher p 1/70 < 0.025, both priors
+    assert s["overall"].startswith("shown at train fraction 0.1; not the information")
+    del results[W.label("uniform", 0.1, 4)]
+    short = W.summarize(results, (0.2, 0.1), 1000, (1, 2, 3, 4))
+    assert "0.1" not in short["readings"] and short["overall"] == "not decided"
+    assert "fraction 0.1" in W.text(short)
+    W.plot(s, str(tmp_path / "wall.png"))
+    assert (tmp_path / "wall.png").exists()
