@@ -22,12 +22,15 @@ import store
 import sweep
 from analysis import held_from
 from summary import first_epoch
+from audit import dates as D
 from audit.information import fisher_one_sided
 
 LAM = 0.3                                   # the information study's and parts five and six's strength
 ARMS = {"lambda 0": {}, "oracle": {"lam": LAM, "prior": "oracle"}, "uniform": {"lam": LAM, "prior": "uniform"}}
 DECIDING_ACC = 0.95                         # t_95 decides, as in parts four to six
-ALPHA = 0.025                               # Fisher's exact test, one-sided: parts four and five's count rule
+HALF = D.number("data wall half")           # ours: a wall where at least half the runs reach 0.95, 'beats' above half
+ALPHA = D.number("data wall alpha")         # ours: Fisher's exact test, one-sided (parts four and five's count rule)
+BUDGET_FACTOR = D.number("data wall budget")   # ours: the budget, 3x the pilot's slowest t_95 where lambda 0 groks
 PILOT_SEEDS = (500, 501)                    # disjoint from the study's; no stored run used a seed from 440 on
 SEEDS = tuple(range(510, 520))              # the study's ten
 KNOWN = 0.3                                 # the paper's fraction: lambda 0 reached 0.95 in every stored fresh run
@@ -59,7 +62,7 @@ def pilot_choice(reached, t95):
         i = PILOT_GRID.index(g_fail)
         f_p = KNOWN if i == 0 else PILOT_GRID[i - 1]
     slowest = max(t95.get(f_p, []), default=0)
-    budget = min(MAX_BUDGET, max(MIN_BUDGET, BUDGET_STEP * math.ceil(3 * slowest / BUDGET_STEP)))
+    budget = min(MAX_BUDGET, max(MIN_BUDGET, BUDGET_STEP * math.ceil(BUDGET_FACTOR * slowest / BUDGET_STEP)))
     fractions = tuple(round(f, 4) for f in (f_p, (f_p + g_fail) / 2, g_fail, g_fail / 2))
     seeds = SEEDS if budget <= LONG_BUDGET else SEEDS[:FEWER_SEEDS]      # a longer budget: fewer seeds, the cost held
     return {"fractions": fractions, "budget": budget, "f_p": f_p, "g_fail": g_fail, "seeds": list(seeds)}
@@ -103,14 +106,14 @@ def grokked(times):
 def wall(counts, fractions):
     """An arm's wall: the smallest fraction at which at least half its runs reach 0.95. counts:
     {fraction: (k, n)}. None when no fraction does; the reading says 'above' the largest then."""
-    held = [f for f in fractions if f in counts and counts[f][1] and 2 * counts[f][0] >= counts[f][1]]
+    held = [f for f in fractions if f in counts and counts[f][1] and counts[f][0] >= HALF * counts[f][1]]
     return min(held) if held else None
 
 
 def beats(a, b):
     """Arm a reaches 0.95 in more than half its runs, and more often than b by Fisher's exact test, one-sided."""
     (ka, na), (kb, nb) = a, b
-    return 2 * ka > na and fisher_one_sided(ka, na, kb, nb) < ALPHA
+    return ka > HALF * na and fisher_one_sided(ka, na, kb, nb) < ALPHA
 
 
 READINGS = ("lambda 0 groks here", "the prior crosses; the information is needed",
@@ -121,15 +124,15 @@ READINGS = ("lambda 0 groks here", "the prior crosses; the information is needed
 def reading(c):
     """The reading at one fraction from its counts {arm: (k, n)}: registered in docs/registered/data_wall.md."""
     lam0, oracle, uniform = c["lambda 0"], c["oracle"], c["uniform"]
-    if 2 * lam0[0] >= lam0[1]:
+    if lam0[0] >= HALF * lam0[1]:
         return READINGS[0]
     if beats(oracle, lam0):
-        if 2 * uniform[0] < uniform[1] and beats(oracle, uniform):
+        if uniform[0] < HALF * uniform[1] and beats(oracle, uniform):
             return READINGS[1]
         if beats(uniform, lam0):
             return READINGS[2]
         return READINGS[3]
-    if 2 * oracle[0] < oracle[1]:
+    if oracle[0] < HALF * oracle[1]:
         return READINGS[4]
     return READINGS[5]
 

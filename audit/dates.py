@@ -95,6 +95,12 @@ CHOICES = (
            "ours", "0d66b04", "2026-12-04T18:32:41+00:00", lambda c, label, study=None: False, None),
     Choice("part six qk", "part six, Q3: the QK penalty's strength (its pilot's rule)", "0.000124094", "ours", "33ac95b",
            "2026-12-04T18:39:04+00:00", lambda c, label, study=None: False, None),
+    Choice("data wall half", "the data wall: an arm's wall where at least, and 'beats' where more than,", "0.5 of its runs "
+           "reach 0.95", "ours", "c5f30b0", "2026-12-04T21:27:54+00:00", lambda c, label, study=None: False, None),
+    Choice("data wall alpha", "the data wall: 'beats' by Fisher's exact test, one-sided, at", "p < 0.025", "ours",
+           "c5f30b0", "2026-12-04T21:27:54+00:00", lambda c, label, study=None: False, None),
+    Choice("data wall budget", "the data wall: the budget, the pilot's slowest t_95 at f_p times", "3x (30,000 to 60,000)",
+           "ours", "c5f30b0", "2026-12-04T21:27:54+00:00", lambda c, label, study=None: False, None),
 )
 BY_KEY = {c.key: c for c in CHOICES}
 
@@ -296,7 +302,8 @@ JUDGES = {"phases": "C1 four phases", "majority": "every yes/no part (C1 phases,
           "part five weak": "part five's weak arms", "part five gain": "part five's `sub` comparisons (K6a, K8a, S1a)",
           "part five as tested": "part five's reading as tested (K3w, K5w)",
           "part six memorized": "part six's Q1 (docs/registered/imprint.md)", "part six mass": "part six's Q1", "part six norm": "part six's Q3",
-          "part six qk": "part six's Q3 arm"}
+          "part six qk": "part six's Q3 arm", "data wall half": "the data wall's walls and readings "
+          "(docs/registered/data_wall.md)", "data wall alpha": "the data wall's readings", "data wall budget": "the data wall's budget"}
 
 
 def judged_text(c):
