@@ -57,7 +57,7 @@ def get_parser():
     a("--prior-layer", default="first", help="deeper model: the attention the prior acts on and the diagnostics "
       "read: first | last | all (every block's, averaged with the heads)")
     a("--init", default="paper", help="paper: N(0, 1/fan_in) for every weight, biases 0 | pytorch: PyTorch's "
-      "defaults (model.pytorch_init_); readings of §3's 'standard initialization'")
+      "defaults (controls.pytorch_init_); readings of §3's 'standard initialization'")
     a("--init-scale", type=float, default=1.0, help="multiply every parameter at init (Omnigrok's knob)")
     # optimization (paper App. G)
     a("--optimizer", default="adamw", help="adamw | sgd | lion | muon (optim.py maps lr and wd between them)")

@@ -7,6 +7,7 @@ information, added to the loss by train.training_loss through `prior_loss(kind="
 and draws from its own random stream.
 KL targets without the information: `query_target` and `shuffled_target` (--prior query, shuffled).
 The update log (--log-updates, docs/registered/plateau.md): what moves on the plateau.
+Another initialisation (--init pytorch, docs/registered/sensitivity.md): `pytorch_init_`.
 """
 import math
 
@@ -131,3 +132,16 @@ def update_stats(model, opt, out, lrs):
     rms = adam_update_rms(opt, {n: getattr(model, n) for n in UPDATE_PARAMS}, lrs)
     mass = out["attn"].detach().double().mean(0).sum(0).div(model.n_heads)
     return {**{f"update_rms_{n}": v for n, v in rms.items()}, "train_attn_mass": mass.tolist()}
+
+
+@torch.no_grad()
+def pytorch_init_(model):
+    """PyTorch's default initialisation in place of the paper's (a reading of §3's "standard initialization",
+    docs/registered/sensitivity.md): nn.Embedding's N(0, 1) for the tables (token vectors of norm ~sqrt(d),
+    not ~1: sharp attention at init), nn.Linear's U(+-1/sqrt(fan_in)) for every other weight and bias."""
+    for name, p in model.named_parameters():
+        if name in ("embed", "pos"):
+            p.normal_(0.0, 1.0)
+        else:                        # a (out, in) weight, or a bias whose fan_in is its layer's
+            fan_in = p.shape[1] if p.dim() == 2 else {"b_in": model.W_in, "b_out": model.W_out}[name].shape[1]
+            p.uniform_(-1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))

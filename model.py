@@ -178,20 +178,7 @@ def override_attention(attn, B, H, T, dtype):
 
 
 # ---------------------------------------------------------------------------------------
-# Beside the model: another initialisation, and a trained model as a prior's teacher
-
-@torch.no_grad()
-def pytorch_init_(model):
-    """PyTorch's default initialisation in place of the paper's (a reading of §3's "standard initialization",
-    docs/registered/sensitivity.md): nn.Embedding's N(0, 1) for the tables (token vectors of norm ~sqrt(d),
-    not ~1: sharp attention at init), nn.Linear's U(+-1/sqrt(fan_in)) for every other weight and bias."""
-    for name, p in model.named_parameters():
-        if name in ("embed", "pos"):
-            p.normal_(0.0, 1.0)
-        else:                        # a (out, in) weight, or a bias whose fan_in is its layer's
-            fan_in = p.shape[1] if p.dim() == 2 else {"b_in": model.W_in, "b_out": model.W_out}[name].shape[1]
-            p.uniform_(-1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
-
+# Beside the model: a trained model as a prior's teacher
 
 def load_teacher(path, vocab_size, n_classes, seq_len, d_model, n_heads, d_mlp, device):
     """--prior teacher's frozen model (its state dict at `path`): its attention on the current inputs is

@@ -26,14 +26,16 @@ Tasks (App. A.1, F.3, F.4; defaults the paper does not give: docs/registered/sen
   route            dynamic routing: modular addition with operands at positions drawn per
                    sequence among noise tokens, recognisable by content; a per-row oracle
   parity, perm, arparity   the appendix's sparse parity, permutation composition and autoregressive
-                   parity: built in tasks_appendix.py, which a run loads only when it asks for one
+                   parity
+The appendix's (route, parity, perm, arparity) are laid out in tasks_appendix.py, which a run loads
+only when it asks for one of them.
 """
 import itertools
 
 import torch
 
 TASKS = ("add", "sub", "mul", "addk", "parity", "perm", "route", "arparity")
-APPENDIX_TASKS = ("parity", "perm", "arparity")       # their builders: tasks_appendix.py
+APPENDIX_TASKS = ("parity", "perm", "arparity")       # their builders (and route's rows): tasks_appendix.py
 # the tasks modulo p whose distractors may come from another vocabulary (--distractor-vocab)
 ARITHMETIC = ("add", "sub", "mul", "addk")
 
@@ -177,8 +179,9 @@ def make_task(name="add", *, p=113, frac=0.3, n_distractors=2, seed=0, n_operand
     perm = torch.randperm(len(ops), generator=gen)
     ops, y = ops[perm], y[perm]
     n_train = _n_train(frac, len(ops))
-    if name == "route":
-        return _route(ops, y, p, n_distractors, n_train, seed, gen)
+    if name == "route":                 # App. F.4's dynamic routing: tasks_appendix.py
+        import tasks_appendix
+        return SeqTask(**tasks_appendix.route(ops, y, p, n_distractors, n_train, gen), seed=seed)
     lo, hi = distractor_tokens(p, distractor_vocab)
     distractors = torch.randint(lo, hi, (len(ops), n_distractors), generator=gen)
     eq = torch.full((len(ops), 1), p, dtype=torch.long)
@@ -192,20 +195,6 @@ def _n_train(frac, n):
     if not 0 < n_train < n:
         raise ValueError(f"frac={frac} leaves an empty train or test set ({n} inputs)")
     return n_train
-
-
-def _route(ops, y, p, n_distractors, n_train, seed, gen):
-    """Operands at two positions drawn per sequence; noise tokens p+1..2p elsewhere."""
-    n, L = len(ops), 2 + n_distractors
-    slots = torch.rand(n, L, generator=gen).argsort(1)[:, :2].sort(1).values   # operand positions, in order
-    x = torch.randint(p + 1, 2 * p + 1, (n, L + 1), generator=gen)
-    x[:, L] = p                                                                  # the query `=`
-    rows = torch.arange(n)[:, None]
-    x[rows, slots] = ops
-    info = torch.zeros(n, L + 1, dtype=torch.bool)
-    info[rows, slots] = True
-    return SeqTask("route", x, y, n_values=p, n_classes=p, informative=[], n_train=n_train, seed=seed,
-                   vocab_size=2 * p + 1, info_mask=info, distractor_range=(p + 1, 2 * p + 1))
 
 
 def query_slot_ids(length, n_slots):

@@ -3,6 +3,7 @@
   perm       permutation composition in S_n: (g, h, distractors, =) -> g o h
   arparity   autoregressive: n random bits, then m parity bits c_j = XOR of a fixed k-subset S_j;
              one row per (sequence, c_j), the query just before c_j (model.run_rows)
+  route      dynamic routing's layout of modular addition (tasks.make_task draws its operands)
 Each builder returns the arguments of tasks.SeqTask (tasks.make_task builds it), so that this file
 imports nothing of the repository and tasks.py copies without it.
 """
@@ -86,3 +87,18 @@ def arparity(n_bits, k, m, frac, seed, gen):
         info[j, S] = True
     return dict(name="arparity", x=x, y=y, n_values=2, n_classes=2, informative=[], n_train=n_train * m,
                 vocab_size=2, info_mask=info.repeat(N, 1), qpos=qpos, subsets=subsets)
+
+
+def route(ops, y, p, n_distractors, n_train, gen):
+    """Dynamic routing's rows from tasks.make_task's operands (split and shuffled there): operands at two
+    positions drawn per sequence; noise tokens p+1..2p elsewhere."""
+    n, L = len(ops), 2 + n_distractors
+    slots = torch.rand(n, L, generator=gen).argsort(1)[:, :2].sort(1).values   # operand positions, in order
+    x = torch.randint(p + 1, 2 * p + 1, (n, L + 1), generator=gen)
+    x[:, L] = p                                                                  # the query `=`
+    rows = torch.arange(n)[:, None]
+    x[rows, slots] = ops
+    info = torch.zeros(n, L + 1, dtype=torch.bool)
+    info[rows, slots] = True
+    return dict(name="route", x=x, y=y, n_values=p, n_classes=p, informative=[], n_train=n_train,
+                vocab_size=2 * p + 1, info_mask=info, distractor_range=(p + 1, 2 * p + 1))

@@ -26,7 +26,7 @@ from config import (config_differences, deep, get_parser, make_config, override,
                     semantic_config, validate)             # make_config, override: train.make_config(...) works too
 from device import HostToDevice, device_name, generator_on, pick_device, set_deterministic
 from diagnostics import evaluation, kl_to_target
-from model import Transformer, load_teacher, pytorch_init_, teacher_attention
+from model import Transformer, load_teacher, teacher_attention
 from optim import build_optimizer
 from tasks import make_task, query_slot_ids
 
@@ -151,7 +151,8 @@ def build_run(cfg, device):
         model = DeepTransformer(*sizes, cfg.n_layers, cfg.layernorm, cfg.prior_layer, cfg.final_layernorm)
     else:
         model = Transformer(*sizes)
-    if cfg.init == "pytorch":
+    if cfg.init == "pytorch":                  # a reading beyond the paper's (controls.py)
+        from controls import pytorch_init_
         pytorch_init_(model)
     with torch.no_grad():
         for p in model.parameters() if cfg.init_scale != 1.0 else ():          # --init-scale
