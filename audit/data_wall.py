@@ -236,6 +236,30 @@ def text(summary):
     return "\n".join(lines)
 
 
+def markdown(summary, pilot_choice_=None):
+    """REPORT.md's section: the pilot's choice, then each fraction's counts and reading."""
+    head = ["## Beyond the paper: the title's \"need\" at the data wall (registered, docs/registered/data_wall.md)", ""]
+    if pilot_choice_ is not None:
+        p = pilot_choice_
+        head.append(f"- the pilot (lambda 0, seeds {', '.join(map(str, PILOT_SEEDS))}, 30,000 epochs): reached 0.95 in "
+                    + ", ".join(f"{k} of {len(PILOT_SEEDS)} at {f}" for f, k in p["reached"].items())
+                    + f"; so the study runs at train fractions {', '.join(f'{f:g}' for f in p['fractions'])} with a "
+                    f"budget of {p['budget']:,} epochs on seeds {plots.seeds_text(p['seeds'])}")
+    if summary is None:
+        return head + ["- not run: `python -m audit.data_wall --jobs 2 --threads 1` trains it (registered before its runs)", ""]
+    for f, cell in summary["cells"].items():
+        counts = ", ".join(f"{arm} {c['k']} of {c['n']}" for arm, c in cell.items())
+        meds = ", ".join(f"{arm} {median(c['t_95'], summary['budget'])[0]:g}" + (" (a lower bound)" if
+                         median(c["t_95"], summary["budget"])[1] else "") for arm, c in cell.items() if c["n"])
+        head.append(f"- train fraction {f}: reached 0.95 within {summary['budget']:,} epochs: {counts}; median t_95 "
+                    f"{meds}: **{summary['readings'].get(f, 'not decided')}**")
+    head.append("- walls (the smallest fraction where half the runs reach 0.95): " + ", ".join(
+        f"{arm} {'above ' + format(max(summary['fractions']), 'g') if w is None else format(w, 'g')}"
+        for arm, w in summary["walls"].items()))
+    head.append(f"- the title's need in `fresh`: **{summary['overall']}**")
+    return head + [""]
+
+
 def plot(summary, path):
     plt = plots.pyplot()
     fig, ax = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -292,24 +316,55 @@ def pilot(args):
     return choice
 
 
+def parse(argv=None):
+    return sweep.apply_quick(get_parser().parse_args(argv), QUICK)
+
+
+def pilot_file(args):
+    return os.path.join(args.results_dir, "data_wall_pilot.json")
+
+
+def design(args):
+    """(fractions, budget) of the study, and args.seeds set to the registered seeds the budget allows;
+    None before the pilot has chosen them (its file, results/data_wall_pilot.json)."""
+    if args.quick:
+        return QUICK_FRACS, args.epochs
+    if not os.path.exists(pilot_file(args)):
+        return None
+    choice = store.read_json(pilot_file(args))
+    if args.seeds == list(SEEDS):                       # the registered seeds: as many as the budget allows
+        args.seeds = choice["seeds"]
+    return tuple(choice["fractions"]), choice["budget"]
+
+
+def planned_runs(args):
+    """The study's runs once the pilot has chosen its fractions, with the pilot's own; before it, every
+    run the pilot may train (its whole grid: it stops at the first fraction where lambda 0 fails)."""
+    if args.quick:
+        return study_runs(args, *design(args))
+    pilot_levels = PILOT_GRID
+    if os.path.exists(pilot_file(args)):
+        pilot_levels = tuple(float(f) for f in store.read_json(pilot_file(args))["reached"])
+    runs = [r for f in pilot_levels for r in pilot_runs(args, f)]
+    chosen = design(args)
+    return runs + (study_runs(args, *chosen) if chosen else [])
+
+
 def main(argv=None):
-    args = sweep.apply_quick(get_parser().parse_args(argv), QUICK)
+    args = parse(argv)
     if args.power:
         print(power_table())
         return
     if args.pilot:
         pilot(args)
         return
-    if args.quick:
-        fractions, budget = QUICK_FRACS, args.epochs
-    else:
-        pilot_file = os.path.join(args.results_dir, "data_wall_pilot.json")
-        if not os.path.exists(pilot_file):
-            raise SystemExit("error: the study's fractions come from its pilot: run --pilot first")
-        choice = store.read_json(pilot_file)
-        fractions, budget = tuple(choice["fractions"]), choice["budget"]
-        if args.seeds == list(SEEDS):                       # the registered seeds: as many as the budget allows
-            args.seeds = choice["seeds"]
+    chosen = design(args)
+    if chosen is None:
+        if args.plot_only:
+            print("the data wall: not run (its pilot chooses the fractions: python -m audit.data_wall --pilot)")
+            return
+        raise SystemExit("error: the study's fractions come from its pilot: run --pilot first")
+    fractions, budget = chosen
     results = sweep.run_sweep(study_runs(args, fractions, budget), args)
     summary = summarize(results, fractions, budget, args.seeds)
     print(text(summary))

@@ -168,7 +168,7 @@ def beyond_the_paper(results):
         "- not run: `python -m audit.two_clocks --jobs 2`", ""]
     return lines + critical_block(results) + payoff_block(results) + deep_block(results) \
         + deep_trained_block(results) + information_block(results) + plateau_block(results) + imprint_block(results) \
-        + choices_block(results)
+        + data_wall_block(results) + choices_block(results)
 
 
 def payoff_block(results):
@@ -204,6 +204,12 @@ def payoff_block(results):
                         f"{len(seen['grok'])} prior-arm runs never grokked within {d['budget']:,})"
                         if seen and seen["holds"] is False else ""))
     return lines + [""]
+
+
+def data_wall_block(results):
+    """The data wall (docs/registered/data_wall.md): the study renders its own section, its pilot's choice first."""
+    from audit import data_wall
+    return data_wall.markdown(_load(results, studies.summary("data_wall")), _load(results, "data_wall_pilot.json"))
 
 
 def imprint_block(results):

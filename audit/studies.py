@@ -323,6 +323,9 @@ STUDIES = {
     # beyond the paper (docs/registered/imprint.md, registered 2026-12-04): part six, what the uniform KL leaves
     "imprint": Study("beyond", ["-m", "audit.imprint"], "imprint.json", "imprint.png",
                      "Beyond the paper: what the uniform KL leaves behind while the model memorizes"),
+    # beyond the paper (docs/registered/data_wall.md, registered 2026-12-04): the title's need at the data wall
+    "data_wall": Study("beyond", ["-m", "audit.data_wall"], "data_wall.json", "data_wall.png",
+                       "Beyond the paper: the title's need at the data wall"),
 }
 
 

@@ -102,3 +102,19 @@ def test_a_summary_from_made_up_runs_reads_and_draws(tmp_path):
     assert "fraction 0.1" in W.text(short)
     W.plot(s, str(tmp_path / "wall.png"))
     assert (tmp_path / "wall.png").exists()
+
+
+def test_before_its_pilot_the_study_plans_the_pilot_s_grid_and_reports_not_run(tmp_path):
+    args = W.parse(["--results-dir", str(tmp_path)])
+    runs = W.planned_runs(args)
+    assert len(runs) == len(W.PILOT_GRID) * len(W.PILOT_SEEDS)
+    assert {cfg.seed for _, cfg in runs} == set(W.PILOT_SEEDS) and {cfg.epochs for _, cfg in runs} == {W.MIN_BUDGET}
+    assert W.design(args) is None and any("not run" in line for line in W.markdown(None))
+    W.main(["--results-dir", str(tmp_path), "--plot-only"])          # a redraw before the pilot writes nothing
+    assert not list(tmp_path.iterdir())
+    import json
+    choice = W.pilot_choice({0.25: 2, 0.2: 0}, {0.25: [4000, 5000]})
+    (tmp_path / "data_wall_pilot.json").write_text(json.dumps({**choice, "reached": {"0.25": 2, "0.2": 0}}))
+    runs = W.planned_runs(W.parse(["--results-dir", str(tmp_path)]))
+    assert len(runs) == 2 * 2 + 4 * 3 * 10 and {cfg.epochs for _, cfg in runs[4:]} == {30000}
+    assert any("0.25, 0.225, 0.2, 0.1" in line for line in W.markdown(None, {**choice, "reached": {"0.25": 2, "0.2": 0}}))

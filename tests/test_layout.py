@@ -17,7 +17,7 @@ FIGURES = sorted(os.path.basename(f) for f in glob.glob(os.path.join(ROOT, "exp_
 PACKAGES = ("audit",)
 # the audit's studies beyond the paper: each renders its own report lines (audit/report.py lays them out)
 STUDIES = ("regime_map", "two_clocks", "choices", "critical", "payoff", "deep", "deep_trained", "information", "plateau",
-           "imprint")
+           "imprint", "data_wall")
 ENTRY = ("reproduce.py",)       # the one top-level file that drives both tiers: every study, then the audit's report
 
 
