@@ -218,8 +218,9 @@ def plain(text, asides=True):
         text = re.sub(r"\s*\((?:[^()]|\([^()]*\))*\)", "", text)
     text = re.sub(r",?\s*seeds \[[\d, ]+\]", "", text).replace(" over the named room", "")
     for a, b in (("lambda", "λ"), ("B_tau", "B_τ"), ("+-", "±"), ("<=", "≤"), (">=", "≥"), ("Kendall tau", "Kendall τ"), ("beta ", "β "),
-                 ("not tested here: under our mapping it does not learn", "not tested: under our lr and wd it does not learn"),
-                 ("our band", "our range")):
+                 ("not tested here: under our mapping it does not learn",
+                  "not tested: under our lr and wd these did not learn or had no plateau"),
+                 ("our band", "our range"), (", 1.01)", ", 1]")):     # an accuracy band [lo, 1.01) is [lo, 1]
         text = text.replace(a, b)
     return re.sub(r"(\d)x\b", r"\1×", text).strip(" :")
 
