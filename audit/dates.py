@@ -308,3 +308,136 @@ JUDGES = {"phases": "C1 four phases", "majority": "every yes/no part (C1 phases,
 
 def judged_text(c):
     return JUDGES[c.key] + (f"; runs made after it: `{c.confirm}`" if c.confirm else "")
+
+# ---------------------------------------------------------------------------------------
+# The registered studies' design constants, against git (issue #97): each study's module-level constants
+# that hold a number (its arms' strengths, seeds, budgets, windows, thresholds), as they stand now and as they
+# stood at the commit that added its registration (docs/registered/<study>.md, found from git). A constant
+# changed or added since is a choice made after the registration: it must be named here with what registered
+# it, or as one that judges nothing; an unnamed one fails tests/test_dates.py.
+
+REGISTERED_STUDIES = ("information", "plateau", "imprint", "data_wall", "payoff", "deep", "deep_trained")
+JUDGES_NOTHING = {"QUICK": "the --quick preset's scale: its outputs go under results/quick/ and judge nothing"}
+AFTER_REGISTRATION = {
+    ("information", "STRONG"): "amendment 1 (fde6015, 2026-11-29), registered before its runs",
+    ("information", "MEMORIZED_SHARE"): "amendment 1's premise (fde6015, 2026-11-29), registered before its runs",
+    ("information", "DOSE_EPOCHS"): "amendment 1 (fde6015, 2026-11-29), described, never deciding",
+    ("information", "CONFIRM_SEEDS"): "amendment 2 (45bf390, 2026-11-29), registered before its runs",
+    ("information", "CONFIRM"): "amendment 2 (45bf390, 2026-11-29): what its new seeds confirm, registered before them",
+    ("information", "LIVE_EPOCHS"): "the report regime by regime (753436a, 2026-12-02): described, never deciding",
+    ("information", "SIZE_ARMS"): "the arms' sizes (753436a, 2026-12-02): described, never deciding",
+    ("information", "SIZE_PARAMS"): "the arms' sizes (753436a, 2026-12-02): described, never deciding",
+    ("information", "SIZE_EPOCHS"): "the arms' sizes (753436a, 2026-12-02): described, never deciding",
+    ("plateau", "PILOT"): "amendment 1's pilot (52d0ea5, 2026-12-02), registered before the pilot",
+    ("plateau", "WEAK_LAM"): "amendment 1's pilot's choice by its rule (the choices table: 'part five weak')",
+    ("plateau", "AMENDED_SEEDS"): "amendment 1 (52d0ea5, 2026-12-02): the runs made after it",
+    ("plateau", "EARLY"): "the distractor mass while memorizing (b919402, 2026-12-03): described, never deciding",
+    ("plateau", "ACC_SEEDS"): "amendment 2 (39ccf02, 2026-12-03), registered before the runs it judges",
+    ("plateau", "ACC_SMALLEST"): "amendment 2's +0.05 (the choices table: 'part five gain')",
+    ("plateau", "ACC_TRUTHS"): "amendment 2's power inputs (39ccf02, 2026-12-03), before the runs it judges",
+    ("plateau", "ACC_SD"): "amendment 2's power inputs (39ccf02, 2026-12-03), before the runs it judges",
+    ("plateau", "POWER_COMBINED_ROWS"): "the combined reading's error rates (4bf4772, 2026-12-03), before any reading",
+    ("plateau", "MORE"): "part five said as tested (the choices table: 'part five as tested', after the data; "
+                         "it changes no registered reading)",
+    ("plateau", "POOLED_SEEDS"): "part five said as tested (227e197, 2026-12-04): K1 pooled over 50 seeds, described",
+    ("plateau", "QUANTITY_NAMES"): "the report's names for the plateau's quantities (227e197): judges nothing",
+    ("imprint", "QK_C"): "the pilot's choice by its registered rule (the choices table: 'part six qk')",
+    ("data_wall", "HALF"): "the registration's 'half of its runs' as a named choice (the choices table), same value",
+    ("data_wall", "BUDGET_FACTOR"): "the registration's 3x budget rule as a named choice (the choices table), same value",
+    ("payoff", "SEEN_BEFORE"): "described beside H8 (abe9e82, 2026-11-28): the cell stored before registration, "
+                               "never judged",
+    ("deep", "SHOWN"): "amendment 1 during the pilot (ea1cc6d, 2026-11-26), before it ended",
+    ("deep_trained", "BUDGET"): "the budget by its registered rule, committed before the first cell run",
+}
+
+
+def _constants(source):
+    """{name: value node} of a module's top-level assignments that hold a number or read a choice (D.number)."""
+    import ast
+    out = {}
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.Assign):
+            continue
+        holds = any(isinstance(n, ast.Constant) and type(n.value) in (int, float) for n in ast.walk(node.value))
+        reads = any(isinstance(n, ast.Attribute) and n.attr in ("number", "bands") for n in ast.walk(node.value))
+        if holds or reads:
+            for t in node.targets:
+                for n in [t] if isinstance(t, ast.Name) else getattr(t, "elts", []):
+                    if isinstance(n, ast.Name):
+                        out[n.id] = node.value if isinstance(t, ast.Name) else (node.value, t, n.id)
+    return out
+
+
+def _value(node, env):
+    """A constant's value from its node, evaluated with builtins that build numbers and containers, and the
+    module's earlier constants; None when it reads anything else (then the source decides)."""
+    import ast
+    import math
+    if isinstance(node, tuple):                          # one name of a tuple assignment
+        value, target, name = node
+        whole = _value(value, env)
+        names = [e.id for e in target.elts]
+        return None if whole is None or len(whole) != len(names) else whole[names.index(name)]
+    try:
+        code = compile(ast.Expression(node), "<constant>", "eval")
+        return eval(code, {"__builtins__": {}, "tuple": tuple, "range": range, "dict": dict, "list": list,
+                           "math": math, "number": number, "D": __import__("audit.dates", fromlist=["number"])}, dict(env))
+    except Exception:
+        return None
+
+
+def _dump(node):
+    import ast
+    return ast.dump(node[0] if isinstance(node, tuple) else node)
+
+
+def registration_commit(study, root="."):
+    """The commit that added docs/registered/<study>.md (renames followed), None without history."""
+    git = lambda *a: subprocess.run(["git", *a], cwd=root, capture_output=True, text=True).stdout
+    if git("rev-parse", "--is-shallow-repository").strip() != "false":
+        return None
+    found = git("log", "--diff-filter=A", "--format=%h", "--follow", "--", f"docs/registered/{study}.md").split()
+    return found[-1] if found else None
+
+
+def late_constants(study, root=".", source=None):
+    """The study's constants changed or added since its registration's commit, from git: [(name, what)],
+    each judged by value where both values are plain (a literal moved into the choices table is no change).
+    source: the module's text now (default: audit/<study>.py). None without history."""
+    commit = registration_commit(study, root)
+    if commit is None:
+        return None
+    then_source = None
+    for path in (f"audit/{study}.py", f"beyond/{study}.py"):          # beyond/ until a7b0275
+        shown = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=root, capture_output=True, text=True)
+        if shown.returncode == 0:
+            then_source = shown.stdout
+            break
+    if then_source is None:
+        return [("(module)", f"audit/{study}.py is not in {commit}")]
+    if source is None:
+        with open(os.path.join(root, "audit", f"{study}.py")) as f:
+            source = f.read()
+    now, then = _constants(source), _constants(then_source)
+    env_now, env_then, out = {}, {}, []
+    for name, node in then.items():
+        env_then[name] = _value(node, env_then)
+    for name, node in now.items():
+        env_now[name] = _value(node, env_now)
+        if name not in then:
+            out.append((name, "added"))
+        elif _dump(node) != _dump(then[name]) and (env_now[name] is None or env_now[name] != env_then[name]):
+            out.append((name, "changed"))
+    return out
+
+
+def unnamed_late_constants(studies=REGISTERED_STUDIES, root="."):
+    """[(study, name, what)] of the registered studies' late constants that AFTER_REGISTRATION does not name and
+    that do not judge nothing; None without history."""
+    out = []
+    for study in studies:
+        late = late_constants(study, root)
+        if late is None:
+            return None
+        out += [(study, n, w) for n, w in late if (study, n) not in AFTER_REGISTRATION and n not in JUDGES_NOTHING]
+    return out

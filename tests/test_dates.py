@@ -252,3 +252,24 @@ def test_no_choices_value_changed_after_its_dated_commit_and_a_late_change_is_ca
     assert D.changed_after((margin,), late) == [("margin", "bbbbbbb", "2026-12-01T00:00:00+00:00")]
     early = [("a" * 40, "2026-11-20T00:00:00+00:00", {"margin": "1.20x"}), ("b" * 40, "2026-11-22T00:00:00+00:00", {"margin": "1.25x"})]
     assert D.changed_after((margin,), early) == []
+
+
+def test_no_registered_study_changed_or_added_a_constant_after_its_registration_unnamed():
+    """Where history exists (issue #97): each registered study's numeric constants now, against the commit that
+    added its registration (found from git), changed or added only where audit/dates.py names what registered
+    them (or that they judge nothing). Planted: a changed threshold and a new literal, each caught; a literal
+    moved into the choices table with its value is no change; and no name is listed that is not late."""
+    unnamed = D.unnamed_late_constants(root=ROOT)
+    if unnamed is None:
+        pytest.skip("no git history here: the registrations' commits cannot be read")
+    assert unnamed == [], f"constants changed after their study's registration, unnamed: {unnamed}"
+    wall = open(os.path.join(ROOT, "audit", "data_wall.py")).read()
+    assert "KNOWN = 0.3 " in wall and "PILOT_GRID = (0.25, 0.2, 0.15, 0.1, 0.05)" in wall
+    planted = wall.replace("KNOWN = 0.3 ", "KNOWN = 0.25 ").replace("PILOT_GRID = (0.25,", "CUT = 0.4\nPILOT_GRID = (0.25,")
+    late = D.late_constants("data_wall", root=ROOT, source=planted)
+    assert ("KNOWN", "changed") in late and ("CUT", "added") in late
+    moved = wall.replace('ALPHA = D.number("data wall alpha")', "ALPHA = 0.025")      # the same value, as a literal
+    assert ("ALPHA", "changed") not in D.late_constants("data_wall", root=ROOT, source=moved)
+    assert ("ALPHA", "changed") in D.late_constants("data_wall", root=ROOT, source=moved.replace("ALPHA = 0.025", "ALPHA = 0.05"))
+    listed = {(s, n) for s in D.REGISTERED_STUDIES for n, _ in D.late_constants(s, root=ROOT)}
+    assert set(D.AFTER_REGISTRATION) <= listed, set(D.AFTER_REGISTRATION) - listed
