@@ -316,9 +316,27 @@ def judged_text(c):
 # changed or added since is a choice made after the registration: it must be named here with what registered
 # it, or as one that judges nothing; an unnamed one fails tests/test_dates.py.
 
-REGISTERED_STUDIES = ("information", "plateau", "imprint", "data_wall", "payoff", "deep", "deep_trained")
+REGISTERED_STUDIES = ("regime_map", "two_clocks", "choices", "critical", "payoff", "deep", "deep_trained", "information",
+                      "plateau", "imprint", "data_wall")
+REGISTRATION_PAGE = {"choices": "sensitivity"}      # a study whose registration page has another name
 JUDGES_NOTHING = {"QUICK": "the --quick preset's scale: its outputs go under results/quick/ and judge nothing"}
 AFTER_REGISTRATION = {
+    ("regime_map", "HELD_OUT_SEEDS"): "C3b's confirmation seeds (cb6a1cb, 2026-11-22), which the selection never saw",
+    ("two_clocks", "STRUCT_FRAC"): "amendment 2 (bea0aef, 2026-11-24), registered before any of H1's 40 runs",
+    ("two_clocks", "H1C_LAMS"): "amendment 3 (8c2e586, 2026-11-24): where seeds 0-4 saw t_struct leave its floor, "
+                                "judged on seeds 5-9 only",
+    ("choices", "HELD_OUT_SEEDS"): "the held-out confirmation on seeds 5-9 the registration names (its amendment 2, "
+                                   "9ba88db, 2026-11-25, before any held-out run)",
+    ("choices", "FOLLOWUP"): "amendment 5 (5026014, 2026-11-26), registered before any of its runs",
+    ("choices", "CONFIRM"): "amendment 6 (2bc2c57, 2026-11-26), registered before any of its runs: held-out seeds 25-64",
+    ("critical", "HELD_OUT_LAMS"): "amendment 1 (3d61106, 2026-11-25): the held-out cells, registered before their runs",
+    ("critical", "H6C_WD_PREDICTED"): "H6c's registered formula evaluated per wd (a365fdb, 2026-11-25), committed before "
+                                      "the secondary's runs were all in",
+    ("critical", "H7_LAMS"): "H7, registered before any of its runs (7676646, 2026-11-26)",
+    ("critical", "H7_SEEDS"): "H7, registered before any of its runs (7676646, 2026-11-26)",
+    ("critical", "H7_BUDGET"): "H7, registered before any of its runs (7676646, 2026-11-26)",
+    ("critical", "H7_ACCOUNTS"): "H7's two accounts, fitted and registered with H7 before its runs (7676646); a constant "
+                                 "since the layout commit 51c78eb",
     ("information", "STRONG"): "amendment 1 (fde6015, 2026-11-29), registered before its runs",
     ("information", "MEMORIZED_SHARE"): "amendment 1's premise (fde6015, 2026-11-29), registered before its runs",
     ("information", "DOSE_EPOCHS"): "amendment 1 (fde6015, 2026-11-29), described, never deciding",
@@ -396,7 +414,8 @@ def registration_commit(study, root="."):
     git = lambda *a: subprocess.run(["git", *a], cwd=root, capture_output=True, text=True).stdout
     if git("rev-parse", "--is-shallow-repository").strip() != "false":
         return None
-    found = git("log", "--diff-filter=A", "--format=%h", "--follow", "--", f"docs/registered/{study}.md").split()
+    page = REGISTRATION_PAGE.get(study, study)
+    found = git("log", "--diff-filter=A", "--format=%h", "--follow", "--", f"docs/registered/{page}.md").split()
     return found[-1] if found else None
 
 
@@ -413,8 +432,13 @@ def late_constants(study, root=".", source=None):
         if shown.returncode == 0:
             then_source = shown.stdout
             break
-    if then_source is None:
-        return [("(module)", f"audit/{study}.py is not in {commit}")]
+    if then_source is None:          # registered before its code was written: the code's first version
+        first = subprocess.run(["git", "log", "--diff-filter=A", "--follow", "--name-only", "--format=%h", "--",
+                                f"audit/{study}.py"], cwd=root, capture_output=True, text=True).stdout.split()
+        if len(first) < 2:
+            return [("(module)", f"audit/{study}.py is not in {commit}")]
+        then_source = subprocess.run(["git", "show", f"{first[-2]}:{first[-1]}"], cwd=root, capture_output=True,
+                                     text=True).stdout
     if source is None:
         with open(os.path.join(root, "audit", f"{study}.py")) as f:
             source = f.read()
