@@ -9,6 +9,7 @@ before any of its runs, the pilot's rule before the pilot.
     python -m audit.data_wall --pilot --jobs 2          # the pilot: lambda 0 down the grid, seeds 500-501
     python -m audit.data_wall --jobs 2 --threads 1      # the study, at the fractions the pilot chose
     python -m audit.data_wall --plot-only               # judge and draw from the store
+    python -m audit.data_wall --quick                   # the small model at train fractions 0.6 and 0.3, about 90 s
 
 The deciding measure is a count: per arm and train fraction, how many of the runs reach test accuracy 0.95
 within the budget (a run that never does stays in, as not reaching it). Times are reported beside it.
