@@ -1,10 +1,10 @@
 """Optimizers for the robustness study (paper App. B, Def. 3.2, App. F.4):
 `build_optimizer(model, "lion", lr=1e-3, wd=1.0)`. AdamW, SGD and Muon (on the 2-D hidden matrices,
 AdamW on the rest) are torch's; Lion is written out in optim_appendix.py, loaded only for Lion and Muon.
-All four are norm-contractive with a zero task gradient (Def. 3.2): a step multiplies W by 1 - lr * wd (SGD: 1 - lr * wd / (1 - momentum)
-once its momentum has filled, as torch's SGD adds wd * W to the gradient). The builder takes the
-AdamW (lr, wd) and keeps that per-step decay for every optimizer, so Eq. 5's weight-decay clock is
-shared: lr_eff * wd_eff = lr * wd per step.
+All four are norm-contractive with a zero task gradient (Def. 3.2): a step multiplies W by 1 - lr * wd
+(SGD: 1 - lr * wd / (1 - momentum) once its momentum has filled, as torch's SGD adds wd * W to the gradient).
+The builder takes the AdamW (lr, wd) and keeps that per-step decay for every optimizer, so Eq. 5's weight-decay
+clock is shared: lr_eff * wd_eff = lr * wd per step.
   adamw  lr,        wd
   sgd    lr * 100,  wd / 1000     (plain SGD needs a larger step; momentum 0.9 amplifies the
                                    coupled decay 10x in steady state: 0.1 * 1e-3 / 0.1 = 1e-3)

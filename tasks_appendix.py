@@ -58,7 +58,8 @@ def perm(n, frac, n_distractors, gen):
     y = torch.tensor([index[compose(elems[g], elems[h])] for g, h in pairs.tolist()])
     distractors = torch.randint(0, N, (len(pairs), n_distractors), generator=gen)
     x = torch.cat([pairs, distractors, torch.full((len(pairs), 1), N, dtype=torch.long)], dim=1)
-    return dict(name="perm", x=x, y=y, n_values=N, n_classes=N, informative=range(2), n_train=train_size(frac, len(pairs)))
+    return dict(name="perm", x=x, y=y, n_values=N, n_classes=N, informative=range(2),
+                n_train=train_size(frac, len(pairs)))
 
 
 def parity_subsets(n_bits, k, n_outputs, seed):
