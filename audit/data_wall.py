@@ -213,11 +213,13 @@ def summarize(results, fractions, budget, seeds):
         cells[f] = cell
         if all(cell[arm]["n"] == len(seeds) for arm in ARMS):     # nothing read from part of a cell
             readings[f] = reading({arm: (cell[arm]["k"], cell[arm]["n"]) for arm in ARMS})
-    walls = {arm: wall({f: (c[arm]["k"], c[arm]["n"]) for f, c in cells.items()}, fractions) for arm in ARMS}
+    complete = len(readings) == len(fractions)       # a wall is read only when every cell is in
+    walls = {arm: wall({f: (c[arm]["k"], c[arm]["n"]) for f, c in cells.items()}, fractions) for arm in ARMS} \
+        if complete else None
     return {"fractions": list(fractions), "budget": budget, "seeds": list(seeds),
             "cells": {f"{f:g}": c for f, c in cells.items()}, "walls": walls,
             "readings": {f"{f:g}": r for f, r in readings.items()},
-            "overall": overall(readings) if len(readings) == len(fractions) else "not decided"}
+            "overall": overall(readings) if complete else "not decided"}
 
 
 def median(times, budget):
@@ -226,13 +228,19 @@ def median(times, budget):
     return censored_median(times, budget)
 
 
+def walls_text(summary):
+    if summary["walls"] is None:
+        return "not decided (not every cell is in)"
+    top = format(max(summary["fractions"]), "g")
+    return ", ".join(f"{arm} {'above ' + top if w is None else format(w, 'g')}" for arm, w in summary["walls"].items())
+
+
 def text(summary):
     lines = [f"the data wall (fresh, budget {summary['budget']}, seeds {plots.seeds_text(summary['seeds'])}):"]
     for f, cell in summary["cells"].items():
         counts = ", ".join(f"{arm} {c['k']}/{c['n']}" for arm, c in cell.items())
         lines.append(f"  fraction {f}: reached 0.95: {counts} -> {summary['readings'].get(f, 'not decided')}")
-    lines.append("  walls: " + ", ".join(f"{arm} {'above ' + str(max(summary['fractions'])) if w is None else w}"
-                                         for arm, w in summary["walls"].items()))
+    lines.append("  walls: " + walls_text(summary))
     lines.append(f"  the title's need: {summary['overall']}")
     return "\n".join(lines)
 
@@ -254,9 +262,7 @@ def markdown(summary, pilot_choice_=None):
                          median(c["t_95"], summary["budget"])[1] else "") for arm, c in cell.items() if c["n"])
         head.append(f"- train fraction {f}: reached 0.95 within {summary['budget']:,} epochs: {counts}; median t_95 "
                     f"{meds}: **{summary['readings'].get(f, 'not decided')}**")
-    head.append("- walls (the smallest fraction where half the runs reach 0.95): " + ", ".join(
-        f"{arm} {'above ' + format(max(summary['fractions']), 'g') if w is None else format(w, 'g')}"
-        for arm, w in summary["walls"].items()))
+    head.append("- walls (the smallest fraction where half the runs reach 0.95): " + walls_text(summary))
     head.append(f"- the title's need in `fresh`: **{summary['overall']}**")
     return head + [""]
 

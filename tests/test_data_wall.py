@@ -98,7 +98,7 @@ def test_a_summary_from_made_up_runs_reads_and_draws(tmp_path):
     assert s["overall"].startswith("shown at train fraction 0.1; not the information")
     del results[W.label("uniform", 0.1, 4)]
     short = W.summarize(results, (0.2, 0.1), 1000, (1, 2, 3, 4))
-    assert "0.1" not in short["readings"] and short["overall"] == "not decided"
+    assert "0.1" not in short["readings"] and short["overall"] == "not decided" and short["walls"] is None
     assert "fraction 0.1" in W.text(short)
     W.plot(s, str(tmp_path / "wall.png"))
     assert (tmp_path / "wall.png").exists()
