@@ -121,6 +121,12 @@ def test_a_copied_figure_script_runs_its_quick_preset_alone(tmp_path):
     assert "grok epoch per seed" in done.stdout
 
 
+def test_no_source_file_is_over_800_lines():
+    """Issue #96: a file a reader opens reads in one sitting (the reference and the audit alike)."""
+    long = {m: n for m, f in repo_modules().items() if (n := len(open(f).readlines())) > 800}
+    assert not long, f"over 800 lines: {long}"
+
+
 def test_each_study_renders_its_own_lines_and_nothing_strips_markdown():
     """No study imports audit/report.py or audit/readme.py (a study renders its own lines; the report lays
     them out), and no code strips the project's own markdown after the fact: a verdict renders
