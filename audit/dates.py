@@ -455,6 +455,24 @@ def late_constants(study, root=".", source=None):
     return out
 
 
+def misnamed_commits(named=None, root="."):
+    """[(study, name, commits)] of AFTER_REGISTRATION's entries whose reason names commits none of which changed a
+    line holding the constant's name (git log -G, through its module's earlier homes beyond/ and exp_*); None
+    without history."""
+    import re
+    if registration_commit("data_wall", root) is None:
+        return None
+    wrong = []
+    for (study, name), why in (AFTER_REGISTRATION if named is None else named).items():
+        paths = [f"audit/{study}.py", f"beyond/{study}.py", f"exp_{study}.py"]
+        touched = subprocess.run(["git", "log", "--format=%h", f"-G\\b{name}\\b", "--", *paths], cwd=root,
+                                 capture_output=True, text=True).stdout.split()
+        named_commits = re.findall(r"\b[0-9a-f]{7}\b", why)
+        if named_commits and not any(t.startswith(c) for c in named_commits for t in touched):
+            wrong.append((study, name, named_commits))
+    return wrong
+
+
 def unnamed_late_constants(studies=REGISTERED_STUDIES, root="."):
     """[(study, name, what)] of the registered studies' late constants that AFTER_REGISTRATION does not name and
     that do not judge nothing; None without history."""

@@ -273,3 +273,7 @@ def test_no_registered_study_changed_or_added_a_constant_after_its_registration_
     assert ("ALPHA", "changed") in D.late_constants("data_wall", root=ROOT, source=moved.replace("ALPHA = 0.025", "ALPHA = 0.05"))
     listed = {(s, n) for s in D.REGISTERED_STUDIES for n, _ in D.late_constants(s, root=ROOT)}
     assert set(D.AFTER_REGISTRATION) <= listed, set(D.AFTER_REGISTRATION) - listed
+    # each commit a reason names changed the constant's line; planted, a commit that never did is caught
+    assert D.misnamed_commits(root=ROOT) == []
+    planted = {("critical", "HELD_OUT_LAMS"): "amendment 1 (c5f30b0)"}      # the data wall's registration
+    assert D.misnamed_commits(planted, root=ROOT) == [("critical", "HELD_OUT_LAMS", ["c5f30b0"])]
