@@ -232,7 +232,7 @@ def measured(verdict, parts):
     p, v = next(((p, v) for p, v in held if v.get("shown")), held[0])
     label = plain(part_label(p, v))
     if v.get("would_read") and not v.get("shown"):     # a choice made after its data: decided only by later runs
-        number = f"our '{v['would_read']}' came after its runs were seen, so only runs made after it decide (none yet)"
+        number = f"we marked it '{v['would_read']}' only after seeing its runs, so only runs made after that decide it (none yet)"
     else:
         number = v.get("shown") or (v.get("text") or v.get("status") or v.get("reason") or "no number yet").split(";")[0]
     counts = f"; {plain(v['against'], asides=False)}" if v.get("shown") and v.get("against") else ""
