@@ -80,9 +80,14 @@ def label(arm, frac, seed):
     return f"{arm} frac{frac:g} seed{seed}"
 
 
+TRAINING_ORDER = (2, 1, 0, 3)   # amendment 1: g_fail, halfway, f_p, g_fail / 2 (the fractions' positions)
+
+
 def study_runs(args, fractions, budget):
-    """Seed by seed, every cell of a seed before the next: an interruption leaves cells of equal size."""
-    return [(label(arm, f, s), config(args, s, f, arm, budget)) for s in args.seeds for f in fractions for arm in ARMS]
+    """One fraction at a time (amendment 1: g_fail first, where a need can show), seed by seed within it: an
+    interruption leaves whole cells, and the rest not begun."""
+    order = [fractions[i] for i in TRAINING_ORDER] if len(fractions) == len(TRAINING_ORDER) else list(fractions)
+    return [(label(arm, f, s), config(args, s, f, arm, budget)) for f in order for s in args.seeds for arm in ARMS]
 
 
 def pilot_runs(args, frac):

@@ -360,6 +360,8 @@ AFTER_REGISTRATION = {
     ("plateau", "POOLED_SEEDS"): "part five said as tested (227e197, 2026-12-04): K1 pooled over 50 seeds, described",
     ("plateau", "QUANTITY_NAMES"): "the report's names for the plateau's quantities (227e197): judges nothing",
     ("imprint", "QK_C"): "the pilot's choice by its registered rule (the choices table: 'part six qk')",
+    ("data_wall", "TRAINING_ORDER"): "amendment 1 (2026-12-04, after the pilot, before any study run): the order in "
+                                     "which cells are trained; it judges nothing",
     ("data_wall", "HALF"): "the registration's 'half of its runs' as a named choice (the choices table), same value",
     ("data_wall", "BUDGET_FACTOR"): "the registration's 3x budget rule as a named choice (the choices table), same value",
     ("payoff", "SEEN_BEFORE"): "described beside H8 (abe9e82, 2026-11-28): the cell stored before registration, "

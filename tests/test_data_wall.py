@@ -118,3 +118,11 @@ def test_before_its_pilot_the_study_plans_the_pilot_s_grid_and_reports_not_run(t
     runs = W.planned_runs(W.parse(["--results-dir", str(tmp_path)]))
     assert len(runs) == 2 * 2 + 4 * 3 * 10 and {cfg.epochs for _, cfg in runs[4:]} == {30000}
     assert any("0.25, 0.225, 0.2, 0.1" in line for line in W.markdown(None, {**choice, "reached": {"0.25": 2, "0.2": 0}}))
+
+
+def test_amendment_1_trains_the_cell_where_lambda_0_failed_first():
+    import argparse
+    args = argparse.Namespace(p=113, epochs=60000, stop_after=200, regime="fresh", quick=False, seeds=[510, 511])
+    runs = W.study_runs(args, (0.2, 0.175, 0.15, 0.075), 60000)
+    assert [cfg.frac for _, cfg in runs] == [f for f in (0.15, 0.175, 0.2, 0.075) for _ in range(2 * 3)]
+    assert [cfg.seed for _, cfg in runs[:6]] == [510, 510, 510, 511, 511, 511]
