@@ -377,7 +377,12 @@ def main(argv=None):
             return
         raise SystemExit("error: the study's fractions come from its pilot: run --pilot first")
     fractions, budget = chosen
-    results = sweep.run_sweep(study_runs(args, fractions, budget), args)
+    runs = study_runs(args, fractions, budget)
+    if args.plot_only and not any(sweep.is_stored(args, cfg) for _, cfg in runs):
+        print(f"the data wall: none of its {len(runs)} runs is stored yet (its pilot chose "
+              f"{', '.join(f'{f:g}' for f in fractions)} at {budget:,} epochs); nothing drawn")
+        return
+    results = sweep.run_sweep(runs, args)
     summary = summarize(results, fractions, budget, args.seeds)
     print(text(summary))
     os.makedirs(args.results_dir, exist_ok=True)

@@ -117,6 +117,8 @@ def test_before_its_pilot_the_study_plans_the_pilot_s_grid_and_reports_not_run(t
     (tmp_path / "data_wall_pilot.json").write_text(json.dumps({**choice, "reached": {"0.25": 2, "0.2": 0}}))
     runs = W.planned_runs(W.parse(["--results-dir", str(tmp_path)]))
     assert len(runs) == 2 * 2 + 4 * 3 * 10 and {cfg.epochs for _, cfg in runs[4:]} == {30000}
+    W.main(["--results-dir", str(tmp_path), "--plot-only"])          # chosen, none of its runs stored: nothing drawn
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data_wall_pilot.json"]
     assert any("0.25, 0.225, 0.2, 0.1" in line for line in W.markdown(None, {**choice, "reached": {"0.25": 2, "0.2": 0}}))
 
 
