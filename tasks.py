@@ -25,10 +25,10 @@ Tasks (App. A.1, F.3, F.4; defaults the paper does not give: docs/registered/sen
                    docs/registered/plateau.md)
   route            dynamic routing: modular addition with operands at positions drawn per
                    sequence among noise tokens, recognisable by content; a per-row oracle
-  parity, perm, arparity   the appendix's sparse parity, permutation composition and autoregressive
-                   parity
-The appendix's (route, parity, perm, arparity) are laid out in tasks_appendix.py, which a run loads
-only when it asks for one of them.
+  parity, perm     sparse parity, and permutation composition in S_n
+  arparity         autoregressive sparse parity: causal attention, a query position per row
+The appendix's four (route, parity, perm, arparity) are laid out in tasks_appendix.py, which a run
+loads only when it asks for one of them.
 """
 import itertools
 
