@@ -186,7 +186,7 @@ IN_WORDS = {
     "C6": ("Directed vs undirected priors", "the oracle KL beats entropy and sparsity priors, and those beat weight decay alone"),
     "C7": ("Routing, longer inputs", "the KL helps when the operands' positions vary, and degrades less on longer inputs"),
     "C8": ("Width and heads", "larger d finds the structure sooner; several heads meet it together, none alone"),
-    "C9": ("Other tasks", "the gradient starves on other tasks too, and the KL speeds them up"),
+    "C9": ("Across tasks", "on addition, parity, permutations and autoregressive parity the gradient starves, and the KL speeds them up"),
     "C10": ("Frozen attention, optimizers", "with attention frozen at the oracle the MLP generalizes fast; other optimizers keep the norm's decay"),
     "C11": ("Delay ∝ 1/weight decay", "without a prior t_grok grows like 1/wd, and the plateau lasts at least Eq. 5's bound"),
 }
