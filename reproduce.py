@@ -292,6 +292,10 @@ def write_run_dates(args, log=print):
                       "runs": dict(sorted(runs.items())), "studies": by_study,
                       "shared": {a: s for a, s in shared.items() if s}})
     log(f"wrote {os.path.join(args.results_dir, dates.RUN_DATES)} ({len(runs)} runs, {len(by_study)} studies)")
+    snaps = dates.registered_snapshots()      # each registered study's constants as registered, for a checkout
+    if snaps is not None:                     # without history (audit.dates.late_constants)
+        store.write_json(os.path.join(args.results_dir, dates.REGISTERED_CONSTANTS), snaps)
+        log(f"wrote {os.path.join(args.results_dir, dates.REGISTERED_CONSTANTS)} ({len(snaps)} studies)")
 
 
 def plan(names, args, log=print):

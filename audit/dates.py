@@ -411,6 +411,7 @@ def _dump(node):
     return ast.dump(node[0] if isinstance(node, tuple) else node)
 
 
+@functools.lru_cache(maxsize=None)
 def registration_commit(study, root="."):
     """The commit that added docs/registered/<study>.md (renames followed), None without history."""
     git = lambda *a: subprocess.run(["git", *a], cwd=root, capture_output=True, text=True).stdout
@@ -421,38 +422,71 @@ def registration_commit(study, root="."):
     return found[-1] if found else None
 
 
-def late_constants(study, root=".", source=None):
-    """The study's constants changed or added since its registration's commit, from git: [(name, what)],
-    each judged by value where both values are plain (a literal moved into the choices table is no change).
-    source: the module's text now (default: audit/<study>.py). None without history."""
+REGISTERED_CONSTANTS = "registered_constants.json"   # beside the store: each study's constants as registered
+
+
+def snapshot(source):
+    """{name: [repr of its value or None, its source without comments]} of a module's numeric constants (`_constants`):
+    what a registration fixed, comparable in a checkout without history (results/registered_constants.json)."""
+    import ast
+    env, out = {}, {}
+    for name, node in _constants(source).items():
+        env[name] = _value(node, env)
+        out[name] = [None if env[name] is None else repr(env[name]), ast.unparse(node[0] if isinstance(node, tuple) else node)]
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def registered_source(study, root="."):
+    """(commit, the study's module as registered): at the commit that added its registration, or its code's first
+    version where the registration came first; None without history."""
     commit = registration_commit(study, root)
     if commit is None:
         return None
-    then_source = None
     for path in (f"audit/{study}.py", f"beyond/{study}.py"):          # beyond/ until a7b0275
         shown = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=root, capture_output=True, text=True)
         if shown.returncode == 0:
-            then_source = shown.stdout
-            break
-    if then_source is None:          # registered before its code was written: the code's first version
-        first = subprocess.run(["git", "log", "--diff-filter=A", "--follow", "--name-only", "--format=%h", "--",
-                                f"audit/{study}.py"], cwd=root, capture_output=True, text=True).stdout.split()
-        if len(first) < 2:
-            return [("(module)", f"audit/{study}.py is not in {commit}")]
-        then_source = subprocess.run(["git", "show", f"{first[-2]}:{first[-1]}"], cwd=root, capture_output=True,
+            return commit, shown.stdout
+    first = subprocess.run(["git", "log", "--diff-filter=A", "--follow", "--name-only", "--format=%h", "--",
+                            f"audit/{study}.py"], cwd=root, capture_output=True, text=True).stdout.split()
+    if len(first) < 2:
+        return commit, ""
+    return first[-2], subprocess.run(["git", "show", f"{first[-2]}:{first[-1]}"], cwd=root, capture_output=True,
                                      text=True).stdout
+
+
+def registered_snapshots(root="."):
+    """{study: {"commit", "constants": snapshot}} of every registered study, from git; None without history.
+    reproduce.py --dates keeps it as results/registered_constants.json."""
+    out = {}
+    for study in REGISTERED_STUDIES:
+        got = registered_source(study, root)
+        if got is None:
+            return None
+        out[study] = {"commit": got[0], "constants": snapshot(got[1])}
+    return out
+
+
+def late_constants(study, root=".", source=None, kept=None):
+    """The study's constants changed or added since its registration, [(name, what)]: from git, or where the
+    checkout has no history from `kept` (results/registered_constants.json's entries). Judged by value where both
+    values are plain (a literal moved into the choices table is no change), else by source. source: the module's
+    text now (default: audit/<study>.py). None with neither history nor a kept snapshot."""
+    got = registered_source(study, root)
+    if got is not None:
+        then = snapshot(got[1])
+    elif kept is not None and study in kept:
+        then = kept[study]["constants"]
+    else:
+        return None
     if source is None:
         with open(os.path.join(root, "audit", f"{study}.py")) as f:
             source = f.read()
-    now, then = _constants(source), _constants(then_source)
-    env_now, env_then, out = {}, {}, []
-    for name, node in then.items():
-        env_then[name] = _value(node, env_then)
-    for name, node in now.items():
-        env_now[name] = _value(node, env_now)
+    out = []
+    for name, (value, text) in snapshot(source).items():
         if name not in then:
             out.append((name, "added"))
-        elif _dump(node) != _dump(then[name]) and (env_now[name] is None or env_now[name] != env_then[name]):
+        elif text != then[name][1] and (value is None or value != then[name][0]):
             out.append((name, "changed"))
     return out
 
@@ -475,12 +509,12 @@ def misnamed_commits(named=None, root="."):
     return wrong
 
 
-def unnamed_late_constants(studies=REGISTERED_STUDIES, root="."):
+def unnamed_late_constants(studies=REGISTERED_STUDIES, root=".", kept=None):
     """[(study, name, what)] of the registered studies' late constants that AFTER_REGISTRATION does not name and
-    that do not judge nothing; None without history."""
+    that do not judge nothing; None with neither history nor a kept snapshot."""
     out = []
     for study in studies:
-        late = late_constants(study, root)
+        late = late_constants(study, root, kept=kept)
         if late is None:
             return None
         out += [(study, n, w) for n, w in late if (study, n) not in AFTER_REGISTRATION and n not in JUDGES_NOTHING]

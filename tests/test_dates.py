@@ -254,15 +254,24 @@ def test_no_choices_value_changed_after_its_dated_commit_and_a_late_change_is_ca
     assert D.changed_after((margin,), early) == []
 
 
-def test_no_registered_study_changed_or_added_a_constant_after_its_registration_unnamed():
+def test_no_registered_study_changed_or_added_a_constant_after_its_registration_unnamed(tmp_path):
     """Where history exists (issue #97): each registered study's numeric constants now, against the commit that
     added its registration (found from git), changed or added only where audit/dates.py names what registered
     them (or that they judge nothing). Planted: a changed threshold and a new literal, each caught; a literal
     moved into the choices table with its value is no change; and no name is listed that is not late."""
-    unnamed = D.unnamed_late_constants(root=ROOT)
+    kept_path = os.path.join(ROOT, "results", D.REGISTERED_CONSTANTS)
+    kept = json.load(open(kept_path)) if os.path.exists(kept_path) else None
+    unnamed = D.unnamed_late_constants(root=ROOT, kept=kept)
     if unnamed is None:
-        pytest.skip("no git history here: the registrations' commits cannot be read")
+        pytest.skip("neither git history nor results/registered_constants.json here")
     assert unnamed == [], f"constants changed after their study's registration, unnamed: {unnamed}"
+    snaps = D.registered_snapshots(root=ROOT)
+    if snaps is None:
+        return                        # no history: the kept snapshot has judged, the rest needs git
+    assert kept == json.loads(json.dumps(snaps)), "results/registered_constants.json is stale: python reproduce.py --dates"
+    assert all(D.late_constants(s, root=ROOT) == D.late_constants(s, root=str(tmp_path), kept=kept,
+                                                                    source=open(os.path.join(ROOT, "audit", f"{s}.py")).read())
+               for s in D.REGISTERED_STUDIES)          # the kept snapshot judges as git does
     wall = open(os.path.join(ROOT, "audit", "data_wall.py")).read()
     assert "KNOWN = 0.3 " in wall and "PILOT_GRID = (0.25, 0.2, 0.15, 0.1, 0.05)" in wall
     planted = wall.replace("KNOWN = 0.3 ", "KNOWN = 0.25 ").replace("PILOT_GRID = (0.25,", "CUT = 0.4\nPILOT_GRID = (0.25,")
