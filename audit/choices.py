@@ -50,6 +50,7 @@ import analysis
 from audit import rules
 import plots
 from audit import claims
+from audit import dates as D
 import store
 import sweep
 
@@ -239,11 +240,13 @@ def times(arm_results, budget):
 
 
 def judge_c2(arms, p):
-    chance = 1 / p
-    parts = {"oracle: full (final test acc in [0.99, 1.01))":
-             R.level([got[0]["final_test_acc"] for got in arms["oracle"].values()], 0.99, 1.01, "final test acc"),
-             f"adversarial: chance (final test acc below 3/p = {3 * chance:.3f})":
-             R.level([got[0]["final_test_acc"] for got in arms["adversarial"].values()], 0.0, 3 * chance, "final test acc")}
+    bands = D.bands("c2 bands", p)          # C2's bands for the paper's words, from the choices table (as claims.py's)
+    (full_lo, full_hi), (chance_lo, chance_hi) = bands["full"], bands["chance"]
+    parts = {f"oracle: full (final test acc in [{full_lo:g}, {full_hi:g}))":
+             R.level([got[0]["final_test_acc"] for got in arms["oracle"].values()], full_lo, full_hi, "final test acc"),
+             f"adversarial: chance (final test acc below 3/p = {chance_hi:.3f})":
+             R.level([got[0]["final_test_acc"] for got in arms["adversarial"].values()], chance_lo, chance_hi,
+                     "final test acc")}
     return parts
 
 
@@ -289,12 +292,12 @@ def judge_c1(arms, budget, earlier=None):
     informative mass at t_mem by rule 4; the four phases, a property five seeds cannot decide
     (rule 5), are reported beside it. On held-out seeds (earlier: seeds 0-4's runs) the mass is
     judged on these seeds and the phases on all ten pooled, and both decide. (parts, verdict)"""
-    marks = [analysis.phase_marks(got[1], rise_acc=0.5) for got in arms["baseline"].values()]
+    marks = [analysis.phase_marks(got[1]) for got in arms["baseline"].values()]
     mass = R.level([m["mass_at_mem"] for m in marks], 0.0, analysis.FOUND_MASS, "informative mass at t_mem")
     if earlier is None:
         phases = R.property([analysis.meets_regime_criterion(m, budget) for m in marks], "seeds in order")
         return {C1_MASS: mass, f"{C1_PHASES} (reported beside: five seeds cannot decide it)": phases}, R.combine({C1_MASS: mass})
-    pooled = marks + [analysis.phase_marks(got[1], rise_acc=0.5) for got in earlier]
+    pooled = marks + [analysis.phase_marks(got[1]) for got in earlier]
     parts = {C1_MASS: mass, f"{C1_PHASES} (seeds 0-9)":
              R.property([analysis.meets_regime_criterion(m, budget) for m in pooled], "seeds in order")}
     return parts, R.combine(parts)

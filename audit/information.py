@@ -150,7 +150,7 @@ def count_verdict(faster, slower, what):
     if not n1 or not n2:
         return {"verdict": A.NOT_DECIDED, "reason": "no data", "text": f"{what}: no data"}
     p = fisher_one_sided(k1, n1, k2, n2)
-    up = lambda k, n: A.clopper_pearson_one_sided(k, n, 0.025)[1]
+    up = lambda k, n: A.clopper_pearson_one_sided(k, n, ALPHA)[1]
     return {"verdict": A.REPRODUCED if p < ALPHA else A.INCONCLUSIVE, "p": p, "counts": [k1, n1, k2, n2],
             "text": f"{what}: {k1}/{n1} against {k2}/{n2} grokked (Fisher one-sided p = {p:.2g}; rates at most "
                     f"{up(k1, n1):.2f} and {up(k2, n2):.2f}, 97.5%)"}

@@ -286,3 +286,38 @@ def test_no_registered_study_changed_or_added_a_constant_after_its_registration_
     assert D.misnamed_commits(root=ROOT) == []
     planted = {("critical", "HELD_OUT_LAMS"): "amendment 1 (c5f30b0)"}      # the data wall's registration
     assert D.misnamed_commits(planted, root=ROOT) == [("critical", "HELD_OUT_LAMS", ["c5f30b0"])]
+
+
+# the studies' functions whose names say they judge (a reading, a verdict, a premise, a check): ours, a heuristic
+JUDGING_NAMES = ("judge", "reading", "compare", "verdict", "beats", "wall", "overall", "checks", "interaction", "premise")
+# numbers in them that are not thresholds: indices and halves, and the one that only formats a number for print
+NOT_JUDGING = {("critical", "judge_h7", 100000.0): "where a log-likelihood difference is printed as a bound (display)"}
+
+
+def study_judging_literals(study, source):
+    """[(function, value)]: numeric literals (not 0, 1, -1 or 2, not an index) in a study's judging functions."""
+    import ast
+    tree = ast.parse(source)
+    indices = {id(n) for node in ast.walk(tree) if isinstance(node, ast.Subscript) for n in ast.walk(node.slice)}
+    out = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and any(k in node.name for k in JUDGING_NAMES):
+            out += [(node.name, n.value) for n in ast.walk(node) if isinstance(n, ast.Constant)
+                    and type(n.value) in (int, float) and n.value not in (0, 1, -1, 2) and id(n) not in indices
+                    and (study, node.name, n.value) not in NOT_JUDGING]
+    return out
+
+
+def test_no_study_s_judging_function_holds_a_threshold_literal_and_a_planted_one_is_caught():
+    """Issue #97: the registered studies' judging functions read their thresholds from module constants (compared
+    with the registration by `test_no_registered_study_changed_...`) or from CHOICES, never from a literal in the
+    function. Planted: the data wall's Fisher level written into `beats`, and C2's band into choices.judge_c2."""
+    for study in D.REGISTERED_STUDIES:
+        source = open(os.path.join(ROOT, "audit", f"{study}.py")).read()
+        assert study_judging_literals(study, source) == [], study
+    wall = open(os.path.join(ROOT, "audit", "data_wall.py")).read()
+    planted = wall.replace("fisher_one_sided(ka, na, kb, nb) < ALPHA", "fisher_one_sided(ka, na, kb, nb) < 0.05")
+    assert planted != wall and study_judging_literals("data_wall", planted) == [("beats", 0.05)]
+    choices = open(os.path.join(ROOT, "audit", "choices.py")).read()
+    planted = choices.replace("full_lo, full_hi, \"final test acc\")", "0.95, full_hi, \"final test acc\")")
+    assert planted != choices and study_judging_literals("choices", planted) == [("judge_c2", 0.95)]
