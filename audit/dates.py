@@ -406,11 +406,6 @@ def _value(node, env):
         return None
 
 
-def _dump(node):
-    import ast
-    return ast.dump(node[0] if isinstance(node, tuple) else node)
-
-
 @functools.lru_cache(maxsize=None)
 def registration_commit(study, root="."):
     """The commit that added docs/registered/<study>.md (renames followed), None without history."""
@@ -432,7 +427,8 @@ def snapshot(source):
     env, out = {}, {}
     for name, node in _constants(source).items():
         env[name] = _value(node, env)
-        out[name] = [None if env[name] is None else repr(env[name]), ast.unparse(node[0] if isinstance(node, tuple) else node)]
+        text = ast.unparse(node[0] if isinstance(node, tuple) else node)
+        out[name] = [None if env[name] is None else repr(env[name]), text]
     return out
 
 
