@@ -259,6 +259,8 @@ def markdown(summary, pilot_choice_=None):
                     + ", ".join(f"{k} of {len(PILOT_SEEDS)} at {f}" for f, k in p["reached"].items())
                     + f"; so the study runs at train fractions {', '.join(f'{f:g}' for f in p['fractions'])} with a "
                     f"budget of {p['budget']:,} epochs on seeds {plots.seeds_text(p['seeds'])}")
+        head.append("- amendment 1 (after the pilot, before any study run): the cells are trained one fraction at a time, "
+                    "g_fail first (where lambda 0 failed in the pilot); nothing that judges changed")
     if summary is None:
         return head + ["- not run: `python -m audit.data_wall --jobs 2 --threads 1` trains it (registered before its runs)", ""]
     for f, cell in summary["cells"].items():
