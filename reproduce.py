@@ -393,6 +393,8 @@ def run_study(name, args, results):
     t0 = time.time()
     if captured and "forkserver" in mp.get_all_start_methods():
         done = run_forked(line[1:])
+        if done.returncode == 255 and not done.stderr:     # multiprocessing's code for a lost forkserver (seen once
+            done = subprocess.run(line, capture_output=True, text=True)      # in a full suite): once more, plainly
     else:
         done = subprocess.run(line, stdout=subprocess.PIPE if captured else None, stderr=subprocess.PIPE, text=True)
     nothing = args.plot_only and "none of the" in done.stderr     # nothing stored yet: files kept
