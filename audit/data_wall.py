@@ -22,6 +22,7 @@ import plots
 import store
 import sweep
 from analysis import held_from
+from grok_times import censored_median
 from summary import first_epoch
 from audit import dates as D
 from audit.information import fisher_one_sided
@@ -229,7 +230,6 @@ def summarize(results, fractions, budget, seeds):
 
 def median(times, budget):
     """The median t_95 with never-reached runs at the budget (a lower bound when one is in the middle)."""
-    from grok_times import censored_median
     return censored_median(times, budget)
 
 

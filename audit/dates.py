@@ -129,12 +129,19 @@ def _value_token(value):
     return float(m.group(0)) if m else None
 
 
+def whole_history(root="."):
+    """Whether git holds this checkout's whole history (not a shallow clone, not outside git): every check
+    against git below needs it, and says "none" without it."""
+    shallow = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=root, capture_output=True, text=True)
+    return shallow.stdout.strip() == "false"
+
+
 def table_values(root=".", path="audit/dates.py"):
     """The history of the table's values: [(commit, date, {key: value})], oldest first, each version of this file
     (renames followed) as git holds it, read with ast (the values are string literals); [] without whole history."""
     import ast
     git = lambda *a: subprocess.run(["git", *a], cwd=root, capture_output=True, text=True).stdout
-    if git("rev-parse", "--is-shallow-repository").strip() != "false":
+    if not whole_history(root):
         return []                                    # no whole history here: nothing to read
     log = git("log", "--format=%H %cI", "--follow", "--name-only", "--", path).split("\n")
     versions, commit = [], None
@@ -178,7 +185,7 @@ def verify_choices(choices=CHOICES, root="."):
     import datetime
     import re
     git = lambda *a: subprocess.run(["git", *a], cwd=root, capture_output=True, text=True)
-    if git("rev-parse", "--is-shallow-repository").stdout.strip() != "false":
+    if not whole_history(root):
         return None
     wrong = []
     for c in choices:
@@ -410,7 +417,7 @@ def _value(node, env):
 def registration_commit(study, root="."):
     """The commit that added docs/registered/<study>.md (renames followed), None without history."""
     git = lambda *a: subprocess.run(["git", *a], cwd=root, capture_output=True, text=True).stdout
-    if git("rev-parse", "--is-shallow-repository").strip() != "false":
+    if not whole_history(root):
         return None
     page = REGISTRATION_PAGE.get(study, study)
     found = git("log", "--diff-filter=A", "--format=%h", "--follow", "--", f"docs/registered/{page}.md").split()
@@ -492,7 +499,7 @@ def misnamed_commits(named=None, root="."):
     line holding the constant's name (git log -G, through its module's earlier homes beyond/ and exp_*); None
     without history."""
     import re
-    if registration_commit("data_wall", root) is None:
+    if not whole_history(root):
         return None
     wrong = []
     for (study, name), why in (AFTER_REGISTRATION if named is None else named).items():
