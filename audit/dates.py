@@ -466,7 +466,7 @@ def registered_snapshots(root="."):
         got = registered_source(study, root)
         if got is None:
             return None
-        out[study] = {"commit": got[0], "constants": snapshot(got[1])}
+        out[study] = {"commit": got[0][:7], "constants": snapshot(got[1])}      # git abbreviates by the repository size
     return out
 
 
@@ -521,4 +521,135 @@ def unnamed_late_constants(studies=REGISTERED_STUDIES, root=".", kept=None):
         if late is None:
             return None
         out += [(study, n, w) for n, w in late if (study, n) not in AFTER_REGISTRATION and n not in JUDGES_NOTHING]
+    return out
+
+
+# Numbers inside a study's functions, not only its module constants (issue #97): each numeric literal a function
+# holds now, against the same function at the study's registration. One added since is late; git finds the commit
+# that added it (`literal_origins`), and LATE_LITERALS must name that commit with what it was. Left out, by name:
+# the functions that only lay out a figure (sizes, colours, positions); and 0, 1 and indices (x[2], a[:, 0]).
+DRAWING = ("plot", "draw", "heat")
+LATE_LITERALS = {
+    ("regime_map", "78f31f2"): "the registered five seeds per cell, in the map's analysis, committed before any of "
+                               "its runs (2026-11-22 11:49; the first run 14:14)",
+    ("two_clocks", "cf88634"): "H3's registered 11-of-13 rule computed: 1e-9 keeps a float product from rounding the "
+                               "count up (a tolerance of numerics)",
+    ("two_clocks", "ba45a3f"): "H5's registered outcome reported with its n (5 seeds): a count printed, judges nothing",
+    ("choices", "588181f"): "a panel's values drawn (test accuracy 0.5 marks the rise, as drawn before): judges nothing",
+    ("critical", "7b72ac4"): "amendment 1's held-out cells (at lambda_c / 1.3 and x 1.3) and each model's predicted "
+                             "share there, coded 25 minutes before the amendment (3d61106), both before their runs",
+    ("critical", "a365fdb"): "the weight-decay secondary's three wds, as registered (AFTER_REGISTRATION names "
+                             "H6C_WD_PREDICTED, its other late number)",
+    ("critical", "7676646"): "H7, registered before any of its runs: its two accounts' fits, their profile and power",
+    ("critical", "51c78eb"): "the layout commit: H7's registered binomial band (n seeds, 2.5% a side) and digits "
+                             "written to its summary, moved into functions of their own; values as registered",
+    ("critical", "ea4a180"): "the summary's numbers settled to six digits (1e-8 a floor): rounding, judges nothing",
+    ("payoff", "be1f270"): "H8's summary: the planned run count (two arms): judges nothing",
+    ("payoff", "abe9e82"): "described beside H8, never deciding: its pooled ratio's interval and the ranges a rule "
+                           "like H8's would accept (grids and a 1e-12 tolerance)",
+    ("deep", "ea1cc6d"): "amendment 1 during the pilot, before it ended: the shrink rule's steps (range(5))",
+    ("deep", "08833e9"): "the pilot's plan written to six digits: judges nothing",
+    ("deep", "cfaf018"): "the deeper model's mechanism part moved into a function of its own: its registered 2x "
+                         "(docs/registered/deep.md: 'rule 2 against 2x') and the two parents",
+    ("deep_trained", "cfaf018"): "its summary written to six digits: judges nothing",
+    ("deep_trained", "bc90e93"): "the --quick preset's 1,500 epochs: results/quick/, judges nothing",
+    ("information", "fde6015"): "amendment 1 (registered before its runs): the dose check's epochs under --quick and "
+                                "the gradient's RMS (a square): described, never deciding",
+    ("information", "45bf390"): "amendment 2 (registered before its runs): its power at the effect as seen",
+    ("information", "753436a"): "the report regime by regime: the arms' sizes (epochs under --quick, a square) and "
+                                "the targets' profiles (p 113, four decimals): described, never deciding",
+    ("plateau", "39ccf02"): "amendment 2 (registered before the runs it judges): its power tables",
+    ("plateau", "4bf4772"): "the combined reading's error rates (two accounts' power), before any reading",
+    ("plateau", "227e197"): "part five said as tested: K1 pooled over 50 seeds by batch (210-229, 230-249), described",
+}
+
+
+# The numbers audit/claims.py holds outside CHOICES, each named: none is a threshold of ours.
+CLAIMS_LITERALS = {113: "the paper's modulus p, where a summary does not give its own (C2's bands are k/p)",
+                   6: "C7: the lengths study's training length (exp_appendix.py); its part averages the longer ones",
+                   2: "C3f's fragility note needs more than two seeds (one left out keeps a t-interval): described"}
+
+
+def function_literals(source):
+    """{function: {numeric literal}} of a module's top-level functions but those that draw (0, 1 and indices left
+    out; a function's own default arguments and nested functions included)."""
+    import ast
+    tree, out = ast.parse(source), {}
+    indices = {id(n) for node in ast.walk(tree) if isinstance(node, ast.Subscript) for n in ast.walk(node.slice)}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not any(d in node.name for d in DRAWING):
+            out[node.name] = {n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and type(n.value) in
+                              (int, float) and n.value not in (0, 1) and id(n) not in indices}
+    return out
+
+
+def late_literals(study, root=".", source=None):
+    """[(function, value)]: the numeric literals a study's functions hold now that the same function did not hold
+    at its registration (`registered_source`); None without history."""
+    got = registered_source(study, root)
+    if got is None:
+        return None
+    if source is None:
+        with open(os.path.join(root, "audit", f"{study}.py")) as f:
+            source = f.read()
+    then = function_literals(got[1]) if got[1] else {}
+    return sorted((f, v) for f, values in function_literals(source).items() for v in values - then.get(f, set()))
+
+
+@functools.lru_cache(maxsize=None)
+def _literal_history(study, root="."):
+    """[(commit, {(function, value)})] of the study's module since its registered version, oldest first, through its
+    earlier homes (beyond/, and exp_<study>.py before it)."""
+    log = subprocess.run(["git", "log", "--format=>%H", "--name-only", "--", f"audit/{study}.py", f"beyond/{study}.py",
+                          f"exp_{study}.py"], cwd=root, capture_output=True, text=True).stdout
+    homes = (f"audit/{study}.py", f"beyond/{study}.py", f"exp_{study}.py")
+    versions = [(block.split()[0], next(p for p in homes if p in block.split()[1:]))
+                for block in log.split(">")[1:] if set(block.split()[1:]) & set(homes)][::-1]
+    since = registered_source(study, root)[0]          # a late literal came after the registered version
+    versions = versions[next((i for i, (c, _) in enumerate(versions) if c.startswith(since)), 0):]
+    batch = subprocess.run(["git", "cat-file", "--batch"], cwd=root, capture_output=True,
+                           input="".join(f"{c}:{p}\n" for c, p in versions).encode()).stdout
+    out, at = [], 0
+    for commit, _ in versions:
+        header_end = batch.index(b"\n", at)
+        if batch[at:header_end].endswith(b" missing"):         # the commit that moved it away from this home
+            at = header_end + 1
+            continue
+        size = int(batch[at:header_end].split()[2])
+        text = batch[header_end + 1:header_end + 1 + size].decode()
+        at = header_end + 1 + size + 1
+        try:
+            found = {(f, v) for f, values in function_literals(text).items() for v in values}
+        except SyntaxError:
+            found = set()
+        out.append((commit, found))
+    return out
+
+
+def literal_origins(study, late, root="."):
+    """{(function, value): the commit that last added it to its function} for each of `late`, from git; a literal
+    the last commit does not hold (not committed yet) has None."""
+    history = _literal_history(study, root)
+    origin, before = {}, set()
+    for commit, found in history:
+        for key in late:
+            if key in found and key not in before:
+                origin[key] = commit
+        before = found
+    return {key: origin.get(key) if key in before else None for key in late}
+
+
+def unnamed_late_literals(studies=REGISTERED_STUDIES, root=".", named=None, sources=None):
+    """[(study, function, value, commit or None)] of the registered studies' late literals whose commit
+    LATE_LITERALS (or `named`) does not name; None without history. sources: {study: its text} in place of the
+    file's (a planted change)."""
+    named = LATE_LITERALS if named is None else named
+    out = []
+    for study in studies:
+        late = late_literals(study, root, (sources or {}).get(study))
+        if late is None:
+            return None
+        origins = literal_origins(study, late, root) if late else {}
+        out += [(study, f, v, c and c[:7]) for (f, v), c in sorted(origins.items(), key=str)
+                if c is None or (study, c[:7]) not in named]
     return out

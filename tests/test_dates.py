@@ -218,13 +218,18 @@ def judging_literals(source):
 
 
 def test_no_threshold_in_the_claims_code_is_a_literal_and_a_planted_one_is_caught():
-    """audit/claims.py reads the thresholds it passes to the rules from CHOICES (dates.number). Planted: C7's
-    accuracy gain written as a literal, the way a late change would be, is found with its line."""
+    """audit/claims.py reads the thresholds it passes to the rules from CHOICES (dates.number), and holds no other
+    number but those CLAIMS_LITERALS names. Planted: C7's accuracy gain written as a literal, the way a late change
+    would be, is found with its line; a threshold in a helper of its own is found too."""
     source = open(os.path.join(ROOT, "audit", "claims.py")).read()
     assert judging_literals(source) == []
     planted = source.replace('D.number("c7 gain")', "0.01")
     assert planted != source
     assert [v for _, v in judging_literals(planted)] == [0.01]
+    held = {v for values in D.function_literals(source).values() for v in values}
+    assert held <= set(D.CLAIMS_LITERALS), held - set(D.CLAIMS_LITERALS)
+    planted = source.replace("def _kendall(", "def _enough(gain):\n    return gain > 0.03\n\n\ndef _kendall(", 1)
+    assert {v for values in D.function_literals(planted).values() for v in values} - set(D.CLAIMS_LITERALS) == {0.03}
     assert D.number("c7 gain") == 0.05 and D.number("c8 tau") == 0.2 and D.number("c5 drop") == 2.0
     assert D.bands("c2 bands", 113) == {"full": (0.99, 1.01), "partial": (3 / 113, 0.99), "chance": (0.0, 3 / 113)}
 
@@ -321,3 +326,24 @@ def test_no_study_s_judging_function_holds_a_threshold_literal_and_a_planted_one
     choices = open(os.path.join(ROOT, "audit", "choices.py")).read()
     planted = choices.replace("full_lo, full_hi, \"final test acc\")", "0.95, full_hi, \"final test acc\")")
     assert planted != choices and study_judging_literals("choices", planted) == [("judge_c2", 0.95)]
+
+
+def test_no_literal_in_a_study_s_functions_came_after_its_registration_unnamed():
+    """Issue #97, beyond the module constants: every numeric literal a registered study's functions hold (but those
+    that only draw) either stood in the same function at its registration, or came in a commit git finds and
+    audit/dates.py's LATE_LITERALS names with what it was. None is named that is not late. Planted: a threshold
+    written into a helper no judging name marks (not committed yet), and a named commit left out, each caught."""
+    unnamed = D.unnamed_late_literals(root=ROOT)
+    if unnamed is None:
+        pytest.skip("no git history here")
+    assert unnamed == [], f"literals added after their study's registration, their commit unnamed: {unnamed}"
+    used = set()
+    for study in D.REGISTERED_STUDIES:
+        used |= {(study, c[:7]) for c in D.literal_origins(study, D.late_literals(study, root=ROOT), root=ROOT).values()}
+    assert used == set(D.LATE_LITERALS), "LATE_LITERALS names a commit that added no late literal, or misses one"
+    source = open(os.path.join(ROOT, "audit", "imprint.py")).read()
+    planted = source.replace("def interaction(", "def _margin():\n    return 1.1\n\n\ndef interaction(", 1)
+    assert planted != source
+    assert D.unnamed_late_literals(("imprint",), root=ROOT, sources={"imprint": planted}) == [("imprint", "_margin", 1.1, None)]
+    named = {k: v for k, v in D.LATE_LITERALS.items() if k != ("plateau", "227e197")}
+    assert {(f, v) for _, f, v, _ in D.unnamed_late_literals(("plateau",), root=ROOT, named=named)} == {("pooled", 210), ("pooled", 230)}
