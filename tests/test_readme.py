@@ -48,14 +48,18 @@ def numbers():
     """{what: the number, as the README must write it}, computed from results/ as a clone has it."""
     from audit.information import CONTROLS
     load = lambda name: store.read_json(os.path.join(ROOT, "results", name))
-    plateau, info, deep, h7 = (load(f) for f in ("plateau.json", "information.json", "deep_trained.json", "critical.json"))
+    plateau, info, deep, h7, six = (load(f) for f in ("plateau.json", "information.json", "deep_trained.json",
+                                                      "critical.json", "imprint.json"))
     h7 = h7["H7"]
     c, rho = plateau["comparisons"], info["regimes"]["refresh0.003"]["comparisons"]
     over = sorted((math.exp(rho[f"oracle vs {k}"]["estimate"]), ratio(rho[f"oracle vs {k}"])) for k in CONTROLS)
     grok = [v for lam in ("0.013", "0.01") for v in h7["grok"][lam].values()]
     seeds = sorted({int(s) for lam in ("0.013", "0.01") for s in h7["grok"][lam]})
     return {"fresh, every stored seed": x(plateau["pooled K1"]["all"]), "its seeds": str(plateau["pooled K1"]["all"]["n"]),
-            "off after 200": x(c["T1"]), "with pad distractors": x(c["K2"]),
+            "off after 200": x(c["T1"]),
+            "part six, redrawn against pad": x(six["Q1"]["comparisons"]["interaction"]),
+            "part six's seeds": str(six["Q1"]["comparisons"]["interaction"]["n"]),
+            "part six, shrunken attention weights": x(six["Q3"]["comparisons"]["QK faster than lambda 0"]),
             "rho 0.003, against lambda 0": x(rho["oracle vs lambda 0"]), "against the controls": over[0][1],
             "against the controls, at most": over[-1][1], "rho's seeds": str(len(info["seeds"])),
             "two layers": x(deep["speedup"]), "two layers' seeds": str(deep["speedup"]["n"]),
