@@ -180,8 +180,8 @@ IN_WORDS = {
     "C2": ("Capacity and structure (Fig. 2)", "with the oracle prior and the MLP's norm held fixed the model still groks fully"),
     "C3": ("The KL prior ends the plateau", "the oracle KL removes the plateau, and t_grok − floor falls like 1/λ (Eq. 7)"),
     "C3b": ("C3 where the phases come closest", "as C3, at ρ 0.003 (the closest setting to the paper's phases), on new seeds"),
-    "C3f": ("The 1/λ law under `fixed`", "not the paper's setup: its law t_grok − floor ∝ 1/λ, where λ 0 never groks"),
-    "C4": ("Bayesian vs lottery ticket", "a fresh start with the KL prior matches or beats lottery-ticket transfer (Fig. 4)"),
+    "C3f": ("The 1/λ law under `fixed`", "t_grok − floor ∝ 1/λ (Eq. 7); we test it under `fixed` (not the paper's setup), where λ 0 never groks"),
+    "C4": ("Bayesian vs lottery ticket", "a new initialisation with the KL prior matches or beats lottery-ticket transfer (Fig. 4)"),
     "C5": ("Lemma 5.1's bound", "the task gradient to the attention logits stays below the bound, far below after memorization"),
     "C6": ("Directed vs undirected priors", "the oracle KL beats entropy and sparsity priors, and those beat weight decay alone"),
     "C7": ("Routing, longer inputs", "the KL helps when the operands' positions vary, and degrades less on longer inputs"),
@@ -220,7 +220,7 @@ def plain(text, asides=True):
     for a, b in (("lambda", "λ"), ("B_tau", "B_τ"), ("+-", "±"), ("<=", "≤"), (">=", "≥"), ("Kendall tau", "Kendall τ"), ("beta ", "β "),
                  ("not tested here: under our mapping it does not learn",
                   "not tested: under our lr and wd these did not learn or had no plateau"),
-                 ("our band", "our range"), (", 1.01)", ", 1]")):     # an accuracy band [lo, 1.01) is [lo, 1]
+                 ("our band", "the range that counts (ours)"), (", 1.01)", ", 1]")):     # an accuracy band [lo, 1.01) is [lo, 1]
         text = text.replace(a, b)
     return re.sub(r"(\d)x\b", r"\1×", text).strip(" :")
 

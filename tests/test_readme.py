@@ -59,6 +59,7 @@ def numbers():
             "off after 200": x(c["T1"]),
             "part six, redrawn against pad": x(six["Q1"]["comparisons"]["interaction"]),
             "part six's seeds": str(six["Q1"]["comparisons"]["interaction"]["n"]),
+            "part six, uniform over the oracle": x(six["Q1"]["comparisons"]["uniform faster than oracle"]),
             "part six, shrunken attention weights": x(six["Q3"]["comparisons"]["QK faster than lambda 0"]),
             "rho 0.003, against lambda 0": x(rho["oracle vs lambda 0"]), "against the controls": over[0][1],
             "against the controls, at most": over[-1][1], "rho's seeds": str(len(info["seeds"])),
