@@ -179,7 +179,7 @@ IN_WORDS = {
     "C1": ("Four phases", "memorize with diffuse attention, a plateau, then structure, then grokking (§5.1)"),
     "C2": ("Capacity and structure (Fig. 2)", "with the oracle prior and the MLP's norm held fixed the model still groks fully"),
     "C3": ("The KL prior ends the plateau", "the oracle KL removes the plateau, and t_grok − floor falls like 1/λ (Eq. 7)"),
-    "C3b": ("C3 where the phases come closest", "as C3, at ρ 0.003 (the closest setting to the paper's phases), on new seeds"),
+    "C3b": ("C3 at ρ 0.003, nearest the paper's phases", "as C3, at ρ 0.003 (the closest setting to the paper's phases), on new seeds"),
     "C3f": ("The 1/λ law under `fixed`", "t_grok − floor ∝ 1/λ (Eq. 7); we test it under `fixed` (not the paper's setup), where λ 0 never groks"),
     "C4": ("Bayesian vs lottery ticket", "a new initialisation with the KL prior matches or beats lottery-ticket transfer (Fig. 4)"),
     "C5": ("Lemma 5.1's bound", "the task gradient to the attention logits stays below the bound, far below after memorization"),
