@@ -375,6 +375,8 @@ AFTER_REGISTRATION = {
                                "never judged",
     ("deep", "SHOWN"): "amendment 1 during the pilot (ea1cc6d, 2026-11-26), before it ended",
     ("deep_trained", "BUDGET"): "the budget by its registered rule, committed before the first cell run",
+    ("analysis", "THIN_EPOCHS"): "C5's window, rules v3 (0e6f865, 2026-11-25): the choices table's 'window', which "
+                                 "dates it for the after-data rule (a test holds the two equal)",
 }
 
 
@@ -425,6 +427,16 @@ def registration_commit(study, root="."):
 
 
 REGISTERED_CONSTANTS = "registered_constants.json"   # beside the store: each study's constants as registered
+# Reference-tier modules whose numbers the verdicts read, each against the commit that fixed them: analysis.py's
+# phase marks and the paper's-regime criterion (C1's phases, C11's Eq. 5), at the regime map's registration (the
+# choices table's 'phases', 416da85). Their numbers are checked as a registered study's are (below).
+REFERENCE_MODULES = {"analysis": "416da85"}
+
+
+def _homes(name):
+    """Where a module has lived, newest first: a study in audit/ (beyond/ until a7b0275, exp_<study>.py before that);
+    a reference module at the top level."""
+    return (f"{name}.py",) if name in REFERENCE_MODULES else (f"audit/{name}.py", f"beyond/{name}.py", f"exp_{name}.py")
 
 
 def snapshot(source):
@@ -443,6 +455,12 @@ def snapshot(source):
 def registered_source(study, root="."):
     """(commit, the study's module as registered): at the commit that added its registration, or its code's first
     version where the registration came first; None without history."""
+    if study in REFERENCE_MODULES:
+        if not whole_history(root):
+            return None
+        commit = REFERENCE_MODULES[study]
+        return commit, subprocess.run(["git", "show", f"{commit}:{study}.py"], cwd=root, capture_output=True,
+                                      text=True).stdout
     commit = registration_commit(study, root)
     if commit is None:
         return None
@@ -483,7 +501,7 @@ def late_constants(study, root=".", source=None, kept=None):
     else:
         return None
     if source is None:
-        with open(os.path.join(root, "audit", f"{study}.py")) as f:
+        with open(os.path.join(root, _homes(study)[0])) as f:
             source = f.read()
     out = []
     for name, (value, text) in snapshot(source).items():
@@ -503,7 +521,7 @@ def misnamed_commits(named=None, root="."):
         return None
     wrong = []
     for (study, name), why in (AFTER_REGISTRATION if named is None else named).items():
-        paths = [f"audit/{study}.py", f"beyond/{study}.py", f"exp_{study}.py"]
+        paths = list(_homes(study))
         touched = subprocess.run(["git", "log", "--format=%h", f"-G\\b{name}\\b", "--", *paths], cwd=root,
                                  capture_output=True, text=True).stdout.split()
         named_commits = re.findall(r"\b[0-9a-f]{7}\b", why)
@@ -560,6 +578,8 @@ LATE_LITERALS = {
                                 "the targets' profiles (p 113, four decimals): described, never deciding",
     ("plateau", "39ccf02"): "amendment 2 (registered before the runs it judges): its power tables",
     ("plateau", "4bf4772"): "the combined reading's error rates (two accounts' power), before any reading",
+    ("analysis", "c4f88d2"): "the plateau's contraction rate (C10) moved here from exp_appendix.py, its numbers as "
+                             "they were (three logged epochs for a fit; t_rise at test accuracy 0.5)",
     ("plateau", "227e197"): "part five said as tested: K1 pooled over 50 seeds by batch (210-229, 230-249), described",
 }
 
@@ -590,7 +610,7 @@ def late_literals(study, root=".", source=None):
     if got is None:
         return None
     if source is None:
-        with open(os.path.join(root, "audit", f"{study}.py")) as f:
+        with open(os.path.join(root, _homes(study)[0])) as f:
             source = f.read()
     then = function_literals(got[1]) if got[1] else {}
     return sorted((f, v) for f, values in function_literals(source).items() for v in values - then.get(f, set()))
@@ -600,9 +620,9 @@ def late_literals(study, root=".", source=None):
 def _literal_history(study, root="."):
     """[(commit, {(function, value)})] of the study's module since its registered version, oldest first, through its
     earlier homes (beyond/, and exp_<study>.py before it)."""
-    log = subprocess.run(["git", "log", "--format=>%H", "--name-only", "--", f"audit/{study}.py", f"beyond/{study}.py",
-                          f"exp_{study}.py"], cwd=root, capture_output=True, text=True).stdout
-    homes = (f"audit/{study}.py", f"beyond/{study}.py", f"exp_{study}.py")
+    homes = _homes(study)
+    log = subprocess.run(["git", "log", "--format=>%H", "--name-only", "--", *homes], cwd=root, capture_output=True,
+                         text=True).stdout
     versions = [(block.split()[0], next(p for p in homes if p in block.split()[1:]))
                 for block in log.split(">")[1:] if set(block.split()[1:]) & set(homes)][::-1]
     since = registered_source(study, root)[0]          # a late literal came after the registered version
@@ -639,7 +659,7 @@ def literal_origins(study, late, root="."):
     return {key: origin.get(key) if key in before else None for key in late}
 
 
-def unnamed_late_literals(studies=REGISTERED_STUDIES, root=".", named=None, sources=None):
+def unnamed_late_literals(studies=REGISTERED_STUDIES + tuple(REFERENCE_MODULES), root=".", named=None, sources=None):
     """[(study, function, value, commit or None)] of the registered studies' late literals whose commit
     LATE_LITERALS (or `named`) does not name; None without history. sources: {study: its text} in place of the
     file's (a planted change)."""

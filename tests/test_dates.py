@@ -285,7 +285,15 @@ def test_no_registered_study_changed_or_added_a_constant_after_its_registration_
     moved = wall.replace('ALPHA = D.number("data wall alpha")', "ALPHA = 0.025")      # the same value, as a literal
     assert ("ALPHA", "changed") not in D.late_constants("data_wall", root=ROOT, source=moved)
     assert ("ALPHA", "changed") in D.late_constants("data_wall", root=ROOT, source=moved.replace("ALPHA = 0.025", "ALPHA = 0.05"))
-    listed = {(s, n) for s in D.REGISTERED_STUDIES for n, _ in D.late_constants(s, root=ROOT)}
+    # the reference tier's numbers the verdicts read (analysis.py's phase marks and regime criterion), as a study's
+    assert D.unnamed_late_constants(tuple(D.REFERENCE_MODULES), root=ROOT) == []
+    import analysis
+    assert analysis.THIN_EPOCHS == D.number("window")
+    criterion = open(os.path.join(ROOT, "analysis.py")).read()
+    planted = criterion.replace("MAX_GRAD_COLLAPSE = 0.1 ", "MAX_GRAD_COLLAPSE = 0.2 ")     # C1's phases, eased late
+    assert planted != criterion and D.late_constants("analysis", root=ROOT, source=planted) == [
+        ("MAX_GRAD_COLLAPSE", "changed"), ("THIN_EPOCHS", "added")]
+    listed = {(s, n) for s in D.REGISTERED_STUDIES + tuple(D.REFERENCE_MODULES) for n, _ in D.late_constants(s, root=ROOT)}
     assert set(D.AFTER_REGISTRATION) <= listed, set(D.AFTER_REGISTRATION) - listed
     # each commit a reason names changed the constant's line; planted, a commit that never did is caught
     assert D.misnamed_commits(root=ROOT) == []
@@ -338,12 +346,17 @@ def test_no_literal_in_a_study_s_functions_came_after_its_registration_unnamed()
         pytest.skip("no git history here")
     assert unnamed == [], f"literals added after their study's registration, their commit unnamed: {unnamed}"
     used = set()
-    for study in D.REGISTERED_STUDIES:
+    for study in D.REGISTERED_STUDIES + tuple(D.REFERENCE_MODULES):
         used |= {(study, c[:7]) for c in D.literal_origins(study, D.late_literals(study, root=ROOT), root=ROOT).values()}
     assert used == set(D.LATE_LITERALS), "LATE_LITERALS names a commit that added no late literal, or misses one"
     source = open(os.path.join(ROOT, "audit", "imprint.py")).read()
     planted = source.replace("def interaction(", "def _margin():\n    return 1.1\n\n\ndef interaction(", 1)
     assert planted != source
     assert D.unnamed_late_literals(("imprint",), root=ROOT, sources={"imprint": planted}) == [("imprint", "_margin", 1.1, None)]
+    criterion = open(os.path.join(ROOT, "analysis.py")).read()       # the reference tier's criterion, eased late
+    planted = criterion.replace("and m[\"grad_collapse\"] <= 0.1)", "and m[\"grad_collapse\"] <= 0.2)")
+    assert planted != criterion
+    assert D.unnamed_late_literals(("analysis",), root=ROOT, sources={"analysis": planted}) == [
+        ("analysis", "meets_regime_criterion", 0.2, None)]
     named = {k: v for k, v in D.LATE_LITERALS.items() if k != ("plateau", "227e197")}
     assert {(f, v) for _, f, v, _ in D.unnamed_late_literals(("plateau",), root=ROOT, named=named)} == {("pooled", 210), ("pooled", 230)}
