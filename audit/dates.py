@@ -326,7 +326,10 @@ def judged_text(c):
 REGISTERED_STUDIES = ("regime_map", "two_clocks", "choices", "critical", "payoff", "deep", "deep_trained", "information",
                       "plateau", "imprint", "data_wall")
 REGISTRATION_PAGE = {"choices": "sensitivity"}      # a study whose registration page has another name
-JUDGES_NOTHING = {"QUICK": "the --quick preset's scale: its outputs go under results/quick/ and judge nothing"}
+JUDGES_NOTHING = {"QUICK": "the --quick preset's scale: its outputs go under results/quick/ and judge nothing",
+                  **{q: "a --quick preset (the figure scripts'): results/quick/, judges nothing" for q in
+                     ("QUICK_SKIPS", "LONG_GRID", "BOUND_QUICK", "PRIORS_QUICK", "PRIORS_QUICK_LOOK", "OPTIMIZERS_QUICK",
+                      "TASKS_QUICK")}}
 AFTER_REGISTRATION = {
     ("regime_map", "HELD_OUT_SEEDS"): "C3b's confirmation seeds (cb6a1cb, 2026-11-22), which the selection never saw",
     ("two_clocks", "STRUCT_FRAC"): "amendment 2 (bea0aef, 2026-11-24), registered before any of H1's 40 runs",
@@ -427,10 +430,14 @@ def registration_commit(study, root="."):
 
 
 REGISTERED_CONSTANTS = "registered_constants.json"   # beside the store: each study's constants as registered
-# Reference-tier modules whose numbers the verdicts read, each against the commit that fixed them: analysis.py's
-# phase marks and the paper's-regime criterion (C1's phases, C11's Eq. 5), at the regime map's registration (the
-# choices table's 'phases', 416da85). Their numbers are checked as a registered study's are (below).
-REFERENCE_MODULES = {"analysis": "416da85"}
+# Reference-tier modules whose numbers the verdicts read, each against a version from before the runs they judge:
+# {module: (commit, the study whose first stored run came after it)}. analysis.py's phase marks and paper's-regime
+# criterion (C1's phases, C11's Eq. 5) at the regime map's registration (the choices table's 'phases'); each figure
+# script at its last version before its figure's first stored run (the store import of 2026-11-22 dates the first).
+# Their numbers are checked as a registered study's are (below); a test checks each commit against the run dates.
+REFERENCE_MODULES = {"analysis": ("416da85", "regime_map"), "exp_fig1_phases": ("8d1a239", "fig1"),
+                     "exp_fig2_ablation": ("c6d17c4", "fig2"), "exp_fig3_kl": ("cb6a1cb", "fig3"),
+                     "exp_fig4_tickets": ("46b82c9", "fig4"), "exp_appendix": ("2eb9ad2", "priors")}
 
 
 def _homes(name):
@@ -458,7 +465,7 @@ def registered_source(study, root="."):
     if study in REFERENCE_MODULES:
         if not whole_history(root):
             return None
-        commit = REFERENCE_MODULES[study]
+        commit = REFERENCE_MODULES[study][0]
         return commit, subprocess.run(["git", "show", f"{commit}:{study}.py"], cwd=root, capture_output=True,
                                       text=True).stdout
     commit = registration_commit(study, root)
@@ -578,6 +585,16 @@ LATE_LITERALS = {
                                 "the targets' profiles (p 113, four decimals): described, never deciding",
     ("plateau", "39ccf02"): "amendment 2 (registered before the runs it judges): its power tables",
     ("plateau", "4bf4772"): "the combined reading's error rates (two accounts' power), before any reading",
+    ("exp_fig4_tickets", "fd10427"): "the Bayesian ticket's init seed (s + 1000) moved into ticket_runs by the study "
+                                     "registry: a run's config (a change asks for other runs, re-reads none)",
+    ("exp_appendix", "fd10427"): "the lengths study's training config (n_distractors 3) moved into length_config by "
+                                 "the study registry: a run's config",
+    ("exp_appendix", "d607be6"): "the priors' --low-lam arm (0.1), registered before its runs: a run's config",
+    ("exp_appendix", "fbd63a5"): "Figure 9 (left)'s t_struct read as held (Def. 4.1's 99%), with the width runs of "
+                                 "2026-11-24: before the held-out seeds 10-19 (2026-11-25) that decide C8",
+    ("exp_appendix", "6906de2"): "Figure 11's t_rise at test accuracy 0.5, phase_marks' own default written out",
+    ("exp_appendix", "444d14a"): "longer inputs' distractor seed (seed + 4242) moved here from tasks.py, where it stood "
+                                 "since 2026-11-22, before the lengths runs (2026-11-24)",
     ("analysis", "c4f88d2"): "the plateau's contraction rate (C10) moved here from exp_appendix.py, its numbers as "
                              "they were (three logged epochs for a fit; t_rise at test accuracy 0.5)",
     ("plateau", "227e197"): "part five said as tested: K1 pooled over 50 seeds by batch (210-229, 230-249), described",

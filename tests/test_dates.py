@@ -285,8 +285,17 @@ def test_no_registered_study_changed_or_added_a_constant_after_its_registration_
     moved = wall.replace('ALPHA = D.number("data wall alpha")', "ALPHA = 0.025")      # the same value, as a literal
     assert ("ALPHA", "changed") not in D.late_constants("data_wall", root=ROOT, source=moved)
     assert ("ALPHA", "changed") in D.late_constants("data_wall", root=ROOT, source=moved.replace("ALPHA = 0.025", "ALPHA = 0.05"))
-    # the reference tier's numbers the verdicts read (analysis.py's phase marks and regime criterion), as a study's
+    # the reference tier's numbers the verdicts read (analysis.py's phase marks and regime criterion, the figure
+    # scripts), as a study's; each reference version came before the first stored run of what it judges, and a
+    # figure script's is its last version before that run
     assert D.unnamed_late_constants(tuple(D.REFERENCE_MODULES), root=ROOT) == []
+    dates = D.load(os.path.join(ROOT, "results"))
+    git = lambda *a: subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    for module, (commit, study) in D.REFERENCE_MODULES.items():
+        first = D.first_run(dates, study)
+        assert git("log", "-1", "--format=%aI", commit) < first, (module, commit, first)
+        if module.startswith("exp_"):
+            assert git("rev-list", "-1", f"--before={first}", "HEAD", "--", f"{module}.py").startswith(commit), module
     import analysis
     assert analysis.THIN_EPOCHS == D.number("window")
     criterion = open(os.path.join(ROOT, "analysis.py")).read()
