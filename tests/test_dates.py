@@ -263,7 +263,9 @@ def test_no_registered_study_changed_or_added_a_constant_after_its_registration_
     """Where history exists (issue #97): each registered study's numeric constants now, against the commit that
     added its registration (found from git), changed or added only where audit/dates.py names what registered
     them (or that they judge nothing). Planted: a changed threshold and a new literal, each caught; a literal
-    moved into the choices table with its value is no change; and no name is listed that is not late."""
+    moved into the choices table with its value is no change; and no name is listed that is not late. The same for
+    the reference tier's modules whose numbers verdicts read (audit.dates.REFERENCE_MODULES), each against a
+    version from before its runs: planted, C1's gradient-collapse criterion eased, caught."""
     kept_path = os.path.join(ROOT, "results", D.REGISTERED_CONSTANTS)
     kept = json.load(open(kept_path)) if os.path.exists(kept_path) else None
     unnamed = D.unnamed_late_constants(root=ROOT, kept=kept)
