@@ -591,7 +591,8 @@ def text(summary):
 
 def plot(summary, path):
     """Left: t_95 per arm (a run that never reached 0.95 an open triangle at the budget). Right: each
-    transplant's geometric-mean speed-up over its base parent (1 = no change), the two directions side by side."""
+    transplant's geometric-mean speed-up over its base parent (1 = no change), the two directions side by side,
+    with each seed's speed-up a dot and the band the rules read as no effect."""
     plt = plots.pyplot()
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 4.8), gridspec_kw={"width_ratios": [3, 2]})
     arms = [a for a in (*Q1_ARMS, OFF, QK_ARM) if summary["runs"].get(a)]
@@ -611,15 +612,25 @@ def plot(summary, path):
             pairs = [(summary["runs"][base][s]["t_95"] or summary["budget"], r["t_95"] or summary["budget"])
                      for s, r in summary["runs"].get(a, {}).items() if s in summary["runs"].get(base, {})]
             ys.append(float(np.exp(np.mean([math.log(p / c) for p, c in pairs]))) if pairs else np.nan)
+            x = list(GROUPS).index(g) + (k - 0.5) * 0.38 + np.linspace(-0.1, 0.1, len(pairs))
+            bx.scatter(x, [p / c for p, c in pairs], s=6, color="0.15", zorder=3)       # one dot a seed
         bx.bar(np.arange(len(GROUPS)) + (k - 0.5) * 0.38, ys, width=0.38, color=f"C{k}",
                label=f"into {base} (from {OFF if base == 'lambda 0' else 'lambda 0'})")
     bx.axhline(1, color="0.4", lw=0.8)
+    bx.axhspan(1 / SMALLEST, SMALLEST, color="0.85", zorder=0, label=f"within {SMALLEST}x either way (ours: no effect)")
+    pairs = [(r["t_95"] or summary["budget"], summary["runs"][OFF][s]["t_95"] or summary["budget"])
+             for s, r in summary["runs"].get("lambda 0", {}).items() if s in summary["runs"].get(OFF, {})]
+    if pairs:       # the effect a transplant carries or removes: uniform off 200 over lambda 0, on the same seeds
+        effect = float(np.exp(np.mean([math.log(p / c) for p, c in pairs])))
+        bx.axhline(effect, color="C2", ls="--", lw=1, label=f"{OFF} over lambda 0: the effect carried in full")
+        bx.axhline(1 / effect, color="C2", ls=":", lw=1, label="its inverse: the effect removed in full")
     if not any(summary["runs"].get(a) for a in CHILDREN):
         bx.text(0.5, 0.5, "no transplant stored yet", transform=bx.transAxes, ha="center", color="0.4")
     bx.set_xticks(range(len(GROUPS)), list(GROUPS), rotation=20, fontsize=8)
-    bx.set(ylabel="speed-up over the run it went into (geometric mean)",
-           title=f"one group of weights moved at epoch {SWITCH}")
-    bx.legend(fontsize=7)
+    bx.set(ylabel="speed-up (bar: geometric mean; dot: a seed)",
+           title=f"one group of weights moved at epoch {SWITCH}:\nspeed-up over the run it went into")
+    bx.set_ylim(0, bx.get_ylim()[1] * 1.5)        # room above the dots for the legend
+    bx.legend(fontsize=7, loc="upper left")
     plots.save_figure(fig, path, "What the uniform KL leaves behind (docs/registered/imprint.md)")
 
 
