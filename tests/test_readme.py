@@ -72,9 +72,10 @@ def numbers():
 
 # settings and names the prose may state: the task (113), the marks (0.99, 0.95, 1/4, 99%), the uniform mass (0.2),
 # our smallest effect (1.25), the 95% of an interval, the regimes and strengths named (0.003, λ 0.01, 0.013, 0.3),
-# the switch-off epoch (200), the budgets' and groks' epochs in the commands, the paper's sections and equations
+# the switch-off epoch (200), the budgets' and groks' epochs in the commands, the paper's sections and equations,
+# the paper's configuration (widths 64 and 256, lr 0.001, 30% for training, 10,000 epochs: config.py's defaults)
 SETTINGS = {"113", "0.99", "0.95", "1/4", "99", "0.2", "1.25", "95", "0.003", "0.01", "0.013", "0.3", "0", "1", "200",
-            "250"}
+            "250", "64", "256", "0.001", "30", "10,000"}
 PAPER_REFS = r"Eq\. \d+|Def\. \d\.\d|§\d\.\d|Fig\. \d+|C\d+[a-z]?|arXiv \d+\.\d+|t_95|B_τ|\d+ MB"
 
 
@@ -172,3 +173,14 @@ def test_every_name_the_readme_maps_to_code_is_there():
         assert f"def {test}(" in open(os.path.join(ROOT, path)).read(), f"{path}::{test}"
     for path in set(re.findall(r"`([\w/]+\.py)`", text)):
         assert os.path.exists(os.path.join(ROOT, path)), path
+
+
+def test_the_stated_configuration_is_the_code_s_default():
+    """The README's 'paper's configuration' bullet states config.py's defaults: a changed default fails here."""
+    import config
+    cfg = config.make_config()
+    bullet = readme().split("**The paper's configuration**", 1)[1].split("\n- ", 1)[0]
+    want = {"64": cfg.d_model, "256": cfg.d_mlp, "0.001": cfg.lr, "1": cfg.wd, "30": round(cfg.frac * 100),
+            "10,000": cfg.epochs}
+    assert stated(bullet) == set(want) and all(float(k.replace(",", "")) == v for k, v in want.items()), stated(bullet)
+    assert (cfg.n_layers, cfg.n_heads, cfg.batch_size, cfg.optimizer) == (1, 1, None, "adamw")
