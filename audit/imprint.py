@@ -68,6 +68,12 @@ def child(base, group):
 
 
 CHILDREN = {child(base, g): (base, g) for base in PARENTS for g in GROUPS}
+# The machine check (amendment 1, 2026-12-06: described beside Q2's reading, never deciding). Q2's children were
+# trained on another CPU than their parents, and another CPU's rounding makes another run: a child's re-trained
+# first SWITCH epochs are not its parent's bitwise. A transplant of nothing, trained where the children were, is
+# the base parent as the children continue it; Q2's comparisons are read again against it.
+NOTHING = "nothing"
+NULLS = {f"{base} + {NOTHING}": base for base in PARENTS}
 
 # Q3: the QK penalty during epochs 0-SWITCH only, at the pilot's strength (None before the pilot)
 QK_C = D.number("part six qk")  # the pilot's choice (results/imprint_pilot.json, 2026-12-04)
@@ -92,9 +98,10 @@ def config(args, seed, epochs=None, **changes):
 
 
 def transplant_config(args, seed, arm):
-    base, group = CHILDREN[arm]
+    base, group = CHILDREN[arm] if arm in CHILDREN else (NULLS[arm], None)
     donor = OFF if base == "lambda 0" else "lambda 0"
-    return config(args, seed, **PARENTS[base], transplant=f"{GROUP_TAG[group]}_from_{TAG[donor]}_at{SWITCH}")
+    tag = GROUP_TAG[group] if group else NOTHING
+    return config(args, seed, **PARENTS[base], transplant=f"{tag}_from_{TAG[donor]}_at{SWITCH}")
 
 
 def qk_config(args, seed, c, epochs=None):
@@ -103,10 +110,12 @@ def qk_config(args, seed, c, epochs=None):
 
 def seed_runs(args, seed, q23=True, c=None, part="first"):
     """One seed's (label, cfg). part "first": Q1's six arms, then (on Q2 and Q3's seeds) uniform off 200
-    and the QK arm (once the pilot chose its strength); part "transplants": Q2's ten transplants."""
+    and the QK arm (once the pilot chose its strength); part "transplants": Q2's ten transplants; part
+    "machine check": the two transplants of nothing (amendment 1)."""
     c = QK_C if c is None else c
-    if part == "transplants":
-        return [(f"q2/{arm}/seed{seed}", transplant_config(args, seed, arm)) for arm in CHILDREN] if q23 else []
+    if part in ("transplants", "machine check"):
+        arms = CHILDREN if part == "transplants" else NULLS
+        return [(f"q2/{arm}/seed{seed}", transplant_config(args, seed, arm)) for arm in arms] if q23 else []
     out = [(f"q1/{arm}/seed{seed}", config(args, seed, **ch)) for arm, ch in Q1_ARMS.items()]
     if q23:
         out.append((f"q2/{OFF}/seed{seed}", config(args, seed, **PARENTS[OFF])))
@@ -118,11 +127,11 @@ def seed_runs(args, seed, q23=True, c=None, part="first"):
 def planned_parts(args):
     """[(part, seeds, runs)] in the order trained: every seed's Q1 and Q3 runs (with uniform off 200), then
     Q2's transplants, CHUNK seeds at a time, so that a sweep cut short leaves whole seeds of the cheaper
-    questions behind. --quick: its one seed takes every question, the QK arm at QUICK_C."""
+    questions behind, then the machine check's runs. --quick: its one seed takes every question, the QK arm at QUICK_C."""
     q23 = set(args.seeds) if args.quick else set(SEEDS_Q23)
     c = QUICK_C if args.quick else QK_C
     return [(part, args.seeds[k:k + CHUNK], [r for s in args.seeds[k:k + CHUNK] for r in seed_runs(args, s, s in q23, c, part)])
-            for part in ("first", "transplants") for k in range(0, len(args.seeds), CHUNK)]
+            for part in ("first", "transplants", "machine check") for k in range(0, len(args.seeds), CHUNK)]
 
 
 def planned_runs(args):
@@ -194,7 +203,7 @@ def compose(child_cfg, base_path, donor_path, names, out_path):
 def prepare_transplants(args, seed, todo):
     """Compose the checkpoint of every transplant of `seed` in `todo` (labels not yet stored) into its run
     folder, from the two parents' first SWITCH epochs (trained here: a few seconds each)."""
-    children = [(label, cfg) for label, cfg in todo if arm_of(label) in CHILDREN
+    children = [(label, cfg) for label, cfg in todo if arm_of(label) in CHILDREN or arm_of(label) in NULLS
                 and not os.path.exists(runfolder.checkpoint_path(os.path.join(args.runs_dir, store.run_key(cfg))))]
     if not children:
         return
@@ -204,11 +213,11 @@ def prepare_transplants(args, seed, todo):
         cfg.threads, cfg.device = getattr(args, "threads", 0) or 1, args.device
         prefixes[parent] = prefix_checkpoint(cfg, os.path.join(args.runs_dir, "prefix", f"{store.run_key(cfg)}_at{SWITCH}"))
     for label, cfg in children:
-        base, group = CHILDREN[arm_of(label)]
+        base, group = CHILDREN.get(arm_of(label)) or (NULLS[arm_of(label)], None)
         donor = OFF if base == "lambda 0" else "lambda 0"
         out = os.path.join(args.runs_dir, store.run_key(cfg))
         if not os.path.exists(os.path.join(out, "summary.json")) and not os.path.exists(runfolder.checkpoint_path(out)):
-            compose(cfg, prefixes[base], prefixes[donor], GROUPS[group], runfolder.checkpoint_path(out))   # a child
+            compose(cfg, prefixes[base], prefixes[donor], GROUPS[group] if group else (), runfolder.checkpoint_path(out))
             # cut short keeps its own later checkpoint (train.py checks it is this config's)
 
 
@@ -221,6 +230,7 @@ def measures(summary, history):
     m = P.measures(summary, history)
     at = [v for e, v in zip(history["epoch"], history["attn_norm"]) if e == SWITCH]
     m["attn_norm_switch"] = at[0] if at else None
+    m["cpu"] = summary.get("device_name")       # the machine check: children and their nulls on one CPU
     return m
 
 
@@ -339,6 +349,18 @@ def q2_reading(judged):
     said = [f"{', '.join(carries)} suffices, not alone needed"] if carries else []
     said += [f"{', '.join(removes)} needed, not enough alone"] if removes else []
     return "; ".join(said) or "no single group"
+
+
+def judge_q2_same_machine(times, budget_):
+    """Q2's comparisons with each parent replaced by its transplant of nothing (amendment 1), and the machine's
+    effect: each transplant of nothing against the parent's own run (above 1x, the children's machine was faster)."""
+    v = lambda fast, slow: A.speedup_verdict_v4(times[slow], times[fast], budget_, smallest=SMALLEST)
+    null = {base: arm for arm, base in NULLS.items()}
+    out = {"T1": v(null[OFF], null["lambda 0"])}
+    for g in GROUPS:
+        out[f"{g} carries"] = v(child("lambda 0", g), null["lambda 0"])
+        out[f"{g} removes"] = v(null[OFF], child(OFF, g))
+    return out, {f"the machine, {base}": v(arm, base) for arm, base in NULLS.items()}
 
 
 # ---------------------------------------------------------------------------------------
@@ -533,6 +555,15 @@ def summarize(per_run, budget_, seeds=SEEDS, seeds_q23=SEEDS_Q23, qk_c=None):
                      "by t_grok": q2_reading(judge_q2(times(q2_arms, seeds_q23, "t_grok"), budget_))}
     else:
         out["Q2"] = {"reading": "not decided"}
+    if complete(q2_arms + tuple(NULLS), seeds_q23):
+        judged, machine = judge_q2_same_machine(times(q2_arms + tuple(NULLS), seeds_q23), budget_)
+        one = sum(len({per_run[a][s]["cpu"] for a in (*CHILDREN, *NULLS)}) == 1 for s in seeds_q23)
+        checks = {"each seed's children and transplants of nothing on one CPU": (one == len(seeds_q23), f"{one}/{len(seeds_q23)}")}
+        out["Q2, same machine"] = {"comparisons": judged | machine, "reading": q2_reading(judged), "checks": checks,
+                                   "test": one == len(seeds_q23),
+                                   "by t_grok": q2_reading(judge_q2_same_machine(times(q2_arms + tuple(NULLS), seeds_q23, "t_grok"), budget_)[0])}
+    else:
+        out["Q2, same machine"] = {"reading": "not decided"}
     q3_arms = ("lambda 0", OFF, QK_ARM)
     if qk_c and complete(q3_arms, seeds_q23):
         judged = judge_q3(times(q3_arms, seeds_q23), budget_)
@@ -569,9 +600,10 @@ def markdown(summary, bold=True):
                      f"(held {m('t_95_held')}, t_grok {m('t_grok')}); attention norm at epoch {SWITCH} "
                      f"{f('attn_norm_switch')}; distractor mass epochs {P.EARLY[0]}-{P.EARLY[1]} {f('distractor_mass_early')}, "
                      f"epochs {P.WINDOW[0]}-{P.WINDOW[1]} {f('distractor_mass')}; W_K update RMS {f('update_rms_W_K')}")
-    for q in ("Q1", "Q2", "Q3"):
-        r = summary[q]
-        lines.append(f"- {q}: reading {strong(r['reading'])}" + (f" (by t_grok: {r['by t_grok']})"
+    for q in ("Q1", "Q2", "Q2, same machine", "Q3"):
+        r = summary.get(q, {"reading": "not decided"})
+        said = " (amendment 1: described beside Q2, never deciding)" if q == "Q2, same machine" else ""
+        lines.append(f"- {q}{said}: reading {strong(r['reading'])}" + (f" (by t_grok: {r['by t_grok']})"
                                                                  if r.get("by t_grok", r["reading"]) != r["reading"] else ""))
         for name, v in r.get("comparisons", {}).items():
             lines.append(f"  - {name}: {v['verdict']}: {v.get('text') or v.get('reason', '')}")
@@ -668,7 +700,7 @@ def main(argv=None):
     else:
         results = {}
         for part, seeds, runs in planned_parts(args):
-            if part == "transplants":
+            if part in ("transplants", "machine check"):
                 for s in seeds:
                     prepare_transplants(args, s, [(label, cfg) for label, cfg in runs
                                                   if cfg.seed == s and not sweep.is_stored(args, cfg)])

@@ -195,3 +195,33 @@ def test_prepare_transplants_composes_each_child_once_and_keeps_a_later_checkpoi
     open(paths[0], "wb").write(b"a later checkpoint")
     I.prepare_transplants(args, 0, runs)
     assert open(paths[0], "rb").read() == b"a later checkpoint"
+
+
+def test_the_machine_check_reads_q2_against_the_transplants_of_nothing():
+    """Amendment 1: where the children's machine ran everything 1.6x slower than the parents' (a transplant of
+    nothing 1.6x slower than its parent), Q2 read against the parents misreads it, and read against the
+    transplants of nothing finds the MLP; the machine's effect is measured, and the check that each seed's
+    children and nulls share a CPU fails when one does not."""
+    seeds = list(range(8))
+    lam0 = {s: 4000 * (1 + 0.07 * s) for s in seeds}
+    off = {s: lam0[s] / 1.8 for s in seeds}
+    slow = 1.6
+    t = {"lambda 0": lam0, I.OFF: off, "lambda 0 + nothing": {s: v * slow for s, v in lam0.items()},
+         f"{I.OFF} + nothing": {s: v * slow for s, v in off.items()}}
+    for g in I.GROUPS:
+        t[I.child("lambda 0", g)] = {s: (off[s] if g == "MLP" else lam0[s]) * slow for s in seeds}
+        t[I.child(I.OFF, g)] = {s: (lam0[s] if g == "MLP" else off[s]) * slow for s in seeds}
+    t = {a: {s: round(v * (1 + 0.01 * ((s * 7 + len(a)) % 5))) for s, v in d.items()} for a, d in t.items()}
+    judged, machine = I.judge_q2_same_machine(t, I.BUDGET)
+    assert I.q2_reading(judged) == "it lives in MLP"
+    assert I.q2_reading(I.judge_q2(t, I.BUDGET)) != "it lives in MLP"
+    assert all(abs(math.exp(v["estimate"]) - 1 / slow) < 0.05 for v in machine.values())
+    run = lambda time, cpu: {"t_95": time, "t_95_held": time, "t_grok": time, "t_mem": 100, "plateau": {},
+                             "attn_norm_switch": 20.0, "cpu": cpu}
+    per_run = {a: {s: run(v, "A" if a in ("lambda 0", I.OFF) else "B") for s, v in d.items()} for a, d in t.items()}
+    s = I.summarize(per_run, I.BUDGET, seeds=seeds, seeds_q23=seeds)
+    assert s["Q2, same machine"]["reading"] == "it lives in MLP" and s["Q2, same machine"]["test"]
+    per_run["lambda 0 + nothing"][3]["cpu"] = "C"
+    s = I.summarize(per_run, I.BUDGET, seeds=seeds, seeds_q23=seeds)
+    assert not s["Q2, same machine"]["test"] and "7/8" in str(s["Q2, same machine"]["checks"])
+    assert any("a check failed" in line for line in I.markdown(s))
