@@ -231,7 +231,17 @@ def measures(summary, history):
     at = [v for e, v in zip(history["epoch"], history["attn_norm"]) if e == SWITCH]
     m["attn_norm_switch"] = at[0] if at else None
     m["cpu"] = summary.get("device_name")       # the machine check: children and their nulls on one CPU
+    before = [i for i, e in enumerate(history["epoch"]) if e < SWITCH]    # and one re-trained start
+    m["log_before_switch"] = [history[k][before[-1]] for k in ("train_loss", "mlp_norm", "attn_norm")] if before else None
     return m
+
+
+def starts(per_run, seed):
+    """{parent: [the log before SWITCH of each arm that continues it: the parent's own run first, then its
+    children and its transplant of nothing]} on one seed."""
+    base_of = {**{a: b for a, (b, _) in CHILDREN.items()}, **NULLS}
+    return {b: [str(per_run[b][seed]["log_before_switch"])] + [str(per_run[a][seed]["log_before_switch"])
+                                                              for a in base_of if base_of[a] == b] for b in PARENTS}
 
 
 def collect(results):
@@ -558,9 +568,14 @@ def summarize(per_run, budget_, seeds=SEEDS, seeds_q23=SEEDS_Q23, qk_c=None):
     if complete(q2_arms + tuple(NULLS), seeds_q23):
         judged, machine = judge_q2_same_machine(times(q2_arms + tuple(NULLS), seeds_q23), budget_)
         one = sum(len({per_run[a][s]["cpu"] for a in (*CHILDREN, *NULLS)}) == 1 for s in seeds_q23)
-        checks = {"each seed's children and transplants of nothing on one CPU": (one == len(seeds_q23), f"{one}/{len(seeds_q23)}")}
+        shared = sum(all(len(set(v[1:])) == 1 for v in starts(per_run, s).values()) for s in seeds_q23)
+        parents = sum(all(len(set(v)) == 1 for v in starts(per_run, s).values()) for s in seeds_q23)
+        checks = {"each seed's children and transplants of nothing on one CPU": (one == len(seeds_q23), f"{one}/{len(seeds_q23)}"),
+                  "and continuing one re-trained start (equal logs before epoch 200; added 2026-12-06, before the "
+                  "check's runs were in)": (shared == len(seeds_q23), f"{shared}/{len(seeds_q23)}")}
         out["Q2, same machine"] = {"comparisons": judged | machine, "reading": q2_reading(judged), "checks": checks,
-                                   "test": one == len(seeds_q23),
+                                   "test": one == shared == len(seeds_q23),
+                                   "described": {"seeds whose stored parents share their children's start": f"{parents}/{len(seeds_q23)}"},
                                    "by t_grok": q2_reading(judge_q2_same_machine(times(q2_arms + tuple(NULLS), seeds_q23, "t_grok"), budget_)[0])}
     else:
         out["Q2, same machine"] = {"reading": "not decided"}
@@ -612,6 +627,8 @@ def markdown(summary, bold=True):
         if "check" in r:
             lines.append(f"  - check, the QK arm's attention norm at epoch {SWITCH} within {NORM_BAND}x of uniform off "
                          f"{SWITCH}'s: {'met' if r['check'][0] else 'NOT MET'} ({r['check'][1]})")
+        for name, value in r.get("described", {}).items():
+            lines.append(f"  - described: {name}: {value}")
         if "test" in r and not r["test"]:
             lines.append(f"  - a check failed: the reading is reported, not read as a test")
     return lines + [""]

@@ -216,12 +216,19 @@ def test_the_machine_check_reads_q2_against_the_transplants_of_nothing():
     assert I.q2_reading(judged) == "it lives in MLP"
     assert I.q2_reading(I.judge_q2(t, I.BUDGET)) != "it lives in MLP"
     assert all(abs(math.exp(v["estimate"]) - 1 / slow) < 0.05 for v in machine.values())
-    run = lambda time, cpu: {"t_95": time, "t_95_held": time, "t_grok": time, "t_mem": 100, "plateau": {},
-                             "attn_norm_switch": 20.0, "cpu": cpu}
-    per_run = {a: {s: run(v, "A" if a in ("lambda 0", I.OFF) else "B") for s, v in d.items()} for a, d in t.items()}
+    base = {**{a: b for a, (b, _) in I.CHILDREN.items()}, **I.NULLS, "lambda 0": "lambda 0", I.OFF: I.OFF}
+    run = lambda time, cpu, start: {"t_95": time, "t_95_held": time, "t_grok": time, "t_mem": 100, "plateau": {},
+                                    "attn_norm_switch": 20.0, "cpu": cpu, "log_before_switch": start}
+    per_run = {a: {s: run(v, "A" if a in ("lambda 0", I.OFF) else "B", [s, base[a], a in ("lambda 0", I.OFF)])
+                   for s, v in d.items()} for a, d in t.items()}
     s = I.summarize(per_run, I.BUDGET, seeds=seeds, seeds_q23=seeds)
     assert s["Q2, same machine"]["reading"] == "it lives in MLP" and s["Q2, same machine"]["test"]
+    assert s["Q2, same machine"]["described"] == {"seeds whose stored parents share their children's start": "0/8"}
     per_run["lambda 0 + nothing"][3]["cpu"] = "C"
     s = I.summarize(per_run, I.BUDGET, seeds=seeds, seeds_q23=seeds)
     assert not s["Q2, same machine"]["test"] and "7/8" in str(s["Q2, same machine"]["checks"])
     assert any("a check failed" in line for line in I.markdown(s))
+    per_run["lambda 0 + nothing"][3]["cpu"] = "B"
+    per_run[I.child(I.OFF, "MLP")][5]["log_before_switch"] = "another start"
+    s = I.summarize(per_run, I.BUDGET, seeds=seeds, seeds_q23=seeds)
+    assert not s["Q2, same machine"]["test"] and list(s["Q2, same machine"]["checks"].values())[1] == (False, "7/8")
