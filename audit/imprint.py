@@ -542,7 +542,7 @@ def summarize(per_run, budget_, seeds=SEEDS, seeds_q23=SEEDS_Q23, qk_c=None):
     times = lambda arms, ss, m="t_95": {a: {s: per_run[a][s][m] for s in ss} for a in arms}
     out = {"stored_runs": sum(len(v) for v in per_run.values()), "budget": budget_, "seeds": list(seeds),
            "seeds_q23": list(seeds_q23), "qk_c": qk_c,
-           "planned_runs": len(seeds) * len(Q1_ARMS) + len(seeds_q23) * (1 + len(CHILDREN) + 1),
+           "planned_runs": len(seeds) * len(Q1_ARMS) + len(seeds_q23) * (1 + len(CHILDREN) + len(NULLS) + 1),
            "reached_0.95": {a: f"{sum(r['t_95'] is not None for r in v.values())}/{len(v)}" for a, v in per_run.items()},
            "memorized": {a: f"{sum(r['t_mem'] is not None for r in v.values())}/{len(v)}" for a, v in per_run.items()},
            "medians": {m: {a: analysis.fmt_median([r[m] for r in v.values()], budget_) for a, v in per_run.items()}
