@@ -203,7 +203,7 @@ def compose(child_cfg, base_path, donor_path, names, out_path):
 def prepare_transplants(args, seed, todo):
     """Compose the checkpoint of every transplant of `seed` in `todo` (labels not yet stored) into its run
     folder, from the two parents' first SWITCH epochs (trained here: a few seconds each)."""
-    children = [(label, cfg) for label, cfg in todo if arm_of(label) in CHILDREN or arm_of(label) in NULLS
+    children = [(label, cfg) for label, cfg in todo if (arm_of(label) in CHILDREN or arm_of(label) in NULLS)
                 and not os.path.exists(runfolder.checkpoint_path(os.path.join(args.runs_dir, store.run_key(cfg))))]
     if not children:
         return
