@@ -573,7 +573,7 @@ def summarize(per_run, budget_, seeds=SEEDS, seeds_q23=SEEDS_Q23, qk_c=None):
         checks = {"each seed's children and transplants of nothing on one CPU": (one == len(seeds_q23), f"{one}/{len(seeds_q23)}"),
                   "and continuing one re-trained start (equal logs before epoch 200; added 2026-12-06, before the "
                   "check's runs were in)": (shared == len(seeds_q23), f"{shared}/{len(seeds_q23)}")}
-        out["Q2, same machine"] = {"comparisons": judged | machine, "reading": q2_reading(judged), "checks": checks,
+        out["Q2, same machine"] = {"comparisons": judged, "machine": machine, "reading": q2_reading(judged), "checks": checks,
                                    "test": one == shared == len(seeds_q23),
                                    "described": {"seeds whose stored parents share their children's start": f"{parents}/{len(seeds_q23)}"},
                                    "by t_grok": q2_reading(judge_q2_same_machine(times(q2_arms + tuple(NULLS), seeds_q23, "t_grok"), budget_)[0])}
@@ -627,6 +627,9 @@ def markdown(summary, bold=True):
         if "check" in r:
             lines.append(f"  - check, the QK arm's attention norm at epoch {SWITCH} within {NORM_BAND}x of uniform off "
                          f"{SWITCH}'s: {'met' if r['check'][0] else 'NOT MET'} ({r['check'][1]})")
+        for name, v in r.get("machine", {}).items():      # measured, not judged: no verdict word
+            lines.append(f"  - described, {name} (its transplant of nothing against its own run; above 1x the children's "
+                         f"machine was the faster): {v.get('text') or v.get('reason', '')}")
         for name, value in r.get("described", {}).items():
             lines.append(f"  - described: {name}: {value}")
         if "test" in r and not r["test"]:

@@ -224,6 +224,9 @@ def test_the_machine_check_reads_q2_against_the_transplants_of_nothing():
     s = I.summarize(per_run, I.BUDGET, seeds=seeds, seeds_q23=seeds)
     assert s["Q2, same machine"]["reading"] == "it lives in MLP" and s["Q2, same machine"]["test"]
     assert s["Q2, same machine"]["described"] == {"seeds whose stored parents share their children's start": "0/8"}
+    machine_lines = [line for line in I.markdown(s) if "the machine, " in line]     # described, never judged
+    assert len(machine_lines) == 2 and not any(w in line for line in machine_lines
+                                                for w in (A.REPRODUCED, A.NOT_REPRODUCED, A.INCONCLUSIVE))
     per_run["lambda 0 + nothing"][3]["cpu"] = "C"
     s = I.summarize(per_run, I.BUDGET, seeds=seeds, seeds_q23=seeds)
     assert not s["Q2, same machine"]["test"] and "7/8" in str(s["Q2, same machine"]["checks"])
