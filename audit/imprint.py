@@ -74,6 +74,7 @@ CHILDREN = {child(base, g): (base, g) for base in PARENTS for g in GROUPS}
 # the base parent as the children continue it; Q2's comparisons are read again against it.
 NOTHING = "nothing"
 NULLS = {f"{base} + {NOTHING}": base for base in PARENTS}
+MOVED = {**CHILDREN, **{arm: (base, None) for arm, base in NULLS.items()}}     # every transplant: (base, group or None)
 
 # Q3: the QK penalty during epochs 0-SWITCH only, at the pilot's strength (None before the pilot)
 QK_C = D.number("part six qk")  # the pilot's choice (results/imprint_pilot.json, 2026-12-04)
@@ -98,7 +99,7 @@ def config(args, seed, epochs=None, **changes):
 
 
 def transplant_config(args, seed, arm):
-    base, group = CHILDREN[arm] if arm in CHILDREN else (NULLS[arm], None)
+    base, group = MOVED[arm]
     donor = OFF if base == "lambda 0" else "lambda 0"
     tag = GROUP_TAG[group] if group else NOTHING
     return config(args, seed, **PARENTS[base], transplant=f"{tag}_from_{TAG[donor]}_at{SWITCH}")
@@ -203,7 +204,7 @@ def compose(child_cfg, base_path, donor_path, names, out_path):
 def prepare_transplants(args, seed, todo):
     """Compose the checkpoint of every transplant of `seed` in `todo` (labels not yet stored) into its run
     folder, from the two parents' first SWITCH epochs (trained here: a few seconds each)."""
-    children = [(label, cfg) for label, cfg in todo if (arm_of(label) in CHILDREN or arm_of(label) in NULLS)
+    children = [(label, cfg) for label, cfg in todo if arm_of(label) in MOVED
                 and not os.path.exists(runfolder.checkpoint_path(os.path.join(args.runs_dir, store.run_key(cfg))))]
     if not children:
         return
@@ -213,7 +214,7 @@ def prepare_transplants(args, seed, todo):
         cfg.threads, cfg.device = getattr(args, "threads", 0) or 1, args.device
         prefixes[parent] = prefix_checkpoint(cfg, os.path.join(args.runs_dir, "prefix", f"{store.run_key(cfg)}_at{SWITCH}"))
     for label, cfg in children:
-        base, group = CHILDREN.get(arm_of(label)) or (NULLS[arm_of(label)], None)
+        base, group = MOVED[arm_of(label)]
         donor = OFF if base == "lambda 0" else "lambda 0"
         out = os.path.join(args.runs_dir, store.run_key(cfg))
         if not os.path.exists(os.path.join(out, "summary.json")) and not os.path.exists(runfolder.checkpoint_path(out)):
@@ -239,7 +240,7 @@ def measures(summary, history):
 def starts(per_run, seed):
     """{parent: [the log before SWITCH of each arm that continues it: the parent's own run first, then its
     children and its transplant of nothing]} on one seed."""
-    base_of = {**{a: b for a, (b, _) in CHILDREN.items()}, **NULLS}
+    base_of = {a: b for a, (b, _) in MOVED.items()}
     return {b: [str(per_run[b][seed]["log_before_switch"])] + [str(per_run[a][seed]["log_before_switch"])
                                                               for a in base_of if base_of[a] == b] for b in PARENTS}
 
