@@ -179,7 +179,7 @@ IN_WORDS = {
     "C1": ("Four phases", "memorize with diffuse attention, a plateau, then structure, then grokking (§5.1)"),
     "C2": ("Capacity and structure (Fig. 2)", "with the oracle prior and the MLP's norm held fixed the model still groks fully"),
     "C3": ("The KL prior ends the plateau", "the oracle KL removes the plateau, and t_grok − floor falls like 1/λ (Eq. 7)"),
-    "C3b": ("C3 at ρ 0.003, new seeds", "as C3 (the paper gives no ρ; of the settings we mapped, ρ 0.003 comes closest to the paper's four phases, though in none do most seeds show all four)"),
+    "C3b": ("C3 at ρ 0.003, new seeds", "as C3, where its phases show best: of the ρ we mapped, 0.003 comes closest to the paper's four phases (in none do most seeds show all four)"),
     "C3f": ("The 1/λ law under `fixed`", "t_grok − floor ∝ 1/λ (Eq. 7); we test it under `fixed` (not the paper's setup), where λ 0 never groks"),
     "C4": ("Bayesian vs lottery ticket", "a new initialisation with the KL prior matches or beats lottery-ticket transfer (Fig. 4)"),
     "C5": ("Lemma 5.1's bound", "the task gradient to the attention logits stays below the bound, far below after memorization"),
@@ -202,7 +202,7 @@ PLAIN_PARTS = {"diffuse attention at memorization": "attention when the model me
                "Bayesian ticket matches or outperforms the lottery ticket": "the Bayesian ticket's time over the lottery ticket's",
                "the bound holds at every logged point": "the bound",
                "entropy faster than weight decay alone": "the entropy prior against weight decay alone",
-               "KL faster under dynamic routing": "the KL under dynamic routing",
+               "KL faster under dynamic routing": "the KL with the operands' positions varying",
                "larger d reaches B_τ sooner": "larger d reaching B_τ",
                "add: KL faster": "addition (C3's runs), the KL",
                "sgd: the MLP norm contracts on the plateau": "SGD, Lion, Muon and other batch sizes",
@@ -233,7 +233,7 @@ def measured(verdict, parts):
     p, v = next(((p, v) for p, v in held if v.get("shown")), held[0])
     label = plain(part_label(p, v))
     if v.get("would_read") and not v.get("shown"):     # a choice made after its data: decided only by later runs
-        number = f"we marked it '{v['would_read']}' only after seeing its runs, so only runs made after that decide it (none yet)"
+        number = f"not judged yet: we called it '{v['would_read']}' after seeing its runs, so only new runs can decide, and none is made"
     else:
         number = v.get("shown") or (v.get("text") or v.get("status") or v.get("reason") or "no number yet").split(";")[0]
     counts = f"; {plain(v['against'], asides=False)}" if v.get("shown") and v.get("against") else ""

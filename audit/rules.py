@@ -396,7 +396,7 @@ def exact_inequality_verdict(points, violations, what="the bound"):
     verdict = _cap_few_seeds(verdict, len(points), reasons)
     if upper >= MAX_VIOLATION_RATE:
         reasons.append(f"{n_points} points bound the rate only below {upper:.2%} (need < {MAX_VIOLATION_RATE:.0%})")
-    shown = f"0 violations of {what} in {n_points} points ({len(points)} seeds, one point per {THIN_EPOCHS} epochs)"
+    shown = f"0 violations of {what} in {n_points} points ({len(points)} seeds, one point per {THIN_EPOCHS} epochs until each run stops)"
     return {**out, "verdict": verdict, "ci": [0.0, upper], "shown": shown,
             "text": f"{shown}: violation rate < {upper:.2%} (97.5% upper bound)",
             "reason": "; ".join(reasons)}

@@ -61,6 +61,10 @@ def numbers():
             "part six's seeds": str(six["Q1"]["comparisons"]["interaction"]["n"]),
             "part six, uniform over the oracle": x(six["Q1"]["comparisons"]["uniform faster than oracle"]),
             "part six, shrunken attention weights": x(six["Q3"]["comparisons"]["QK faster than lambda 0"]),
+            "plain training in fresh, every run": (f"median {int(six['medians']['t_grok']['lambda 0']):,} epochs on "
+                                                   f"{len(six['runs']['lambda 0'])} seeds" if all(
+                                                       r["t_grok"] for r in six["runs"]["lambda 0"].values())
+                                                   else "a λ 0 run that never grokked"),
             "rho 0.003, against lambda 0": x(rho["oracle vs lambda 0"]), "against the controls": over[0][1],
             "against the controls, at most": over[-1][1], "rho's seeds": str(len(info["seeds"])),
             "two layers": x(deep["speedup"]), "two layers' seeds": str(deep["speedup"]["n"]),
@@ -184,3 +188,6 @@ def test_the_stated_configuration_is_the_code_s_default():
             "10,000": cfg.epochs}
     assert stated(bullet) == set(want) and all(float(k.replace(",", "")) == v for k, v in want.items()), stated(bullet)
     assert (cfg.n_layers, cfg.n_heads, cfg.batch_size, cfg.optimizer) == (1, 1, None, "adamw")
+    import sweep            # and the quick presets' task, as the install lines state it
+    quick = f"modulus {sweep.QUICK_MODEL['p']}, train fraction {sweep.QUICK_MODEL['frac']:g}"
+    assert quick in readme() and f"{quick}, lr {sweep.QUICK_MODEL['lr']:g}" in readme(), quick
