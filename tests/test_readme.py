@@ -43,6 +43,10 @@ def ratio(v):
     return {">=": "≥ ", "<=": "≤ "}.get(v.get("bound", ""), "") + f"{math.exp(v['estimate']):.2f}×"
 
 
+# part six's Q2 reading as the README's finding says it (a changed reading fails the number check)
+Q2_WORDS = {"MLP suffices, not alone needed": "is enough in the MLP alone, but is not held there alone"}
+
+
 @pytest.fixture(scope="module")
 def numbers():
     """{what: the number, as the README must write it}, computed from results/ as a clone has it."""
@@ -61,6 +65,11 @@ def numbers():
             "part six's seeds": str(six["Q1"]["comparisons"]["interaction"]["n"]),
             "part six, uniform over the oracle": x(six["Q1"]["comparisons"]["uniform faster than oracle"]),
             "part six, shrunken attention weights": x(six["Q3"]["comparisons"]["QK faster than lambda 0"]),
+            "part six, the MLP carries it": x(six["Q2"]["comparisons"]["MLP carries"]),
+            "part six, the whole effect on Q2's seeds": x(six["Q2"]["comparisons"]["T1"]),
+            "part six, the MLP does not remove it": x(six["Q2"]["comparisons"]["MLP removes"]),
+            "part six, Q2's seeds": f"{six['Q2']['comparisons']['MLP carries']['n']} seeds",
+            "part six, Q2's reading": Q2_WORDS.get(six["Q2"]["reading"], f"Q2 now reads {six['Q2']['reading']!r}"),
             "plain training in fresh, every run": (f"median {int(six['medians']['t_grok']['lambda 0']):,} epochs on "
                                                    f"{len(six['runs']['lambda 0'])} seeds" if all(
                                                        r["t_grok"] for r in six["runs"]["lambda 0"].values())
