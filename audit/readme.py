@@ -233,7 +233,7 @@ def measured(verdict, parts):
     p, v = next(((p, v) for p, v in held if v.get("shown")), held[0])
     label = plain(part_label(p, v))
     if v.get("would_read") and not v.get("shown"):     # a choice made after its data: decided only by later runs
-        number = f"not judged yet: we called it '{v['would_read']}' after seeing its runs, so only new runs can decide, and none is made"
+        number = f"not judged: we marked it '{v['would_read']}' only after seeing its runs, so it waits for new runs (none yet)"
     else:
         number = v.get("shown") or (v.get("text") or v.get("status") or v.get("reason") or "no number yet").split(";")[0]
     counts = f"; {plain(v['against'], asides=False)}" if v.get("shown") and v.get("against") else ""
