@@ -239,7 +239,8 @@ def measured(verdict, parts):
     counts = f"; {plain(v['against'], asides=False)}" if v.get("shown") and v.get("against") else ""
     cell = f"{PLAIN_PARTS.get(label, label)}: {plain(number, asides=False)}{counts}; n = {v.get('n', 0)}"
     read = [(q, w) for q, w in parts.items() if w.get("shown")]
-    if not v.get("shown") and not v.get("n") and read:     # the verdict rests on parts with nothing to read (C10's optimizers): first what was read
+    # where the verdict rests on parts with nothing to read (C10's optimizers), the cell gives first what was read
+    if not v.get("shown") and not v.get("n") and read:
         q, w = read[0]
         first = plain(part_label(q, w))
         cell = (f"{PLAIN_PARTS.get(first, first)}: {plain(w['shown'], asides=False)}; n = {w.get('n', 0)}. "
