@@ -44,7 +44,7 @@ def ratio(v):
 
 
 # part six's Q2 reading as the README's finding says it (a changed reading fails the number check)
-Q2_WORDS = {"MLP suffices, not alone needed": "can be handed over through the MLP alone, yet a run keeps it without its MLP"}
+Q2_WORDS = {"MLP suffices, not alone needed": "can be moved into a plain run through the MLP's weights alone, yet is not stored only there"}
 
 
 @pytest.fixture(scope="module")
