@@ -133,7 +133,7 @@ def scope(claim, parts):
     under optim.py's mapping are not tested here, so its verdict covers the AdamW variants only."""
     from audit.claims import C10_NO_PLATEAU
     untried = [p for p, v in parts.items() if p.split(":")[0] in C10_NO_PLATEAU and str(v.get("status", "")).startswith("not tested")]
-    return " (tested on AdamW variants only)" if claim == "C10" and untried else ""
+    return " (frozen attention reproduced; other optimizers not tested)" if claim == "C10" and untried else ""
 
 
 def runs_note(results, claim, part, v):
@@ -203,7 +203,7 @@ PLAIN_PARTS = {"diffuse attention at memorization": "attention when the model me
                "the bound holds at every logged point": "the bound",
                "entropy faster than weight decay alone": "the entropy prior against weight decay alone",
                "KL faster under dynamic routing": "the KL with the operands' positions varying",
-               "larger d reaches B_τ sooner": "larger d reaching B_τ",
+               "larger d reaches B_τ sooner": "width d against the time to B_τ",
                "add: KL faster": "addition (C3's runs), the KL",
                "sgd: the MLP norm contracts on the plateau": "SGD, Lion, Muon and other batch sizes",
                "frozen oracle attention groks faster than the baseline": "attention frozen at the oracle, against λ 0",
@@ -218,7 +218,9 @@ def plain(text, asides=True):
     if asides:
         text = re.sub(r"\s*\((?:[^()]|\([^()]*\))*\)", "", text)
     text = re.sub(r",?\s*seeds \[[\d, ]+\]", "", text).replace(" over the named room", "")
-    for a, b in (("lambda", "λ"), ("B_tau", "B_τ"), ("+-", "±"), ("<=", "≤"), (">=", "≥"), ("Kendall tau", "Kendall τ"), ("beta ", "β "),
+    for a, b in (("lambda", "λ"), ("B_tau", "B_τ"), ("+-", "±"), ("<=", "≤"), (">=", "≥"),
+                 ("-Kendall tau(d, t_struct)", "rank correlation, larger d sooner (−Kendall τ of d, t_struct)"),
+                 ("Kendall tau", "Kendall τ"), ("beta ", "β "),
                  ("not tested here: under our mapping it does not learn",
                   "not tested: under our lr and wd these did not learn or had no plateau"),
                  ("our band", "the range that counts (ours)"), (", 1.01)", ", 1]")):     # an accuracy band [lo, 1.01) is [lo, 1]
@@ -233,11 +235,17 @@ def measured(verdict, parts):
     p, v = next(((p, v) for p, v in held if v.get("shown")), held[0])
     label = plain(part_label(p, v))
     if v.get("would_read") and not v.get("shown"):     # a choice made after its data: decided only by later runs
-        number = f"not judged: we marked it '{v['would_read']}' only after seeing its runs, so it waits for new runs (none yet)"
+        number = (f"not judged: we called it '{v['would_read']}' after seeing its {v.get('n', 0)} seeds, so only new "
+                  "runs can judge it (none yet)")
     else:
         number = v.get("shown") or (v.get("text") or v.get("status") or v.get("reason") or "no number yet").split(";")[0]
+    name = PLAIN_PARTS.get(label, label)
+    if "(one arm's runs all censored)" in number and " against " in name:     # name the arm: <= the first, >= the second
+        first, second = name.split(" against ", 1)
+        arm = first if "<=" in number or "≤" in number else second
+        number = number.replace("(one arm's runs all censored)", f"(every run of {arm} censored)")
     counts = f"; {plain(v['against'], asides=False)}" if v.get("shown") and v.get("against") else ""
-    cell = f"{PLAIN_PARTS.get(label, label)}: {plain(number, asides=False)}{counts}; n = {v.get('n', 0)}"
+    cell = f"{name}: {plain(number, asides=False)}{counts}; n = {v.get('n', 0)}"
     read = [(q, w) for q, w in parts.items() if w.get("shown")]
     # where the verdict rests on parts with nothing to read (C10's optimizers), the cell gives first what was read
     if not v.get("shown") and not v.get("n") and read:

@@ -83,11 +83,12 @@ def numbers():
             "critical, without": str(len(h7["grok"]["0"])) if not any(h7["grok"]["0"].values()) else "a control grokked"}
 
 
-# settings and names the prose may state: the task (113), the marks (0.99, 0.95, 1/4, 99%), the uniform mass (0.2),
+# settings and names the prose may state: the task (113), the marks (0.99, 0.95, 1/4, 99%), the uniform mass (0.2)
+# and the oracle target's (0.5, on each operand),
 # our smallest effect (1.25), the 95% of an interval, the regimes and strengths named (0.003, λ 0.01, 0.013, 0.3),
 # the switch-off epoch (200), the budgets' and groks' epochs in the commands, the paper's sections and equations,
 # the paper's configuration (widths 64 and 256, lr 0.001, 30% for training, 10,000 epochs: config.py's defaults)
-SETTINGS = {"113", "0.99", "0.95", "1/4", "99", "0.2", "1.25", "95", "0.003", "0.01", "0.013", "0.3", "0", "1", "200",
+SETTINGS = {"113", "0.99", "0.95", "1/4", "99", "0.2", "0.5", "1.25", "95", "0.003", "0.01", "0.013", "0.3", "0", "1", "200",
             "250", "64", "256", "0.001", "30", "10,000"}
 PAPER_REFS = r"Eq\. \d+|Def\. \d\.\d|§\d\.\d|Fig\. \d+|C\d+[a-z]?|arXiv \d+\.\d+|t_95|B_τ|\d+ MB"
 
@@ -200,3 +201,14 @@ def test_the_stated_configuration_is_the_code_s_default():
     import sweep            # and the quick presets' task, as the install lines state it
     quick = f"modulus {sweep.QUICK_MODEL['p']}, train fraction {sweep.QUICK_MODEL['frac']:g}"
     assert quick in readme() and f"{quick}, lr {sweep.QUICK_MODEL['lr']:g}" in readme(), quick
+
+
+def test_a_bound_from_censored_runs_names_the_arm_whose_runs_never_reached_the_mark():
+    """"≤" (the first arm's time a lower bound: its runs censored) names the first arm of "A against B", "≥" the second."""
+    from audit.rules import NOT_REPRODUCED
+    part = "entropy faster than weight decay alone"
+    for mark, arm in (("<=", "the entropy prior"), (">=", "weight decay alone")):
+        parts = {part: {"verdict": NOT_REPRODUCED, "n": 8, "against": "counts from 1.25x",
+                        "shown": f"speed-up {mark} 0.49x, every effect a bound (one arm's runs all censored)"}}
+        cell = blocks_module.measured(NOT_REPRODUCED, parts)
+        assert f"(every run of {arm} censored)" in cell, cell
