@@ -271,8 +271,10 @@ def markdown(summary, pilot_choice_=None):
         counts = ", ".join(f"{arm} {c['k']} of {c['n']}" for arm, c in cell.items())
         meds = ", ".join(f"{arm} {median(c['t_95'], summary['budget'])[0]:g}" + (" (a lower bound)" if
                          median(c["t_95"], summary["budget"])[1] else "") for arm, c in cell.items() if c["n"])
+        so_far = "" if f in summary["readings"] else \
+            f" (so far: {sum(c['n'] for c in cell.values())} of {len(cell) * len(summary['seeds'])} runs stored)"
         head.append(f"- train fraction {f}: reached 0.95 within {summary['budget']:,} epochs: {counts}; median t_95 "
-                    f"{meds}: **{summary['readings'].get(f, 'not decided')}**")
+                    f"{meds}: **{summary['readings'].get(f, 'not decided')}**{so_far}")
     head.append("- walls (the smallest fraction where half the runs reach 0.95): " + walls_text(summary))
     head.append(f"- the title's need in `fresh`: **{summary['overall']}**")
     return head + [""]

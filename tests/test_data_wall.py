@@ -100,6 +100,9 @@ def test_a_summary_from_made_up_runs_reads_and_draws(tmp_path):
     short = W.summarize(results, (0.2, 0.1), 1000, (1, 2, 3, 4))
     assert "0.1" not in short["readings"] and short["overall"] == "not decided" and short["walls"] is None
     assert "fraction 0.1" in W.text(short)
+    part = next(l for l in W.markdown(short) if "fraction 0.1" in l)      # a cell short of its runs says how short
+    assert part.endswith("**not decided** (so far: 11 of 12 runs stored)"), part
+    assert "so far" not in next(l for l in W.markdown(short) if "fraction 0.2" in l)      # a whole cell is read
     empty = W.summarize({k: v for k, v in results.items() if "0.1" not in k}, (0.2, 0.1), 1000, (1, 2, 3, 4))
     for page in (W.text(empty), "\n".join(W.markdown(empty))):      # a cell with no run says so
         line = next(l for l in page.splitlines() if "fraction 0.1" in l)
