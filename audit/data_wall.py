@@ -281,26 +281,44 @@ def markdown(summary, pilot_choice_=None):
 
 
 def plot(summary, path):
+    """Two panels against the train fraction, one line per arm: the share of runs reaching 0.95 (each point
+    labelled k/n, the runs stored so far) and the median t_95 with the budget. The arms sit a little apart
+    on the fraction axis so that equal values stay visible; the axis spans every study fraction from the start."""
     plt = plots.pyplot()
     fig, ax = plt.subplots(1, 2, figsize=(11, 4.2))
     fr = [float(f) for f in summary["cells"]]
-    for arm, color in zip(ARMS, ("0.4", "tab:blue", "tab:orange")):
+    step = (max(fr) - min(fr)) / 40 if len(fr) > 1 else 0.002
+    for i, (arm, color, marker) in enumerate(zip(ARMS, ("0.4", "tab:blue", "tab:orange"), "osD")):
+        xs = [f + (i - 1) * step for f in fr]
         cells = [summary["cells"][f][arm] for f in summary["cells"]]
-        ax[0].plot(fr, [c["k"] / c["n"] if c["n"] else float("nan") for c in cells], "o-", color=color, label=arm)
-        meds = [median(c["t_95"], summary["budget"]) for c in cells]
-        ax[1].plot(fr, [m if m is not None else float("nan") for m, _ in meds], "o-", color=color, label=arm)
-        for x, (m, censored) in zip(fr, meds):
+        ax[0].plot(xs, [c["k"] / c["n"] if c["n"] else float("nan") for c in cells], marker=marker, ls="-",
+                   color=color, label=arm)
+        for x, c in zip(xs, cells):
+            if c["n"]:
+                ax[0].annotate(f"{c['k']}/{c['n']}", (x, c["k"] / c["n"]), textcoords="offset points",
+                               xytext=(0, 7 if i != 1 else -13), ha="center", fontsize=7, color=color)
+        meds = [median(c["t_95"], summary["budget"]) if c["n"] else (None, False) for c in cells]
+        ax[1].plot(xs, [m if m is not None else float("nan") for m, _ in meds], marker=marker, ls="-", color=color,
+                   label=arm)
+        for x, (m, censored) in zip(xs, meds):
             if censored:
-                ax[1].scatter(x, m, marker="^", facecolors="none", edgecolors=color, s=60)
+                ax[1].scatter(x, m, marker="^", facecolors="none", edgecolors=color, s=90)
+    pad = 2 * step + 0.01
+    for a in ax:
+        a.set_xlim(min(fr) - pad, max(fr) + pad)
+        a.set_xticks(fr)
     ax[0].axhline(0.5, color="gray", ls=":", lw=1)
-    ax[0].set(xlabel="train fraction", ylabel="share of runs reaching 0.95", ylim=(-0.05, 1.05),
+    ax[0].set(xlabel="train fraction", ylabel="share of runs reaching 0.95", ylim=(-0.08, 1.1),
               title="share reaching test accuracy 0.95 within the budget")
     ax[1].axhline(summary["budget"], color="gray", ls=":", lw=1, label="budget")
     ax[1].set(xlabel="train fraction", ylabel="median t_95 (epochs)", yscale="log",
               title="median t_95 (open triangles: a lower bound)")
     ax[0].legend(fontsize=8)
     ax[1].legend(fontsize=8)
-    plots.save_figure(fig, path, f"The data wall in fresh: seeds {plots.seeds_text(summary['seeds'])}")
+    stored = sum(c["n"] for cell in summary["cells"].values() for c in cell.values())
+    every = len(summary["cells"]) * len(ARMS) * len(summary["seeds"])
+    plots.save_figure(fig, path, f"The data wall in fresh: seeds {plots.seeds_text(summary['seeds'])}, budget "
+                                 f"{summary['budget']:,} epochs" + (f" ({stored} of {every} runs stored)" if stored < every else ""))
 
 
 # ---------------------------------------------------------------------------------------
