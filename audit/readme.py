@@ -195,7 +195,7 @@ CELL = 200                      # the most characters a cell of the README's tab
 
 # the headline parts' names in plain words (a part not named here keeps its own label)
 PLAIN_PARTS = {"diffuse attention at memorization": "attention when the model memorizes",
-               "nm|oracle: paper full": "MLP norm held fixed, oracle prior",
+               "nm|oracle: paper full": "MLP norm held at a grokked run's (18.8), oracle prior",
                "distractors fresh: the prior removes the plateau": "the oracle KL at λ 1 against λ 0",
                "cell rho0.003_wd1_lam0: the prior removes the plateau": "the oracle KL at λ 1 against λ 0 at ρ 0.003",
                "distractors fixed, 20000-epoch budget: t_grok - floor ~ 1/λ": "the exponent of 1/λ",
@@ -205,8 +205,8 @@ PLAIN_PARTS = {"diffuse attention at memorization": "attention when the model me
                "KL faster under dynamic routing": "the KL with the operands' positions varying",
                "larger d reaches B_τ sooner": "width d against the time to B_τ",
                "add: KL faster": "addition (C3's runs), the KL",
-               "sgd: the MLP norm contracts on the plateau": "SGD, Lion, Muon and other batch sizes",
-               "frozen oracle attention groks faster than the baseline": "attention frozen at the oracle, against λ 0",
+               "sgd: the MLP norm contracts on the plateau": "SGD, Lion, Muon, other batch sizes",
+               "frozen oracle attention groks faster than the baseline": "frozen oracle attention over λ 0",
                "fresh: t_grok ~ 1/wd": "the exponent of 1/wd in `fresh`",
                "fixed: t_grok ~ 1/wd": "the exponent of 1/wd under `fixed`"}
 
@@ -222,7 +222,7 @@ def plain(text, asides=True):
                  ("-Kendall tau(d, t_struct)", "rank correlation, larger d sooner (−Kendall τ of d, t_struct)"),
                  ("Kendall tau", "Kendall τ"), ("beta ", "β "),
                  ("not tested here: under our mapping it does not learn",
-                  "not tested: under our lr and wd these did not learn or had no plateau"),
+                  "not tested: with our lr and wd they did not learn or had no plateau"),
                  ("our band", "the range that counts (ours)"), (", 1.01)", ", 1]")):     # an accuracy band [lo, 1.01) is [lo, 1]
         text = text.replace(a, b)
     return re.sub(r"(\d)x\b", r"\1×", text).strip(" :")
@@ -235,8 +235,8 @@ def measured(verdict, parts):
     p, v = next(((p, v) for p, v in held if v.get("shown")), held[0])
     label = plain(part_label(p, v))
     if v.get("would_read") and not v.get("shown"):     # a choice made after its data: decided only by later runs
-        number = (f"not judged: we called it '{v['would_read']}' after seeing its {v.get('n', 0)} seeds, so only new "
-                  "runs can judge it (none yet)")
+        number = (f"not judged: set aside as {v['would_read']} after its {v.get('n', 0)} seeds were seen, and a choice made "
+                  "after seeing data counts only on new runs (none yet)")
     else:
         number = v.get("shown") or (v.get("text") or v.get("status") or v.get("reason") or "no number yet").split(";")[0]
     name = PLAIN_PARTS.get(label, label)
@@ -251,7 +251,8 @@ def measured(verdict, parts):
     if not v.get("shown") and not v.get("n") and read:
         q, w = read[0]
         first = plain(part_label(q, w))
-        cell = (f"{PLAIN_PARTS.get(first, first)}: {plain(w['shown'], asides=False)}; n = {w.get('n', 0)}. "
+        also = f"; {plain(w['against'], asides=False)}" if w.get("against") else ""
+        cell = (f"{PLAIN_PARTS.get(first, first)}: {plain(w['shown'], asides=False)}{also}; n = {w.get('n', 0)}. "
                 f"{PLAIN_PARTS.get(label, label)}: {plain(number, asides=False)}")
     return short_cell(cell, CELL)
 
@@ -263,6 +264,10 @@ def plain_table(results):
     for claim, (verdict, parts) in verdicts(results).items():
         words, says = IN_WORDS[claim]
         cell = measured(verdict, parts) if parts else "no runs yet"
+        others = sum(v["verdict"] == A.REPRODUCED for v in parts.values())
+        if verdict == A.INCONCLUSIVE and others and claim != "C10":      # C10's verdict column says its own
+            more = f"; {others} other part{'s' * (others > 1)} reproduced"
+            cell = cell + more if len(cell + more) <= CELL else cell
         rows.append(f"| {claim}: {words} | {says} | {cell} | **{verdict}**{scope(claim, parts)} |")
     return "\n".join(rows)
 
