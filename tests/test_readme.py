@@ -90,7 +90,7 @@ def numbers():
 # the paper's configuration (widths 64 and 256, lr 0.001, 30% for training, 10,000 epochs: config.py's defaults)
 SETTINGS = {"113", "0.99", "0.95", "1/4", "99", "0.2", "0.5", "1.25", "95", "0.003", "0.01", "0.013", "0.3", "0", "1", "200",
             "250", "64", "256", "0.001", "30", "10,000"}
-PAPER_REFS = r"Eq\. \d+|Def\. \d\.\d|§\d\.\d|Fig\. \d+|C\d+[a-z]?|arXiv \d+\.\d+|t_95|B_τ|\d+ MB"
+PAPER_REFS = r"Eq\. \d+|Def\. \d\.\d|§\d\.\d|Fig\. \d+|C\d+[a-z]?|arXiv \d+\.\d+|t_95|B_τ|\d+ MB|\d+ MiB"
 
 
 def stated(text):
