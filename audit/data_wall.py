@@ -17,6 +17,7 @@ within the budget (a run that never does stays in, as not reaching it). Times ar
 import argparse
 import math
 import os
+import statistics
 
 import plots
 import store
@@ -97,9 +98,17 @@ def pilot_runs(args, frac):
 
 def measures(summary, history):
     """One run's t_95 (the deciding time: first epoch at test accuracy 0.95), held t_95 and t_grok (0.99),
-    None where not within its budget."""
+    None where not within its budget; and the arm check's informative mass at epoch MASS_EPOCH and at its end."""
+    at = next((i for i, e in enumerate(history["epoch"]) if e >= MASS_EPOCH), None)
+    mass = history.get("info_mass")
     return {"t_95": first_epoch(history, "test_acc", DECIDING_ACC),
-            "t_95_held": held_from(history, "test_acc", DECIDING_ACC), "t_grok": summary["grok_epoch"]}
+            "t_95_held": held_from(history, "test_acc", DECIDING_ACC), "t_grok": summary["grok_epoch"],
+            "mass_early": None if mass is None or at is None else mass[at], "mass_end": None if mass is None else mass[-1]}
+
+
+# The arm check (ours, added 2026-12-06 after 9 of the study's runs were seen; it decides nothing): did each KL
+# move attention as its name says? The oracle's target puts 0.5 on each operand, the uniform's 0.2 (five positions).
+MASS_EPOCH = 1000
 
 
 # ---------------------------------------------------------------------------------------
@@ -215,7 +224,8 @@ def summarize(results, fractions, budget, seeds):
         for arm in ARMS:
             m = [measures(*results[label(arm, f, s)]) for s in seeds if label(arm, f, s) in results]
             k, n = grokked([x["t_95"] for x in m])
-            cell[arm] = {"k": k, "n": n, **{key: [x[key] for x in m] for key in ("t_95", "t_95_held", "t_grok")}}
+            cell[arm] = {"k": k, "n": n, **{key: [x[key] for x in m] for key in ("t_95", "t_95_held", "t_grok",
+                                                                                 "mass_early", "mass_end")}}
         cells[f] = cell
         if all(cell[arm]["n"] == len(seeds) for arm in ARMS):     # nothing read from part of a cell
             readings[f] = reading({arm: (cell[arm]["k"], cell[arm]["n"]) for arm in ARMS})
@@ -231,6 +241,18 @@ def summarize(results, fractions, budget, seeds):
 def median(times, budget):
     """The median t_95 with never-reached runs at the budget (a lower bound when one is in the middle)."""
     return censored_median(times, budget)
+
+
+def arm_check(cell):
+    """The arm check's line for a cell: each arm's median informative mass early and at the end ("" if none)."""
+    mid = lambda xs: statistics.median(xs) if xs else None
+    marks = {arm: (mid([v for v in c.get("mass_early", []) if v is not None]),
+                   mid([v for v in c.get("mass_end", []) if v is not None])) for arm, c in cell.items()}
+    if not any(e is not None for e, _ in marks.values()):
+        return ""
+    show = lambda when: ", ".join(f"{arm} {m[when]:.2f}" for arm, m in marks.items() if m[when] is not None)
+    return (f"the arms' informative mass (a check of ours, added after 9 runs were seen; it decides nothing; the "
+            f"oracle's target 0.5, uniform attention 0.2), median at epoch {MASS_EPOCH:,}: {show(0)}; at each run's end: {show(1)}")
 
 
 def walls_text(summary):
@@ -275,6 +297,8 @@ def markdown(summary, pilot_choice_=None):
             f" (so far: {sum(c['n'] for c in cell.values())} of {len(cell) * len(summary['seeds'])} runs stored)"
         head.append(f"- train fraction {f}: reached 0.95 within {summary['budget']:,} epochs: {counts}; median t_95 "
                     f"{meds}: **{summary['readings'].get(f, 'not decided')}**{so_far}")
+        if arm_check(cell):
+            head.append(f"  - {arm_check(cell)}")
     head.append("- walls (the smallest fraction where half the runs reach 0.95): " + walls_text(summary))
     head.append(f"- the title's need in `fresh`: **{summary['overall']}**")
     return head + [""]

@@ -88,7 +88,8 @@ def test_a_summary_from_made_up_runs_reads_and_draws(tmp_path):
     def run(t95):
         epochs = list(range(0, 1001, 100))
         acc = [0.96 if t95 is not None and e >= t95 else 0.1 for e in epochs]
-        return {"grok_epoch": None}, {"epoch": epochs, "test_acc": acc}
+        mass = [0.2 + e / 4000 for e in epochs]             # 0.225 at epoch 100, 0.45 at the end
+        return {"grok_epoch": None}, {"epoch": epochs, "test_acc": acc, "info_mass": mass}
     reach = {"lambda 0": {0.2: 600, 0.1: None}, "oracle": {0.2: 300, 0.1: 500}, "uniform": {0.2: 200, 0.1: 400}}
     results = {W.label(a, f, s): run(reach[a][f]) for a in W.ARMS for f in (0.2, 0.1) for s in (1, 2, 3, 4)}
     s = W.summarize(results, (0.2, 0.1), 1000, (1, 2, 3, 4))
@@ -103,6 +104,12 @@ def test_a_summary_from_made_up_runs_reads_and_draws(tmp_path):
     part = next(l for l in W.markdown(short) if "fraction 0.1" in l)      # a cell short of its runs says how short
     assert part.endswith("**not decided** (so far: 11 of 12 runs stored)"), part
     assert "so far" not in next(l for l in W.markdown(short) if "fraction 0.2" in l)      # a whole cell is read
+    W.MASS_EPOCH, kept = 100, W.MASS_EPOCH                   # the arm check reads the mass at MASS_EPOCH and at the end
+    try:
+        check = W.arm_check(W.summarize(results, (0.2,), 1000, (1, 2, 3, 4))["cells"]["0.2"])
+    finally:
+        W.MASS_EPOCH = kept
+    assert "at epoch 100: lambda 0 0.23, oracle 0.23" in check and "end: lambda 0 0.45, oracle 0.45, uniform 0.45" in check
     empty = W.summarize({k: v for k, v in results.items() if "0.1" not in k}, (0.2, 0.1), 1000, (1, 2, 3, 4))
     for page in (W.text(empty), "\n".join(W.markdown(empty))):      # a cell with no run says so
         line = next(l for l in page.splitlines() if "fraction 0.1" in l)
