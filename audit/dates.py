@@ -331,6 +331,8 @@ JUDGES_NOTHING = {"QUICK": "the --quick preset's scale: its outputs go under res
                      ("QUICK_SKIPS", "LONG_GRID", "BOUND_QUICK", "PRIORS_QUICK", "PRIORS_QUICK_LOOK", "OPTIMIZERS_QUICK",
                       "TASKS_QUICK")}}
 AFTER_REGISTRATION = {
+    ("data_wall", "MASS_EPOCH"): "the arm check's epoch (its addendum, fdaf20f, 2026-12-06, written after 9 of the "
+                                 "study's runs were seen): a mass reported beside each cell, it decides nothing",
     ("regime_map", "HELD_OUT_SEEDS"): "C3b's confirmation seeds (cb6a1cb, 2026-11-22), which the selection never saw",
     ("two_clocks", "STRUCT_FRAC"): "amendment 2 (bea0aef, 2026-11-24), registered before any of H1's 40 runs",
     ("two_clocks", "H1C_LAMS"): "amendment 3 (8c2e586, 2026-11-24): where seeds 0-4 saw t_struct leave its floor, "
