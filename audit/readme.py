@@ -5,7 +5,7 @@ summaries, through `update_readme`.
 
     python reproduce.py --report-only    # rewrites every generated block
 """
-from audit.choices import choice_line, held_out_note
+from audit.choices import NORM_R, choice_line, held_out_note
 from audit import dates as D
 from audit import rules as A
 from audit import studies
@@ -195,7 +195,7 @@ CELL = 200                      # the most characters a cell of the README's tab
 
 # the headline parts' names in plain words (a part not named here keeps its own label)
 PLAIN_PARTS = {"diffuse attention at memorization": "attention when the model memorizes",
-               "nm|oracle: paper full": "MLP norm held at a grokked run's (18.8), oracle prior",
+               "nm|oracle: paper full": f"MLP norm held at a grokked run's ({NORM_R:g}), oracle prior",
                "distractors fresh: the prior removes the plateau": "the oracle KL at λ 1 against λ 0",
                "cell rho0.003_wd1_lam0: the prior removes the plateau": "the oracle KL at λ 1 against λ 0 at ρ 0.003",
                "distractors fixed, 20000-epoch budget: t_grok - floor ~ 1/λ": "the exponent of 1/λ",
