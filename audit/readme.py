@@ -195,7 +195,7 @@ CELL = 200                      # the most characters a cell of the README's tab
 
 # the headline parts' names in plain words (a part not named here keeps its own label)
 PLAIN_PARTS = {"diffuse attention at memorization": "attention when the model memorizes",
-               "nm|oracle: paper full": f"MLP norm held at a grokked run's ({NORM_R:g}), oracle prior",
+               "nm|oracle: paper full": f"the MLP's weight norm held at {NORM_R:g} (a plain run's after grokking), oracle prior",
                "distractors fresh: the prior removes the plateau": "the oracle KL at λ 1 against λ 0",
                "cell rho0.003_wd1_lam0: the prior removes the plateau": "the oracle KL at λ 1 against λ 0 at ρ 0.003",
                "distractors fixed, 20000-epoch budget: t_grok - floor ~ 1/λ": "the exponent of 1/λ",
@@ -235,15 +235,17 @@ def measured(verdict, parts):
     p, v = next(((p, v) for p, v in held if v.get("shown")), held[0])
     label = plain(part_label(p, v))
     if v.get("would_read") and not v.get("shown"):     # a choice made after its data: decided only by later runs
-        number = (f"not judged: set aside as {v['would_read']} after its {v.get('n', 0)} seeds were seen, and a choice made "
-                  "after seeing data counts only on new runs (none yet)")
+        number = (f"not judged, since we set it aside as {v['would_read']} only after seeing its {v.get('n', 0)} seeds; "
+                  "new runs would judge it (none yet)")
     else:
         number = v.get("shown") or (v.get("text") or v.get("status") or v.get("reason") or "no number yet").split(";")[0]
     name = PLAIN_PARTS.get(label, label)
     if "(one arm's runs all censored)" in number and " against " in name:     # name the arm: <= the first, >= the second
         first, second = name.split(" against ", 1)
         arm = first if "<=" in number or "≤" in number else second
-        number = number.replace("(one arm's runs all censored)", f"(every run of {arm} censored)")
+        side = "at or below" if arm == first else "at or above"
+        number = number.replace("(one arm's runs all censored)", f"(every run of {arm} censored, so the whole interval "
+                                                                 f"lies {side} it)")
     counts = f"; {plain(v['against'], asides=False)}" if v.get("shown") and v.get("against") else ""
     cell = f"{name}: {plain(number, asides=False)}{counts}; n = {v.get('n', 0)}"
     read = [(q, w) for q, w in parts.items() if w.get("shown")]

@@ -211,4 +211,5 @@ def test_a_bound_from_censored_runs_names_the_arm_whose_runs_never_reached_the_m
         parts = {part: {"verdict": NOT_REPRODUCED, "n": 8, "against": "counts from 1.25x",
                         "shown": f"speed-up {mark} 0.49x, every effect a bound (one arm's runs all censored)"}}
         cell = blocks_module.measured(NOT_REPRODUCED, parts)
-        assert f"(every run of {arm} censored)" in cell, cell
+        side = "below" if mark == "<=" else "above"
+        assert f"(every run of {arm} censored, so the whole interval lies at or {side} it)" in cell, cell
