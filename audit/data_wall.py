@@ -297,8 +297,9 @@ def markdown(summary, pilot_choice_=None):
             f" (so far: {sum(c['n'] for c in cell.values())} of {len(cell) * len(summary['seeds'])} runs stored)"
         head.append(f"- train fraction {f}: reached 0.95 within {summary['budget']:,} epochs: {counts}; median t_95 "
                     f"{meds}: **{summary['readings'].get(f, 'not decided')}**{so_far}")
-        if arm_check(cell):
-            head.append(f"  - {arm_check(cell)}")
+        check = arm_check(cell)
+        if check:
+            head.append(f"  - {check}")
     head.append("- walls (the smallest fraction where half the runs reach 0.95): " + walls_text(summary))
     head.append(f"- the title's need in `fresh`: **{summary['overall']}**")
     return head + [""]
