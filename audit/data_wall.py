@@ -172,6 +172,38 @@ def overall(readings):
 
 
 # ---------------------------------------------------------------------------------------
+# Amendment 2 (after fraction 0.15 was read): a second reading beside the registered one, judged only on
+# the fractions none of whose runs were stored when it was committed
+
+SECOND_READINGS = ("no wall here", "the KL without the information crosses", "it does not cross", "not told")
+CONFIRM_FRACTIONS = (0.175, 0.2, 0.075)     # every run of theirs stored after amendment 2 (tests/test_data_wall.py)
+
+
+def second_reading(c):
+    """Does the KL toward uniform attention (no information) carry runs over a wall lambda 0 fails at?"""
+    lam0, uniform = c["lambda 0"], c["uniform"]
+    if lam0[0] >= HALF * lam0[1]:
+        return SECOND_READINGS[0]
+    if beats(uniform, lam0):
+        return SECOND_READINGS[1]
+    if uniform[0] < HALF * uniform[1]:
+        return SECOND_READINGS[2]
+    return SECOND_READINGS[3]
+
+
+def second_overall(second):
+    """The second reading over the fractions it is judged on ({fraction: second reading}, every run in)."""
+    if any(f not in second for f in CONFIRM_FRACTIONS):
+        return "not decided"
+    new = [second[f] for f in CONFIRM_FRACTIONS]
+    if SECOND_READINGS[1] in new:
+        return "confirmed"
+    if all(r == SECOND_READINGS[0] for r in new):
+        return "untestable on the new fractions (lambda 0 groks at all three)"
+    return "not confirmed"
+
+
+# ---------------------------------------------------------------------------------------
 # Power, exactly: every count of three binomial arms enumerated
 
 TRUTHS = {   # (lambda 0, oracle, uniform): each run's chance of reaching 0.95 at a fraction
@@ -213,12 +245,41 @@ def power_table(ns=(8, 10, 12)):
     return "\n".join(lines)
 
 
+SECOND_TRUTHS = {   # (lambda 0, uniform): amendment 2's truths, each run's chance of reaching 0.95
+    "the KL without the information crosses": ((0.1, 0.9), SECOND_READINGS[1]),
+    "nothing crosses": ((0.1, 0.1), SECOND_READINGS[2]),
+    "no difference below a partial wall": ((0.3, 0.3), SECOND_READINGS[2]),
+    "a partial crossing": ((0.3, 0.7), SECOND_READINGS[1]),
+}
+
+
+def second_probabilities(p, n):
+    """{second reading: probability} for true chances p = (lambda 0, uniform) and n runs an arm."""
+    b = [[math.comb(n, k) * q ** k * (1 - q) ** (n - k) for k in range(n + 1)] for q in p]
+    out = dict.fromkeys(SECOND_READINGS, 0.0)
+    for k0 in range(n + 1):
+        for k2 in range(n + 1):
+            out[second_reading({"lambda 0": (k0, n), "uniform": (k2, n)})] += b[0][k0] * b[1][k2]
+    return out
+
+
+def second_power_table(n=FEWER_SEEDS):
+    """Markdown: amendment 2's reading's chances per truth, n runs an arm (the study's eight seeds)."""
+    lines = [f"| truth (lambda 0, uniform), n {n} | " + " | ".join(SECOND_READINGS) + " |",
+             "|---|" + "---|" * len(SECOND_READINGS)]
+    for name, (p, _) in SECOND_TRUTHS.items():
+        pr = second_probabilities(p, n)
+        lines.append(f"| {name} {p} | " + " | ".join(f"{pr[r]:.1%}" for r in SECOND_READINGS) + " |")
+    return "\n".join(lines)
+
+
 # ---------------------------------------------------------------------------------------
 # Judging the runs
 
 def summarize(results, fractions, budget, seeds):
-    """{"cells": {fraction: {arm: {"k", "n", "t_95", "t_95_held", "t_grok"}}}, "walls", "readings", "overall"}."""
-    cells, readings = {}, {}
+    """{"cells": {fraction: {arm: {"k", "n", "t_95", "t_95_held", "t_grok"}}}, "walls", "readings", "overall",
+    "second", "second_overall"} (the last two amendment 2's, beside the registered reading)."""
+    cells, readings, second = {}, {}, {}
     for f in fractions:
         cell = {}
         for arm in ARMS:
@@ -229,13 +290,15 @@ def summarize(results, fractions, budget, seeds):
         cells[f] = cell
         if all(cell[arm]["n"] == len(seeds) for arm in ARMS):     # nothing read from part of a cell
             readings[f] = reading({arm: (cell[arm]["k"], cell[arm]["n"]) for arm in ARMS})
+            second[f] = second_reading({arm: (cell[arm]["k"], cell[arm]["n"]) for arm in ARMS})
     complete = len(readings) == len(fractions)       # a wall is read only when every cell is in
     walls = {arm: wall({f: (c[arm]["k"], c[arm]["n"]) for f, c in cells.items()}, fractions) for arm in ARMS} \
         if complete else None
     return {"fractions": list(fractions), "budget": budget, "seeds": list(seeds),
             "cells": {f"{f:g}": c for f, c in cells.items()}, "walls": walls,
             "readings": {f"{f:g}": r for f, r in readings.items()},
-            "overall": overall(readings) if complete else "not decided"}
+            "overall": overall(readings) if complete else "not decided",
+            "second": {f"{f:g}": r for f, r in second.items()}, "second_overall": second_overall(second)}
 
 
 def median(times, budget):
@@ -270,7 +333,18 @@ def text(summary):
         lines.append(f"  fraction {f}: reached 0.95: {counts} -> {summary['readings'].get(f, 'not decided')}")
     lines.append("  walls: " + walls_text(summary))
     lines.append(f"  the title's need: {summary['overall']}")
+    lines.append("  " + second_text(summary))
     return "\n".join(lines)
+
+
+def second_text(summary, bold=False):
+    """Amendment 2's line: its reading per fraction read so far, and over the fractions it is judged on."""
+    per = "; ".join(f"{f} {r}" + (" (prompted it; confirms nothing)" if float(f) not in CONFIRM_FRACTIONS else "")
+                    for f, r in summary.get("second", {}).items())
+    return (f"beside it, amendment 2 (added after 0.15 was read; judged on "
+            f"{', '.join(f'{f:g}' for f in CONFIRM_FRACTIONS)} only): does the KL without the information cross "
+            f"where lambda 0 fails? {per or 'no fraction read yet'}; over the new fractions: "
+            + ("**{}**" if bold else "{}").format(summary.get("second_overall", "not decided")))
 
 
 def markdown(summary, pilot_choice_=None):
@@ -302,6 +376,7 @@ def markdown(summary, pilot_choice_=None):
             head.append(f"  - {check}")
     head.append("- walls (the smallest fraction where half the runs reach 0.95): " + walls_text(summary))
     head.append(f"- the title's need in `fresh`: **{summary['overall']}**")
+    head.append("- " + second_text(summary, bold=True))
     return head + [""]
 
 
@@ -417,6 +492,7 @@ def main(argv=None):
     args = parse(argv)
     if args.power:
         print(power_table())
+        print("\namendment 2's second reading:\n" + second_power_table())
         return
     if args.pilot:
         pilot(args)

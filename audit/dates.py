@@ -374,6 +374,11 @@ AFTER_REGISTRATION = {
     ("imprint", "QK_C"): "the pilot's choice by its registered rule (the choices table: 'part six qk')",
     ("data_wall", "TRAINING_ORDER"): "amendment 1 (2026-12-04, after the pilot, before any study run): the order in "
                                      "which cells are trained; it judges nothing",
+    ("data_wall", "CONFIRM_FRACTIONS"): "amendment 2 (2026-12-06, after fraction 0.15 was read, before any run of these "
+                                        "fractions was stored; tests/test_data_wall.py checks that from git): where its "
+                                        "second reading is judged",
+    ("data_wall", "SECOND_TRUTHS"): "amendment 2's power inputs (2026-12-06), computed before the runs it judges; "
+                                    "they decide nothing",
     ("data_wall", "HALF"): "the registration's 'half of its runs' as a named choice (the choices table), same value",
     ("data_wall", "BUDGET_FACTOR"): "the registration's 3x budget rule as a named choice (the choices table), same value",
     ("payoff", "SEEN_BEFORE"): "described beside H8 (abe9e82, 2026-11-28): the cell stored before registration, "

@@ -142,3 +142,51 @@ def test_amendment_1_trains_the_cell_where_lambda_0_failed_first():
     runs = W.study_runs(args, (0.2, 0.175, 0.15, 0.075), 60000)
     assert [cfg.frac for _, cfg in runs] == [f for f in (0.15, 0.175, 0.2, 0.075) for _ in range(2 * 3)]
     assert [cfg.seed for _, cfg in runs[:6]] == [510, 510, 510, 511, 511, 511]
+
+
+def test_amendment_2_s_second_reading_and_its_exact_power():
+    """Amendment 2 (docs/registered/data_wall.md): does the KL without the information carry runs over a wall
+    lambda 0 fails at? Its reading per fraction, its reading over the fractions it is judged on, its power."""
+    c = lambda a, u: {"lambda 0": (a, 8), "oracle": (0, 8), "uniform": (u, 8)}   # noqa: E731
+    r = W.SECOND_READINGS
+    assert W.second_reading(c(4, 0)) == r[0]                      # lambda 0 in half its runs: no wall
+    assert W.second_reading(c(2, 8)) == r[1]                      # 0.15's counts: Fisher p 0.0035
+    assert W.second_reading(c(1, 6)) == r[1] and W.second_reading(c(2, 6)) == r[3]   # p 0.020 and 0.066
+    assert W.second_reading(c(0, 3)) == r[2] and W.second_reading(c(3, 4)) == r[3]
+    new = dict.fromkeys(W.CONFIRM_FRACTIONS, r[0])
+    assert W.second_overall({0.15: r[1]}) == "not decided"        # 0.15 prompted it: it never confirms
+    assert W.second_overall(new).startswith("untestable")
+    assert W.second_overall({**new, 0.075: r[2]}) == "not confirmed"
+    assert W.second_overall({**new, 0.075: r[3]}) == "not confirmed"
+    assert W.second_overall({**new, 0.175: r[1], 0.075: r[2]}) == "confirmed"
+    for p, _ in W.SECOND_TRUTHS.values():
+        assert math.isclose(sum(W.second_probabilities(p, 8).values()), 1.0, rel_tol=1e-12)
+    # the truth at both arms equal never reads a crossing more than 1% of the time at eight runs an arm
+    for q in (0.1, 0.2, 0.3, 0.4):
+        assert W.second_probabilities((q, q), 8)[r[1]] < 0.01
+    assert W.second_probabilities((0.1, 0.9), 8)[r[1]] == pytest.approx(0.932, abs=5e-4)
+
+
+def test_amendment_2_is_judged_only_on_runs_stored_after_it():
+    """Every stored run of the fractions amendment 2 is judged on was first committed after the commit that
+    added it (git; a run not yet committed is later still). Skipped without history."""
+    import os
+    import subprocess
+    from datetime import datetime
+    import store
+    from audit import dates as D
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    log = subprocess.run(["git", "log", "--reverse", "--format=%aI", "-S", "CONFIRM_FRACTIONS = (", "--",
+                          "audit/data_wall.py"], cwd=root, capture_output=True, text=True)
+    when = log.stdout.split()[:1] if log.returncode == 0 else []
+    dates = D.store_dates(root) if when else None
+    if not dates:
+        pytest.skip("no git history here")
+    args = W.parse([])
+    keys = [store.run_key(W.config(args, s, f, arm, 60000)) for f in W.CONFIRM_FRACTIONS for s in W.SEEDS[:8]
+            for arm in W.ARMS]
+    early = [k for k in keys if k in dates and datetime.fromisoformat(dates[k]) <= datetime.fromisoformat(when[0])]
+    assert not early, f"runs stored before amendment 2 judge it: {early}"
+    # and the check can fail: 0.15's runs, all stored before it, would
+    f15 = [store.run_key(W.config(args, s, 0.15, arm, 60000)) for s in W.SEEDS[:8] for arm in W.ARMS]
+    assert all(datetime.fromisoformat(dates[k]) <= datetime.fromisoformat(when[0]) for k in f15)
