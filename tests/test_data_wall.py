@@ -165,6 +165,19 @@ def test_amendment_2_s_second_reading_and_its_exact_power():
     for q in (0.1, 0.2, 0.3, 0.4):
         assert W.second_probabilities((q, q), 8)[r[1]] < 0.01
     assert W.second_probabilities((0.1, 0.9), 8)[r[1]] == pytest.approx(0.932, abs=5e-4)
+    # through summarize, at the study's own fractions (the pilot's halfway 0.175 is the same float as the constant)
+    def run(t95):
+        return {"grok_epoch": None}, {"epoch": [0, 500, 1000], "test_acc": [0.1, 0.1, 0.96 if t95 else 0.1],
+                                      "info_mass": [0.2, 0.3, 0.4]}
+    fr = ((0.2 + 0.15) / 2, 0.2, 0.15, 0.15 / 2)
+    reach = {"lambda 0": {0.2: 1}, "oracle": {}, "uniform": {fr[0]: 1, 0.15: 1}}
+    results = {W.label(a, f, s): run(reach[a].get(f)) for a in W.ARMS for f in fr for s in range(4)}
+    s = W.summarize(results, fr, 1000, range(4))
+    assert s["second"] == {"0.175": r[1], "0.2": r[0], "0.15": r[1], "0.075": r[2]}
+    assert s["second_overall"] == "confirmed"
+    line = W.second_text(s)
+    assert "0.15 the KL without the information crosses (prompted it; confirms nothing)" in line
+    assert "0.175 the KL without the information crosses;" in line and line.endswith("new fractions: confirmed")
 
 
 def test_amendment_2_is_judged_only_on_runs_stored_after_it():
