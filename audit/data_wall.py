@@ -339,7 +339,7 @@ def text(summary):
 
 def second_text(summary, bold=False):
     """Amendment 2's line: its reading per fraction read so far, and over the fractions it is judged on."""
-    per = "; ".join(f"{f} {r}" + (" (prompted it; confirms nothing)" if float(f) not in CONFIRM_FRACTIONS else "")
+    per = "; ".join(f"at {f}: {r}" + (" (prompted it; confirms nothing)" if float(f) not in CONFIRM_FRACTIONS else "")
                     for f, r in summary.get("second", {}).items())
     return (f"beside it, amendment 2 (added after 0.15 was read; judged on "
             f"{', '.join(f'{f:g}' for f in CONFIRM_FRACTIONS)} only): does the KL without the information cross "

@@ -176,8 +176,8 @@ def test_amendment_2_s_second_reading_and_its_exact_power():
     assert s["second"] == {"0.175": r[1], "0.2": r[0], "0.15": r[1], "0.075": r[2]}
     assert s["second_overall"] == "confirmed"
     line = W.second_text(s)
-    assert "0.15 the KL without the information crosses (prompted it; confirms nothing)" in line
-    assert "0.175 the KL without the information crosses;" in line and line.endswith("new fractions: confirmed")
+    assert "at 0.15: the KL without the information crosses (prompted it; confirms nothing)" in line
+    assert "at 0.175: the KL without the information crosses;" in line and line.endswith("new fractions: confirmed")
 
 
 def test_amendment_2_is_judged_only_on_runs_stored_after_it():
