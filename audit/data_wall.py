@@ -328,7 +328,7 @@ def walls_text(summary):
 def text(summary):
     lines = [f"the data wall (fresh, budget {summary['budget']}, seeds {plots.seeds_text(summary['seeds'])}):"]
     for f, cell in summary["cells"].items():
-        counts = (", ".join(f"{arm} {c['k']}/{c['n']}" for arm, c in cell.items()) if any(c["n"] for c in cell.values())
+        counts = (", ".join(f"{arm} {c['k']}/{c['n']}" for arm, c in cell.items() if c["n"]) if any(c["n"] for c in cell.values())
                   else "no run stored yet")
         lines.append(f"  fraction {f}: reached 0.95: {counts} -> {summary['readings'].get(f, 'not decided')}")
     lines.append("  walls: " + walls_text(summary))
@@ -364,7 +364,7 @@ def markdown(summary, pilot_choice_=None):
         if not any(c["n"] for c in cell.values()):
             head.append(f"- train fraction {f}: no run stored yet: **{summary['readings'].get(f, 'not decided')}**")
             continue
-        counts = ", ".join(f"{arm} {c['k']} of {c['n']}" for arm, c in cell.items())
+        counts = ", ".join(f"{arm} {c['k']} of {c['n']}" for arm, c in cell.items() if c["n"])   # an arm not begun: absent
         meds = ", ".join(f"{arm} {median(c['t_95'], summary['budget'])[0]:g}" + (" (a lower bound)" if
                          median(c["t_95"], summary["budget"])[1] else "") for arm, c in cell.items() if c["n"])
         so_far = "" if f in summary["readings"] else \

@@ -104,6 +104,9 @@ def test_a_summary_from_made_up_runs_reads_and_draws(tmp_path):
     part = next(l for l in W.markdown(short) if "fraction 0.1" in l)      # a cell short of its runs says how short
     assert part.endswith("**not decided** (so far: 11 of 12 runs stored)"), part
     assert "so far" not in next(l for l in W.markdown(short) if "fraction 0.2" in l)      # a whole cell is read
+    begun = {k: v for k, v in results.items() if not (k.startswith("lambda 0") and "0.1" in k)}
+    line = next(l for l in W.markdown(W.summarize(begun, (0.2, 0.1), 1000, (1, 2, 3, 4))) if "fraction 0.1" in l)
+    assert "lambda 0" not in line.split("median")[0] and "0 of 0" not in line, line     # an arm not begun is absent
     W.MASS_EPOCH, kept = 100, W.MASS_EPOCH                   # the arm check reads the mass at MASS_EPOCH and at the end
     try:
         check = W.arm_check(W.summarize(results, (0.2,), 1000, (1, 2, 3, 4))["cells"]["0.2"])
