@@ -216,9 +216,14 @@ TRUTHS = {   # (lambda 0, oracle, uniform): each run's chance of reaching 0.95 a
 }
 
 
+def binomial_pmfs(p, n):
+    """Per arm, the chance of each count k = 0..n of n runs reaching 0.95, at its chance q."""
+    return [[math.comb(n, k) * q ** k * (1 - q) ** (n - k) for k in range(n + 1)] for q in p]
+
+
 def reading_probabilities(p, n):
     """{reading: probability} for true chances p = (lambda 0, oracle, uniform) and n runs per arm."""
-    b = [[math.comb(n, k) * q ** k * (1 - q) ** (n - k) for k in range(n + 1)] for q in p]
+    b = binomial_pmfs(p, n)
     out = dict.fromkeys(READINGS, 0.0)
     for k0 in range(n + 1):
         for k1 in range(n + 1):
@@ -255,7 +260,7 @@ SECOND_TRUTHS = {   # (lambda 0, uniform): amendment 2's truths, each run's chan
 
 def second_probabilities(p, n):
     """{second reading: probability} for true chances p = (lambda 0, uniform) and n runs an arm."""
-    b = [[math.comb(n, k) * q ** k * (1 - q) ** (n - k) for k in range(n + 1)] for q in p]
+    b = binomial_pmfs(p, n)
     out = dict.fromkeys(SECOND_READINGS, 0.0)
     for k0 in range(n + 1):
         for k2 in range(n + 1):
@@ -289,8 +294,8 @@ def summarize(results, fractions, budget, seeds):
                                                                                  "mass_early", "mass_end")}}
         cells[f] = cell
         if all(cell[arm]["n"] == len(seeds) for arm in ARMS):     # nothing read from part of a cell
-            readings[f] = reading({arm: (cell[arm]["k"], cell[arm]["n"]) for arm in ARMS})
-            second[f] = second_reading({arm: (cell[arm]["k"], cell[arm]["n"]) for arm in ARMS})
+            counts = {arm: (cell[arm]["k"], cell[arm]["n"]) for arm in ARMS}
+            readings[f], second[f] = reading(counts), second_reading(counts)
     complete = len(readings) == len(fractions)       # a wall is read only when every cell is in
     walls = {arm: wall({f: (c[arm]["k"], c[arm]["n"]) for f, c in cells.items()}, fractions) for arm in ARMS} \
         if complete else None
