@@ -104,6 +104,8 @@ def test_a_summary_from_made_up_runs_reads_and_draws(tmp_path):
     part = next(l for l in W.markdown(short) if "fraction 0.1" in l)      # a cell short of its runs says how short
     assert part.endswith("**not decided** (so far: 11 of 12 runs stored)"), part
     assert "so far" not in next(l for l in W.markdown(short) if "fraction 0.2" in l)      # a whole cell is read
+    ratios = lambda summary: [l for l in W.markdown(summary) if "t_95 ratios" in l]     # beside a read cell only
+    assert len(ratios(s)) == 2 and len(ratios(short)) == 1 and "oracle over lambda 0 2.00x" in ratios(short)[0]
     begun = {k: v for k, v in results.items() if not (k.startswith("lambda 0") and "0.1" in k)}
     line = next(l for l in W.markdown(W.summarize(begun, (0.2, 0.1), 1000, (1, 2, 3, 4))) if "fraction 0.1" in l)
     assert "lambda 0" not in line.split("median")[0] and "0 of 0" not in line, line     # an arm not begun is absent
@@ -119,6 +121,22 @@ def test_a_summary_from_made_up_runs_reads_and_draws(tmp_path):
         assert "no run stored yet" in line and "0 of 0" not in line and "0/0" not in line
     W.plot(s, str(tmp_path / "wall.png"))
     assert (tmp_path / "wall.png").exists()
+
+
+def test_the_t95_ratios_are_per_seed_and_a_censored_run_is_a_bound():
+    """The ratios beside a read cell (ours, deciding nothing): the slower arm's t_95 over the faster's, seed by
+    seed; a seed censored in both arms is left out of n, one censored in the slower arm makes the ratio a bound."""
+    seeds = [1, 2, 3, 4, 5, 6, 7]
+    cell = {"lambda 0": {"seeds": seeds, "t_95": [400, 800, 1200, 1600, 2000, 2400, None]},
+            "oracle": {"seeds": seeds, "t_95": [200, 400, 600, 800, 1000, 1200, None]},
+            "uniform": {"seeds": seeds, "t_95": [100, 200, 300, 400, 500, 600, 5000]}}
+    got = {(fast, slow): (shown, n) for fast, slow, shown, n in W.t95_ratios(cell, 10000)}
+    assert got[("oracle", "lambda 0")] == ("2.00x [2.00x, 2.00x]", 6)           # seed 7 censored in both: out
+    shown, n = got[("uniform", "lambda 0")]
+    assert n == 7 and shown.startswith(">= 4.00x") and shown.endswith("inf]")   # seed 7: 10000 / 5000, a lower bound
+    cell["uniform"]["seeds"] = [7, 6, 5, 4, 3, 2, 1]                            # paired by seed, not by position
+    cell["uniform"]["t_95"] = cell["uniform"]["t_95"][::-1]
+    assert {(f, s): (sh, n) for f, s, sh, n in W.t95_ratios(cell, 10000)} == got
 
 
 def test_before_its_pilot_the_study_plans_the_pilot_s_grid_and_reports_not_run(tmp_path):
