@@ -137,6 +137,8 @@ def test_the_t95_ratios_are_per_seed_and_a_censored_run_is_a_bound():
     cell["uniform"]["seeds"] = [7, 6, 5, 4, 3, 2, 1]                            # paired by seed, not by position
     cell["uniform"]["t_95"] = cell["uniform"]["t_95"][::-1]
     assert {(f, s): (sh, n) for f, s, sh, n in W.t95_ratios(cell, 10000)} == got
+    never = {arm: {"seeds": seeds, "t_95": [None] * len(seeds)} for arm in W.ARMS}    # a cell where no run reached it
+    assert all(n == 0 and sh.startswith("no run of either arm") for _, _, sh, n in W.t95_ratios(never, 10000))
 
 
 def test_before_its_pilot_the_study_plans_the_pilot_s_grid_and_reports_not_run(tmp_path):
