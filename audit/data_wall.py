@@ -7,7 +7,8 @@ before any of its runs, the pilot's rule before the pilot.
 
     python -m audit.data_wall --power                   # the registration's power table, recomputed
     python -m audit.data_wall --pilot --jobs 2          # the pilot: lambda 0 down the grid, seeds 500-501
-    python -m audit.data_wall --jobs 2 --threads 1      # the study, at the fractions the pilot chose
+    python -m audit.data_wall --jobs 2 --threads 1      # the study, at the fractions the pilot chose, then
+                                                        # amendment 3's runs (0.15 on new seeds)
     python -m audit.data_wall --plot-only               # judge and draw from the store
     python -m audit.data_wall --quick                   # the small model at train fractions 0.6 and 0.3, about 90 s
 
@@ -205,6 +206,62 @@ def second_overall(second):
 
 
 # ---------------------------------------------------------------------------------------
+# Amendment 3 (2026-12-06, before any of its runs): amendment 2's one crossing, at 0.15, prompted amendment 2
+# and confirms nothing; the same reading on new seeds at 0.15 does. The oracle is not re-run there: at its
+# counts (5 of 8 against lambda 0's 2 of 8) eight new seeds would tell it from lambda 0 in about one study in five.
+
+CONFIRM_AT = 0.15
+CONFIRM_SEEDS = tuple(range(520, 528))      # no stored run has used them (tests/test_data_wall.py)
+CONFIRM_ARMS = ("lambda 0", "uniform")
+CONFIRM_READS = {SECOND_READINGS[0]: "untestable on these seeds (lambda 0 reached 0.95 in at least half its runs)",
+                 SECOND_READINGS[1]: "confirmed", SECOND_READINGS[2]: "not confirmed", SECOND_READINGS[3]: "not told"}
+
+
+def confirm_runs(args, budget):
+    """Amendment 3's runs, seed by seed, lambda 0 then the uniform KL: an interruption leaves whole seeds."""
+    return [(label(arm, CONFIRM_AT, s), config(args, s, CONFIRM_AT, arm, budget)) for s in CONFIRM_SEEDS
+            for arm in CONFIRM_ARMS]
+
+
+def confirmation(results, budget):
+    """Amendment 3's cell on its new seeds and its reading: amendment 2's second reading mapped to confirmed /
+    not confirmed / untestable / not told, once all its runs are stored ("not decided" before)."""
+    cell = {}
+    for arm in CONFIRM_ARMS:
+        ran = [s for s in CONFIRM_SEEDS if label(arm, CONFIRM_AT, s) in results]
+        m = [measures(*results[label(arm, CONFIRM_AT, s)]) for s in ran]
+        cell[arm] = {"k": grokked([x["t_95"] for x in m])[0], "n": len(ran), "seeds": ran,
+                     **{key: [x[key] for x in m] for key in ("t_95", "t_95_held", "t_grok", "mass_early", "mass_end")}}
+    complete = all(c["n"] == len(CONFIRM_SEEDS) for c in cell.values())
+    counts = {arm: (c["k"], c["n"]) for arm, c in cell.items()}
+    return {"fraction": CONFIRM_AT, "seeds": list(CONFIRM_SEEDS), "cell": cell,
+            "second": second_reading(counts) if complete else None,
+            "reading": CONFIRM_READS[second_reading(counts)] if complete else "not decided"}
+
+
+def confirmation_text(c, budget, bold=False):
+    """Amendment 3's line: counts, median t_95 and the uniform KL over lambda 0 beside its reading."""
+    cell = c["cell"]
+    stored = sum(x["n"] for x in cell.values())
+    head = (f"amendment 3 (registered before its runs): amendment 2's crossing at {c['fraction']:g}, on new seeds "
+            f"{plots.seeds_text(c['seeds'])}: ")
+    if not stored:
+        return head + ("no run stored yet: **not decided**" if bold else "no run stored yet: not decided")
+    counts = ", ".join(f"{arm} {x['k']} of {x['n']}" for arm, x in cell.items() if x["n"])
+    meds = ", ".join(f"{arm} {median(x['t_95'], budget)[0]:g}" + (" (a lower bound)" if median(x["t_95"], budget)[1]
+                     else "") for arm, x in cell.items() if x["n"])
+    so_far = "" if c["second"] else f" (so far: {stored} of {len(CONFIRM_ARMS) * len(c['seeds'])} runs stored)"
+    reading = f"**{c['reading']}**" if bold else c["reading"]
+    line = f"{head}reached 0.95 within {budget:,} epochs: {counts}; median t_95 {meds}: {reading}{so_far}"
+    if c["second"]:
+        v = A.speedup_verdict_v4(dict(zip(cell["lambda 0"]["seeds"], cell["lambda 0"]["t_95"])),
+                                 dict(zip(cell["uniform"]["seeds"], cell["uniform"]["t_95"])), budget, what="")
+        line += (f"; beside it, deciding nothing: the uniform KL over lambda 0, t_95 per seed, "
+                 f"{v.get('shown', 'no seed in both arms').strip()}, n = {v['n']}")
+    return line
+
+
+# ---------------------------------------------------------------------------------------
 # Power, exactly: every count of three binomial arms enumerated
 
 TRUTHS = {   # (lambda 0, oracle, uniform): each run's chance of reaching 0.95 at a fraction
@@ -274,6 +331,23 @@ def second_power_table(n=FEWER_SEEDS):
     lines = [f"| truth (lambda 0, uniform), n {n} | " + " | ".join(SECOND_READINGS) + " |",
              "|---|" + "---|" * len(SECOND_READINGS)]
     for name, (p, _) in SECOND_TRUTHS.items():
+        pr = second_probabilities(p, n)
+        lines.append(f"| {name} {p} | " + " | ".join(f"{pr[r]:.1%}" for r in SECOND_READINGS) + " |")
+    return "\n".join(lines)
+
+
+CONFIRM_TRUTHS = {   # (lambda 0, uniform) at 0.15: amendment 3's power inputs, written before its runs
+    "as fraction 0.15's counts were (2 of 8, 8 of 8)": (0.25, 0.95),
+    "a smaller gap": (0.25, 0.75),
+    "no difference": (0.25, 0.25),
+}
+
+
+def confirm_power_table(n=len(CONFIRM_SEEDS)):
+    """Markdown: amendment 3's reading's chances per truth, n new runs an arm."""
+    reads = [CONFIRM_READS[r].split(" (")[0] for r in SECOND_READINGS]
+    lines = [f"| truth (lambda 0, uniform), n {n} | " + " | ".join(reads) + " |", "|---|" + "---|" * len(reads)]
+    for name, p in CONFIRM_TRUTHS.items():
         pr = second_probabilities(p, n)
         lines.append(f"| {name} {p} | " + " | ".join(f"{pr[r]:.1%}" for r in SECOND_READINGS) + " |")
     return "\n".join(lines)
@@ -359,6 +433,8 @@ def text(summary):
     lines.append("  walls: " + walls_text(summary))
     lines.append(f"  the title's need: {summary['overall']}")
     lines.append("  " + second_text(summary))
+    if "confirm" in summary:
+        lines.append("  " + confirmation_text(summary["confirm"], summary["budget"]))
     return "\n".join(lines)
 
 
@@ -406,6 +482,8 @@ def markdown(summary, pilot_choice_=None):
     head.append("- walls (the smallest fraction where half the runs reach 0.95): " + walls_text(summary))
     head.append(f"- the title's need in `fresh`: **{summary['overall']}**")
     head.append("- " + second_text(summary, bold=True))
+    if "confirm" in summary:
+        head.append("- " + confirmation_text(summary["confirm"], summary["budget"], bold=True))
     return head + [""]
 
 
@@ -514,7 +592,7 @@ def planned_runs(args):
         pilot_levels = tuple(float(f) for f in store.read_json(pilot_file(args))["reached"])
     runs = [r for f in pilot_levels for r in pilot_runs(args, f)]
     chosen = design(args)
-    return runs + (study_runs(args, *chosen) if chosen else [])
+    return runs + (study_runs(args, *chosen) + confirm_runs(args, chosen[1]) if chosen else [])
 
 
 def main(argv=None):
@@ -522,6 +600,7 @@ def main(argv=None):
     if args.power:
         print(power_table())
         print("\namendment 2's second reading:\n" + second_power_table())
+        print("\namendment 3, at 0.15 on new seeds:\n" + confirm_power_table())
         return
     if args.pilot:
         pilot(args)
@@ -538,8 +617,11 @@ def main(argv=None):
         print(f"the data wall: none of its {len(runs)} runs is stored yet (its pilot chose "
               f"{', '.join(f'{f:g}' for f in fractions)} at {budget:,} epochs); nothing drawn")
         return
-    results = sweep.run_sweep(runs, args)
+    extra = [] if args.quick else confirm_runs(args, budget)       # amendment 3's, after the study's
+    results = sweep.run_sweep(runs + extra, args)
     summary = summarize(results, fractions, budget, args.seeds)
+    if extra:
+        summary["confirm"] = confirmation(results, budget)
     print(text(summary))
     os.makedirs(args.results_dir, exist_ok=True)
     store.write_json(os.path.join(args.results_dir, "data_wall.json"), summary)

@@ -153,7 +153,7 @@ def test_before_its_pilot_the_study_plans_the_pilot_s_grid_and_reports_not_run(t
     choice = W.pilot_choice({0.25: 2, 0.2: 0}, {0.25: [4000, 5000]})
     (tmp_path / "data_wall_pilot.json").write_text(json.dumps({**choice, "reached": {"0.25": 2, "0.2": 0}}))
     runs = W.planned_runs(W.parse(["--results-dir", str(tmp_path)]))
-    assert len(runs) == 2 * 2 + 4 * 3 * 10 and {cfg.epochs for _, cfg in runs[4:]} == {30000}
+    assert len(runs) == 2 * 2 + 4 * 3 * 10 + 8 * 2 and {cfg.epochs for _, cfg in runs[4:]} == {30000}   # + amendment 3
     W.main(["--results-dir", str(tmp_path), "--plot-only"])          # chosen, none of its runs stored: nothing drawn
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data_wall_pilot.json"]
     assert any("0.25, 0.225, 0.2, 0.1" in line for line in W.markdown(None, {**choice, "reached": {"0.25": 2, "0.2": 0}}))
@@ -226,3 +226,50 @@ def test_amendment_2_is_judged_only_on_runs_stored_after_it():
     # and the check can fail: 0.15's runs, all stored before it, would
     f15 = [store.run_key(W.config(args, s, 0.15, arm, 60000)) for s in W.SEEDS[:8] for arm in W.ARMS]
     assert all(datetime.fromisoformat(dates[k]) <= datetime.fromisoformat(when[0]) for k in f15)
+
+
+def test_amendment_3_judges_0_15_s_crossing_on_new_seeds():
+    """Amendment 3 (docs/registered/data_wall.md): amendment 2's second reading at 0.15 on seeds no stored run
+    had used, lambda 0 and the uniform KL; not decided until all 16 runs are in; its exact power."""
+    assert not set(W.CONFIRM_SEEDS) & (set(W.SEEDS) | set(W.PILOT_SEEDS)) and len(W.CONFIRM_SEEDS) == 8
+    args = W.parse([])
+    runs = W.confirm_runs(args, 60000)
+    assert [(cfg.seed, cfg.lam, cfg.prior) for _, cfg in runs[:2]] == [(520, 0.0, "oracle"), (520, 0.3, "uniform")]
+    assert {(cfg.frac, cfg.epochs, cfg.distractors) for _, cfg in runs} == {(0.15, 60000, "fresh")} and len(runs) == 16
+    def run(t95):
+        return {"grok_epoch": None}, {"epoch": [0, 500, 1000], "test_acc": [0.1, 0.5, 0.96] if t95 else [0.1] * 3,
+                                      "info_mass": [0.2, 0.3, 0.4]}
+    def results(k0, k2, seeds=W.CONFIRM_SEEDS):
+        return {W.label(a, 0.15, s): run(i < k) for a, k in (("lambda 0", k0), ("uniform", k2)) for i, s in enumerate(seeds)}
+    assert W.confirmation(results(2, 8), 60000)["reading"] == "confirmed"          # Fisher p 0.0035
+    assert W.confirmation(results(2, 6), 60000)["reading"] == "not told"           # p 0.066
+    assert W.confirmation(results(1, 3), 60000)["reading"] == "not confirmed"
+    assert W.confirmation(results(4, 8), 60000)["reading"].startswith("untestable")
+    part = W.confirmation(results(0, 8, W.CONFIRM_SEEDS[:7]), 60000)
+    assert part["reading"] == "not decided" and part["cell"]["uniform"]["k"] == 7
+    assert "so far: 14 of 16 runs stored" in W.confirmation_text(part, 60000)
+    line = W.confirmation_text(W.confirmation(results(2, 8), 60000), 60000)
+    assert "lambda 0 2 of 8, uniform 8 of 8; median t_95 lambda 0 60000 (a lower bound), uniform 1000: confirmed" in line
+    assert line.endswith(", n = 8") and "t_95 per seed, >= " in line        # six seeds censored: a bound
+    assert W.second_probabilities(W.CONFIRM_TRUTHS["as fraction 0.15's counts were (2 of 8, 8 of 8)"], 8)[
+        W.SECOND_READINGS[1]] == pytest.approx(0.797, abs=5e-4)
+
+
+def test_amendment_3_is_judged_only_on_runs_stored_after_it():
+    """Every stored run of amendment 3 was first committed after the commit that added it (git). Skipped
+    without history."""
+    import os
+    import subprocess
+    from datetime import datetime
+    import store
+    from audit import dates as D
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    log = subprocess.run(["git", "log", "--reverse", "--format=%aI", "-S", "CONFIRM_SEEDS = tuple(range(520", "--",
+                          "audit/data_wall.py"], cwd=root, capture_output=True, text=True)
+    when = log.stdout.split()[:1] if log.returncode == 0 else []
+    dates = D.store_dates(root) if when else None
+    if not dates:
+        pytest.skip("no git history here (or amendment 3 not yet committed)")
+    keys = [store.run_key(cfg) for _, cfg in W.confirm_runs(W.parse([]), 60000)]
+    early = [k for k in keys if k in dates and datetime.fromisoformat(dates[k]) <= datetime.fromisoformat(when[0])]
+    assert not early, f"runs stored before amendment 3 judge it: {early}"
