@@ -203,29 +203,36 @@ def test_amendment_2_s_second_reading_and_its_exact_power():
     assert "at 0.175: the KL without the information crosses;" in line and line.endswith("new fractions: confirmed")
 
 
-def test_amendment_2_is_judged_only_on_runs_stored_after_it():
-    """Every stored run of the fractions amendment 2 is judged on was first committed after the commit that
-    added it (git; a run not yet committed is later still). Skipped without history."""
+def stored_before(marker, keys):
+    """The run keys whose first commit came no later than the commit that first added `marker` to
+    audit/data_wall.py ([] for runs not yet committed, which are later still), and the store's dates;
+    skips without git history."""
     import os
     import subprocess
     from datetime import datetime
-    import store
     from audit import dates as D
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    log = subprocess.run(["git", "log", "--reverse", "--format=%aI", "-S", "CONFIRM_FRACTIONS = (", "--",
-                          "audit/data_wall.py"], cwd=root, capture_output=True, text=True)
+    log = subprocess.run(["git", "log", "--reverse", "--format=%aI", "-S", marker, "--", "audit/data_wall.py"],
+                         cwd=root, capture_output=True, text=True)
     when = log.stdout.split()[:1] if log.returncode == 0 else []
     dates = D.store_dates(root) if when else None
     if not dates:
-        pytest.skip("no git history here")
+        pytest.skip("no git history here (or the amendment is not yet committed)")
+    return [k for k in keys if k in dates and datetime.fromisoformat(dates[k]) <= datetime.fromisoformat(when[0])]
+
+
+def test_amendment_2_is_judged_only_on_runs_stored_after_it():
+    """Every stored run of the fractions amendment 2 is judged on was first committed after the commit that
+    added it (git; a run not yet committed is later still). Skipped without history."""
+    import store
     args = W.parse([])
     keys = [store.run_key(W.config(args, s, f, arm, 60000)) for f in W.CONFIRM_FRACTIONS for s in W.SEEDS[:8]
             for arm in W.ARMS]
-    early = [k for k in keys if k in dates and datetime.fromisoformat(dates[k]) <= datetime.fromisoformat(when[0])]
+    early = stored_before("CONFIRM_FRACTIONS = (", keys)
     assert not early, f"runs stored before amendment 2 judge it: {early}"
     # and the check can fail: 0.15's runs, all stored before it, would
     f15 = [store.run_key(W.config(args, s, 0.15, arm, 60000)) for s in W.SEEDS[:8] for arm in W.ARMS]
-    assert all(datetime.fromisoformat(dates[k]) <= datetime.fromisoformat(when[0]) for k in f15)
+    assert stored_before("CONFIRM_FRACTIONS = (", f15) == f15
 
 
 def test_amendment_3_judges_0_15_s_crossing_on_new_seeds():
@@ -258,18 +265,7 @@ def test_amendment_3_judges_0_15_s_crossing_on_new_seeds():
 def test_amendment_3_is_judged_only_on_runs_stored_after_it():
     """Every stored run of amendment 3 was first committed after the commit that added it (git). Skipped
     without history."""
-    import os
-    import subprocess
-    from datetime import datetime
     import store
-    from audit import dates as D
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    log = subprocess.run(["git", "log", "--reverse", "--format=%aI", "-S", "CONFIRM_SEEDS = tuple(range(520", "--",
-                          "audit/data_wall.py"], cwd=root, capture_output=True, text=True)
-    when = log.stdout.split()[:1] if log.returncode == 0 else []
-    dates = D.store_dates(root) if when else None
-    if not dates:
-        pytest.skip("no git history here (or amendment 3 not yet committed)")
     keys = [store.run_key(cfg) for _, cfg in W.confirm_runs(W.parse([]), 60000)]
-    early = [k for k in keys if k in dates and datetime.fromisoformat(dates[k]) <= datetime.fromisoformat(when[0])]
+    early = stored_before("CONFIRM_SEEDS = tuple(range(520", keys)
     assert not early, f"runs stored before amendment 3 judge it: {early}"
