@@ -45,6 +45,8 @@ def ratio(v):
 
 # part six's Q2 reading as the README's finding says it (a changed reading fails the number check)
 Q2_WORDS = {"MLP suffices, not alone needed": "can be moved into a plain run through the MLP's weights alone, yet is not stored only there"}
+# the data wall's amendment 3 as the README's finding says it (a changed reading fails the number check)
+CONFIRM_WORDS = {"confirmed": "but a KL without its information carried runs past the wall"}
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +54,8 @@ def numbers():
     """{what: the number, as the README must write it}, computed from results/ as a clone has it."""
     from audit.information import CONTROLS
     load = lambda name: store.read_json(os.path.join(ROOT, "results", name))
-    plateau, info, deep, h7, six = (load(f) for f in ("plateau.json", "information.json", "deep_trained.json",
-                                                      "critical.json", "imprint.json"))
+    plateau, info, deep, h7, six, wall = (load(f) for f in ("plateau.json", "information.json", "deep_trained.json",
+                                                            "critical.json", "imprint.json", "data_wall.json"))
     h7 = h7["H7"]
     c, rho = plateau["comparisons"], info["regimes"]["refresh0.003"]["comparisons"]
     over = sorted((math.exp(rho[f"oracle vs {k}"]["estimate"]), ratio(rho[f"oracle vs {k}"])) for k in CONTROLS)
@@ -80,7 +82,34 @@ def numbers():
             "two layers, predicted": f"{deep['predicted_speedup']:g}×",
             "critical, runs": str(len(grok)) if None not in grok else "a run that never grokked",
             "critical, budget": f"{h7['budget']:,}", "critical, seeds": f"{seeds[0]}–{seeds[-1]}",
-            "critical, without": str(len(h7["grok"]["0"])) if not any(h7["grok"]["0"].values()) else "a control grokked"}
+            "critical, without": str(len(h7["grok"]["0"])) if not any(h7["grok"]["0"].values()) else "a control grokked",
+            **data_wall_numbers(wall)}
+
+
+def data_wall_numbers(wall):
+    """The data wall's finding: plain training's wall and its count there, the counts at the study fraction just
+    below it, the runs an arm at the lowest fraction, where none reached 0.95, and amendment 3's confirmation on new
+    seeds (as the README writes them)."""
+    if wall["walls"] is None:
+        return {"data wall": "not every cell is in"}
+    at = lambda f, arm: "{k} of {n}".format(**wall["cells"][f"{f:g}"][arm])      # noqa: E731
+    at_new = lambda arm: "{k} of {n}".format(**wall["confirm"]["cell"][arm])     # noqa: E731
+    top = wall["walls"]["lambda 0"]
+    below = max(f for f in wall["fractions"] if f < top)
+    low = min(wall["fractions"])
+    lowest = sum(c["k"] for c in wall["cells"][f"{low:g}"].values())
+    return {"data wall, plain training's wall": f"{top:g}", "data wall, below it": f"{below:g}",
+            "data wall, budget": f"{wall['budget']:,}", "data wall, plain at its wall": at(top, "lambda 0"),
+            "data wall, plain below it": at(below, "lambda 0"),
+            "data wall, the oracle below it": at(below, "oracle"), "data wall, uniform below it": at(below, "uniform"),
+            "data wall, the lowest": f"{low:g}",
+            "data wall, runs an arm at the lowest": (str(len(wall["seeds"])) if not lowest
+                                                     else f"{lowest} runs reached 0.95 at the lowest"),
+            # amendment 3: the uniform KL against plain training at that fraction on new seeds, and its reading
+            "data wall, new seeds, uniform": at_new("uniform"), "data wall, new seeds, plain": at_new("lambda 0"),
+            "data wall, new seeds": str(len(wall["confirm"]["seeds"])),
+            "data wall, on new seeds": CONFIRM_WORDS.get(wall["confirm"]["reading"],
+                                                         f"amendment 3 now reads {wall['confirm']['reading']!r}")}
 
 
 # settings and names the prose may state: the task (113), the marks (0.99, 0.95, 1/4, 99%), the uniform mass (0.2)
