@@ -226,12 +226,7 @@ def confirm_runs(args, budget):
 def confirmation(results, budget):
     """Amendment 3's cell on its new seeds and its reading: amendment 2's second reading mapped to confirmed /
     not confirmed / untestable / not told, once all its runs are stored ("not decided" before)."""
-    cell = {}
-    for arm in CONFIRM_ARMS:
-        ran = [s for s in CONFIRM_SEEDS if label(arm, CONFIRM_AT, s) in results]
-        m = [measures(*results[label(arm, CONFIRM_AT, s)]) for s in ran]
-        cell[arm] = {"k": grokked([x["t_95"] for x in m])[0], "n": len(ran), "seeds": ran,
-                     **{key: [x[key] for x in m] for key in ("t_95", "t_95_held", "t_grok", "mass_early", "mass_end")}}
+    cell = {arm: arm_cell(results, arm, CONFIRM_AT, CONFIRM_SEEDS) for arm in CONFIRM_ARMS}
     complete = all(c["n"] == len(CONFIRM_SEEDS) for c in cell.values())
     counts = {arm: (c["k"], c["n"]) for arm, c in cell.items()}
     return {"fraction": CONFIRM_AT, "seeds": list(CONFIRM_SEEDS), "cell": cell,
@@ -248,16 +243,13 @@ def confirmation_text(c, budget, bold=False):
     if not stored:
         return head + ("no run stored yet: **not decided**" if bold else "no run stored yet: not decided")
     counts = ", ".join(f"{arm} {x['k']} of {x['n']}" for arm, x in cell.items() if x["n"])
-    meds = ", ".join(f"{arm} {median(x['t_95'], budget)[0]:g}" + (" (a lower bound)" if median(x["t_95"], budget)[1]
-                     else "") for arm, x in cell.items() if x["n"])
+    meds = medians_text(cell, budget)
     so_far = "" if c["second"] else f" (so far: {stored} of {len(CONFIRM_ARMS) * len(c['seeds'])} runs stored)"
     reading = f"**{c['reading']}**" if bold else c["reading"]
     line = f"{head}reached 0.95 within {budget:,} epochs: {counts}; median t_95 {meds}: {reading}{so_far}"
     if c["second"]:
-        v = A.speedup_verdict_v4(dict(zip(cell["lambda 0"]["seeds"], cell["lambda 0"]["t_95"])),
-                                 dict(zip(cell["uniform"]["seeds"], cell["uniform"]["t_95"])), budget, what="")
-        line += (f"; beside it, deciding nothing: the uniform KL over lambda 0, t_95 per seed, "
-                 f"{v.get('shown', 'no seed in both arms').strip()}, n = {v['n']}")
+        shown, n = t95_ratio(cell, "uniform", "lambda 0", budget)
+        line += f"; beside it, deciding nothing: the uniform KL over lambda 0, t_95 per seed, {shown}, n = {n}"
     return line
 
 
@@ -356,18 +348,22 @@ def confirm_power_table(n=len(CONFIRM_SEEDS)):
 # ---------------------------------------------------------------------------------------
 # Judging the runs
 
+def arm_cell(results, arm, frac, seeds):
+    """One arm at one fraction over the seeds stored of `seeds`: {"k", "n", "seeds", and per run "t_95",
+    "t_95_held", "t_grok", "mass_early", "mass_end"}."""
+    ran = [s for s in seeds if label(arm, frac, s) in results]
+    m = [measures(*results[label(arm, frac, s)]) for s in ran]
+    k, n = grokked([x["t_95"] for x in m])
+    return {"k": k, "n": n, "seeds": ran, **{key: [x[key] for x in m] for key in (
+        "t_95", "t_95_held", "t_grok", "mass_early", "mass_end")}}
+
+
 def summarize(results, fractions, budget, seeds):
     """{"cells": {fraction: {arm: {"k", "n", "t_95", "t_95_held", "t_grok"}}}, "walls", "readings", "overall",
     "second", "second_overall"} (the last two amendment 2's, beside the registered reading)."""
     cells, readings, second = {}, {}, {}
     for f in fractions:
-        cell = {}
-        for arm in ARMS:
-            ran = [s for s in seeds if label(arm, f, s) in results]
-            m = [measures(*results[label(arm, f, s)]) for s in ran]
-            k, n = grokked([x["t_95"] for x in m])
-            cell[arm] = {"k": k, "n": n, "seeds": ran, **{key: [x[key] for x in m] for key in (
-                "t_95", "t_95_held", "t_grok", "mass_early", "mass_end")}}
+        cell = {arm: arm_cell(results, arm, f, seeds) for arm in ARMS}
         cells[f] = cell
         if all(cell[arm]["n"] == len(seeds) for arm in ARMS):     # nothing read from part of a cell
             counts = {arm: (cell[arm]["k"], cell[arm]["n"]) for arm in ARMS}
@@ -385,6 +381,12 @@ def summarize(results, fractions, budget, seeds):
 def median(times, budget):
     """The median t_95 with never-reached runs at the budget (a lower bound when one is in the middle)."""
     return censored_median(times, budget)
+
+
+def medians_text(cell, budget):
+    """Each begun arm's median t_95, marked where it is a lower bound."""
+    return ", ".join(f"{arm} {m:g}" + (" (a lower bound)" if low else "") for arm, c in cell.items() if c["n"]
+                     for m, low in [median(c["t_95"], budget)])
 
 
 def arm_check(cell):
@@ -409,12 +411,14 @@ RATIOS = (("oracle", "lambda 0"), ("uniform", "lambda 0"), ("uniform", "oracle")
 def t95_ratios(cell, budget):
     """[(faster, slower, the speed-up as shown, n)] of a cell's arms: the slower's t_95 over the faster's, per seed;
     n counts the seeds where at least one of the two reached 0.95 (a seed censored in both tells nothing)."""
-    times = {arm: dict(zip(c["seeds"], c["t_95"])) for arm, c in cell.items()}
-    out = []
-    for fast, slow in RATIOS:
-        v = A.speedup_verdict_v4(times[slow], times[fast], budget, what="")
-        out.append((fast, slow, v.get("shown", "no seed in both arms").strip(), v["n"]))
-    return out
+    return [(fast, slow, *t95_ratio(cell, fast, slow, budget)) for fast, slow in RATIOS]
+
+
+def t95_ratio(cell, fast, slow, budget):
+    """(the speed-up as shown, n): arm slow's t_95 over arm fast's, seed by seed (rules v4, censored runs as bounds)."""
+    times = {arm: dict(zip(cell[arm]["seeds"], cell[arm]["t_95"])) for arm in (fast, slow)}
+    v = A.speedup_verdict_v4(times[slow], times[fast], budget, what="")
+    return v.get("shown", "no seed in both arms").strip(), v["n"]
 
 
 def walls_text(summary):
@@ -466,8 +470,7 @@ def markdown(summary, pilot_choice_=None):
             head.append(f"- train fraction {f}: no run stored yet: **{summary['readings'].get(f, 'not decided')}**")
             continue
         counts = ", ".join(f"{arm} {c['k']} of {c['n']}" for arm, c in cell.items() if c["n"])   # an arm not begun: absent
-        meds = ", ".join(f"{arm} {median(c['t_95'], summary['budget'])[0]:g}" + (" (a lower bound)" if
-                         median(c["t_95"], summary["budget"])[1] else "") for arm, c in cell.items() if c["n"])
+        meds = medians_text(cell, summary["budget"])
         so_far = "" if f in summary["readings"] else \
             f" (so far: {sum(c['n'] for c in cell.values())} of {len(cell) * len(summary['seeds'])} runs stored)"
         head.append(f"- train fraction {f}: reached 0.95 within {summary['budget']:,} epochs: {counts}; median t_95 "
