@@ -307,13 +307,19 @@ def _no_parity_plateau(d, label):
     return all(r is not None and all(s is None for s in r["starved_per_seed"]) for r in runs)
 
 
-def _no_baseline_groks(cell):
-    return lambda d, label: bool(d["cells"].get(cell, {}).get("grok")) and all(t is None for t in d["cells"][cell]["grok"].values())
+def _no_baseline_groks(*cells):
+    """The test of a premise "no run without a prior groks": every named cell has runs, and none of them grokked."""
+    return lambda d, label: all(bool(d["cells"].get(c, {}).get("grok")) and all(t is None for t in d["cells"][c]["grok"].values())
+                                for c in cells)
 
 
 CONFIRM = {
     "rho 0.001 premise": Confirm("regime_map_rho0.001_seeds5-14_e10000.json", "no lambda = 0 run at rho 0.001, wd 1, "
                                  "seeds 5-14 groks within 10,000 epochs", _no_baseline_groks("rho0.001_wd1_lam0")),
+    # the eighth addendum (docs/plan.md, row 20, registered 2026-12-06 before its runs)
+    "fixed premise": Confirm("regime_map_fixed_seeds20-24_e10000.json", "no lambda = 0 run under fixed distractors, "
+                             "wd 0.5, 1, 2 or 4, seeds 20-24, groks within 10,000 epochs",
+                             _no_baseline_groks(*(f"rho0_wd{wd:g}_lam0" for wd in (0.5, 1, 2, 4)))),
     "window": Confirm("fig5_bound_seeds120-127.json", "seeds 120-127, the window fixed in advance, decide it by rule 5b",
                       lambda d, label: c5_bound(d, A.RULES["v4"]), lambda v: not v.get("violations"), "its window"),
     "parity premise": Confirm("fig10_tasks_seeds5-10.json", "no sparse parity run of seeds 5-10 has a plateau after "

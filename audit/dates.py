@@ -72,7 +72,7 @@ CHOICES = (
            "ours", "95e1348", "2026-11-25T06:19:24+00:00",
            lambda c, label, study=None: c == "C9" and label.startswith("parity: the bound holds"), "tasks_parity_confirm"),
     Choice("fixed premise", "C11 under `fixed` marked untestable (no run without a prior groks)", "untestable", "ours",
-           "95e1348", "2026-11-25T06:19:24+00:00", _claim("C11", "fixed:"), None),
+           "95e1348", "2026-11-25T06:19:24+00:00", _claim("C11", "fixed:"), "regime_map_confirm_fixed"),
     Choice("rho 0.001 premise", "C11's Eq. 5 part at rho 0.001 marked untestable (no plateau ends)", "untestable",
            "ours", "82c1131", "2026-11-26T03:18:30+00:00", _claim("C11", "rho 0.001: plateau"), "regime_map_v4plan_rho0.001"),
     Choice("sixth seed", "a sixth seed, added after seeing five (the fifth addendum, docs/plan.md)", "6 seeds", "ours",

@@ -288,6 +288,14 @@ STUDIES = {
         "regime_map_fresh_seeds12-27_e40000_wds0.5-2.json", "regime_map_fresh_seeds12-27_e40000_wds0.5-2_c11.png",
         "C11's 1/wd law in fresh at seeds 12-27, run after its room was named (plan, seventh addendum, row 19)",
         variant_of="regime_map"),
+    # the eighth addendum (docs/plan.md, 2026-12-06, before any of its runs): the runs that confirm or refute C11's
+    # marking under `fixed` (claims.CONFIRM reads its summary); beside C11, never part of its verdict
+    "regime_map_confirm_fixed": Study(
+        "C11", ["-m", "audit.regime_map", "--part", "baseline", "wd", "--rhos", "0", "--seeds"]
+        + [str(s) for s in range(20, 25)],
+        "regime_map_fixed_seeds20-24_e10000.json", "regime_map_fixed_seeds20-24_e10000_c11.png",
+        "C11 under fixed at seeds 20-24, run after its marking (plan, eighth addendum, row 20)",
+        variant_of="regime_map"),
     "heldout_fig3_after": Study("C3b", ["exp_fig3_kl.py"] + RHO + ["--lam", "0", "1", "--seeds"]
                                 + [str(s) for s in range(5, 11)], "fig3_kl_refresh0.003_seeds5-10_lam0_1.json",
                                 "fig3_kl_refresh0.003_seeds5-10_lam0_1.png",

@@ -119,6 +119,30 @@ def test_a_premise_marked_after_its_runs_waits_for_runs_made_after_it(tmp_path):
     assert "refuted" in _judge("C11", marked, untestable, results)["reason"]
 
 
+def test_c11s_marking_under_fixed_is_judged_on_the_runs_registered_after_it(tmp_path):
+    """docs/plan.md, row 20: C11's `fixed` parts, marked untestable (2026-11-25) after their runs, count once
+    no lambda = 0 run of seeds 20-24 groks at any of the four weight decays; one that groks, or a weight decay
+    with no runs, leaves them inconclusive."""
+    results = _results(tmp_path, "regime_map", {s: BEFORE for s in range(5)}, {"seeds": list(range(5))})
+    untestable = {"verdict": A.UNTESTABLE, "n": 0, "reason": "no run without a prior groks"}
+    parts = ("fixed: t_grok ~ 1/wd over the named room", "fixed: plateau >= Eq. 5's bound")
+    assert all("not run yet" in _judge("C11", p, untestable, results)["reason"] for p in parts)
+    summary = claims.CONFIRM["fixed premise"].summary
+    assert summary == studies.summary("regime_map_confirm_fixed")
+    never = {"cells": {f"rho0_wd{wd}_lam0": {"grok": {str(s): None for s in range(20, 25)}} for wd in ("0.5", "1", "2", "4")}}
+    (tmp_path / summary).write_text(json.dumps(never))
+    for p in parts:
+        v = _judge("C11", p, untestable, results)
+        assert v["verdict"] == A.UNTESTABLE and "confirmed on the runs made after it" in v["reason"]
+    never["cells"]["rho0_wd4_lam0"]["grok"]["23"] = 6130                     # one run grokked after all
+    (tmp_path / summary).write_text(json.dumps(never))
+    assert all("refuted" in _judge("C11", p, untestable, results)["reason"] for p in parts)
+    never["cells"]["rho0_wd4_lam0"]["grok"]["23"] = None
+    del never["cells"]["rho0_wd2_lam0"]                                        # a weight decay never run
+    (tmp_path / summary).write_text(json.dumps(never))
+    assert all(_judge("C11", p, untestable, results)["verdict"] == A.INCONCLUSIVE for p in parts)
+
+
 def test_c10s_untested_settings_are_not_decided_so_c10_is_never_reproduced_where_testable():
     """C10's five settings our mapping left without a plateau are 'not tested here', never 'untestable
     here': with every other part reproduced, C10 reads inconclusive."""

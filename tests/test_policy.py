@@ -227,6 +227,8 @@ def test_a_variant_study_says_whether_its_runs_enter_the_verdict():
     assert claims.decides("bound_after", "the bound holds at every logged point") == "decides"
     assert claims.decides("bound_after", "measured/bound falls after memorization") == "decides"     # its 2x too
     assert claims.decides("regime_map_v4plan_rho0.001") == "premise"
+    assert claims.decides("regime_map_confirm_fixed", "fixed: plateau >= Eq. 5's bound") == "premise"
+    assert claims.decides("regime_map_confirm_fixed", "rho 0.001: plateau >= Eq. 5's bound") is None
     assert claims.decides("tasks_parity_confirm", "parity: KL faster") == "decides"
     assert claims.decides("tasks_parity_confirm", "parity: the bound holds, and starves the attention gradient "
                           "after memorization") == "premise"
@@ -234,7 +236,7 @@ def test_a_variant_study_says_whether_its_runs_enter_the_verdict():
     assert claims.decides("optimizers_after") is None          # C10's settings are not tested: reported beside
     others = [n for n, s in studies.STUDIES.items() if s.variant_of and n not in
               ("dims_after", "priors_after", "bound_after", "heldout_fig3_after", "regime_map_v4plan_rho0.001",
-               "priors_confirm", "tasks_parity_confirm", "regime_map_confirm_fresh")]
+               "priors_confirm", "tasks_parity_confirm", "regime_map_confirm_fresh", "regime_map_confirm_fixed")]
     assert others and all(claims.decides(n) is None for n in others)
     note = claims.v4_plan_note("C8", "larger d reaches B_tau sooner", "dims_after", "results")["note"]
     assert "row 14" in note and "not here" not in note
