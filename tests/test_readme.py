@@ -45,6 +45,9 @@ def ratio(v):
 
 # part six's Q2 reading as the README's finding says it (a changed reading fails the number check)
 Q2_WORDS = {"MLP suffices, not alone needed": "can be moved into a plain run through the MLP's weights alone, yet is not stored only there"}
+# the information study's controls as the README names the one with the smallest and the largest ratio
+CONTROL_WORDS = {"uniform": "the uniform target", "shuffled": "the shuffled target", "logit noise": "the logit noise",
+                 "weight noise": "the weight noise"}
 # the data wall's amendment 3 as the README's finding says it (a changed reading fails the number check)
 CONFIRM_WORDS = {"confirmed": "but a KL without its information carried runs past the wall"}
 
@@ -58,7 +61,7 @@ def numbers():
                                                             "critical.json", "imprint.json", "data_wall.json"))
     h7 = h7["H7"]
     c, rho = plateau["comparisons"], info["regimes"]["refresh0.003"]["comparisons"]
-    over = sorted((math.exp(rho[f"oracle vs {k}"]["estimate"]), ratio(rho[f"oracle vs {k}"])) for k in CONTROLS)
+    over = sorted((math.exp(rho[f"oracle vs {k}"]["estimate"]), ratio(rho[f"oracle vs {k}"]), k) for k in CONTROLS)
     grok = [v for lam in ("0.013", "0.01") for v in h7["grok"][lam].values()]
     seeds = sorted({int(s) for lam in ("0.013", "0.01") for s in h7["grok"][lam]})
     return {"fresh, every stored seed": x(plateau["pooled K1"]["all"]), "its seeds": str(plateau["pooled K1"]["all"]["n"]),
@@ -76,8 +79,10 @@ def numbers():
                                                    f"{len(six['runs']['lambda 0'])} seeds" if all(
                                                        r["t_grok"] for r in six["runs"]["lambda 0"].values())
                                                    else "a λ 0 run that never grokked"),
-            "rho 0.003, against lambda 0": x(rho["oracle vs lambda 0"]), "against the controls": over[0][1],
-            "against the controls, at most": over[-1][1], "rho's seeds": str(len(info["seeds"])),
+            "rho 0.003, against lambda 0": x(rho["oracle vs lambda 0"]),
+            "against the controls": f"{over[0][1]} (over {CONTROL_WORDS[over[0][2]]})",
+            "against the controls, at most": f"{over[-1][1]} (over {CONTROL_WORDS[over[-1][2]]})",
+            "rho's seeds": str(len(info["seeds"])),
             "two layers": x(deep["speedup"]), "two layers' seeds": str(deep["speedup"]["n"]),
             "two layers, predicted": f"{deep['predicted_speedup']:g}×",
             "critical, runs": str(len(grok)) if None not in grok else "a run that never grokked",
