@@ -208,7 +208,8 @@ PLAIN_PARTS = {"diffuse attention at memorization": "attention when the model me
                "sgd: the MLP norm contracts on the plateau": "SGD, Lion, Muon, other batch sizes",
                "frozen oracle attention groks faster than the baseline": "frozen oracle attention over λ 0",
                "fresh: t_grok ~ 1/wd": "the exponent of 1/wd in `fresh`",
-               "fixed: t_grok ~ 1/wd": "the exponent of 1/wd under `fixed`"}
+               "fixed: t_grok ~ 1/wd": "the exponent of 1/wd under `fixed`",
+               "rho 0.001: t_grok ~ 1/wd": "the exponent of 1/wd at ρ 0.001"}
 
 
 def plain(text, asides=True):
@@ -228,6 +229,22 @@ def plain(text, asides=True):
     return re.sub(r"(\d)x\b", r"\1×", text).strip(" :")
 
 
+# a choice made after its data, named in the README's words by its key in audit/dates.py (else generically)
+LATE_CHOICES = {"law band": "the exponent's margin (1 ± 0.5)"}
+
+
+def late_words(v):
+    """Why a part waits (policy.late): what we chose after seeing its seeds, and what runs made after that did."""
+    premise = v["would_read"] == A.UNTESTABLE
+    chose = ("marked it untestable here (its premise never occurs)" if premise else
+             f"set {LATE_CHOICES.get(v.get('choice_name'), 'what judges it')}")
+    reading = "" if premise else f" (it would read {v['would_read']})"
+    reason = v.get("reason", "")
+    after = ("later runs refuted it" if ": refuted" in reason else
+             "too few later runs to judge it" if "too few to judge" in reason else "later runs would judge it (none yet)")
+    return f"not judged: we {chose} only after seeing its {v.get('n', 0)} seeds{reading}; {after}"
+
+
 def measured(verdict, parts):
     """The README's number for a claim: the first part that holds its verdict and has an estimate (else the
     first such part, with why it has none), with what counts and its n."""
@@ -235,8 +252,7 @@ def measured(verdict, parts):
     p, v = next(((p, v) for p, v in held if v.get("shown")), held[0])
     label = plain(part_label(p, v))
     if v.get("would_read") and not v.get("shown"):     # a choice made after its data: decided only by later runs
-        number = (f"not judged, since we set it aside as {v['would_read']} only after seeing its {v.get('n', 0)} seeds; "
-                  "new runs would judge it (none yet)")
+        number = late_words(v)
     else:
         number = v.get("shown") or (v.get("text") or v.get("status") or v.get("reason") or "no number yet").split(";")[0]
     name = PLAIN_PARTS.get(label, label)

@@ -247,3 +247,20 @@ def test_a_bound_from_censored_runs_names_the_arm_whose_runs_never_reached_the_m
         cell = blocks_module.measured(NOT_REPRODUCED, parts)
         side = "below" if mark == "<=" else "above"
         assert f"(every run of {arm} censored, so the whole interval lies at or {side} it)" in cell, cell
+
+
+def test_a_part_waiting_for_later_runs_says_what_was_chosen_late_and_what_later_runs_did():
+    """The claim table's cell for a part read inconclusive by the after-data rule (policy.late): a premise marked
+    late, or a threshold set late with the reading it would give; and whether later runs are none yet, too few,
+    or refuted it (a wrong branch would tell a reader the opposite)."""
+    from audit import policy, readme
+    from audit import rules as A
+    v = {"verdict": A.UNTESTABLE, "n": 5}
+    cell = lambda premise, why, key="fixed premise": readme.late_words(  # noqa: E731
+        policy.late({**v, "verdict": A.UNTESTABLE if premise else A.INCONCLUSIVE}, "a choice", key, premise, why))
+    assert "untestable" in cell(True, "none of its seeds was stored after it") and "none yet" in cell(True, "x")
+    assert "refuted" in cell(True, "it counts only once no run groks (f.json): refuted")
+    assert "none yet" in cell(True, "it counts only once no run groks (f.json): not run yet")
+    assert "too few" in cell(False, "3 of its seeds were stored after it, too few to judge the part on")
+    law = cell(False, "none of its seeds was stored after it", "law band")
+    assert "1 ± 0.5" in law and "would read inconclusive" in law and "untestable" not in law
