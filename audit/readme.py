@@ -260,8 +260,8 @@ def measured(verdict, parts):
         first, second = name.split(" against ", 1)
         arm = first if "<=" in number or "≤" in number else second
         side = "at or below" if arm == first else "at or above"
-        number = number.replace("(one arm's runs all censored)", f"(every run of {arm} censored, so the whole interval "
-                                                                 f"lies {side} it)")
+        number = number.replace("(one arm's runs all censored)", f"(every run of {arm} censored: the interval "
+                                                                 f"lies {side} the bound)")
     counts = f"; {plain(v['against'], asides=False)}" if v.get("shown") and v.get("against") else ""
     cell = f"{name}: {plain(number, asides=False)}{counts}; n = {v.get('n', 0)}"
     read = [(q, w) for q, w in parts.items() if w.get("shown")]
