@@ -436,6 +436,9 @@ def plot_c11(stats, c11, seeds, budget, model, path):
         ax[1].scatter(b, p, c=list(col), s=18)
         hi = max(max(b), max(p)) * 1.2
         ax[1].plot([1, hi], [1, hi], color="k", lw=0.8, ls="--")
+    else:                                          # an empty panel says why, rather than look like a failed draw
+        ax[1].text(0.5, 0.5, "no run grokked:\nno plateau ends to compare with the bound", transform=ax[1].transAxes,
+                   ha="center", va="center", fontsize=10, color="0.4")
     ax[1].set(xscale="log", yscale="log", xlabel="Eq. 5's least plateau log(||theta_mem|| / r*) / -log(1 - lr wd), epochs",
               ylabel="measured plateau t_grok - t_mem, epochs")
     ax[1].set_title("plateau against Eq. 5's bound, grokked runs (colours as left);\n"

@@ -395,3 +395,24 @@ def test_no_literal_in_a_study_s_functions_came_after_its_registration_unnamed()
         ("analysis", "meets_regime_criterion", 0.2, None)]
     named = {k: v for k, v in D.LATE_LITERALS.items() if k != ("plateau", "227e197")}
     assert {(f, v) for _, f, v, _ in D.unnamed_late_literals(("plateau",), root=ROOT, named=named)} == {("pooled", 210), ("pooled", 230)}
+
+
+def test_row_20s_runs_were_all_stored_after_it_was_registered():
+    """docs/plan.md, row 20: every run `regime_map_confirm_fixed` reads was first committed after the commit that
+    registered it (the one adding its confirmation to audit/claims.py); a run of the marking's own seeds 0-4 was
+    not (the check can fail). Skipped without git history."""
+    from datetime import datetime
+    import store
+    from audit import regime_map as M
+    log = subprocess.run(["git", "log", "--reverse", "--format=%aI", "-S", '"fixed premise": Confirm(', "--",
+                          "audit/claims.py"], cwd=ROOT, capture_output=True, text=True)
+    when = log.stdout.split()[:1] if log.returncode == 0 else []
+    dates = D.store_dates(ROOT) if when else None
+    if not dates:
+        pytest.skip("no git history here")
+    keys = lambda seeds: [store.run_key(cfg) for _, cfg in M.planned_runs(M.parse(   # noqa: E731
+        ["--part", "baseline", "wd", "--rhos", "0", "--seeds", *map(str, seeds)]))]
+    before = lambda ks: [k for k in ks if k in dates and datetime.fromisoformat(dates[k]) <= datetime.fromisoformat(when[0])]  # noqa: E731
+    row = keys(range(20, 25))
+    assert len(row) == 20 and not before(row), before(row)
+    assert before(keys([0])) == keys([0])             # the marking's own runs came before it
