@@ -181,16 +181,24 @@ SECOND_READINGS = ("no wall here", "the KL without the information crosses", "it
 CONFIRM_FRACTIONS = (0.175, 0.2, 0.075)     # every run of theirs stored after amendment 2 (tests/test_data_wall.py)
 
 
+CROSSINGS = ("no wall", "crosses", "does not cross", "not told")
+
+
+def crossing(c, arm):
+    """Does `arm` carry runs over a wall lambda 0 fails at, from the counts {arm: (k, n)}? "no wall": lambda 0 reaches
+    0.95 in at least half its runs; "crosses": `arm` beats lambda 0; "does not cross": `arm` reaches it in fewer than
+    half; else "not told"."""
+    lam0, other = c["lambda 0"], c[arm]
+    if lam0[0] >= HALF * lam0[1]:
+        return CROSSINGS[0]
+    if beats(other, lam0):
+        return CROSSINGS[1]
+    return CROSSINGS[2] if other[0] < HALF * other[1] else CROSSINGS[3]
+
+
 def second_reading(c):
     """Does the KL toward uniform attention (no information) carry runs over a wall lambda 0 fails at?"""
-    lam0, uniform = c["lambda 0"], c["uniform"]
-    if lam0[0] >= HALF * lam0[1]:
-        return SECOND_READINGS[0]
-    if beats(uniform, lam0):
-        return SECOND_READINGS[1]
-    if uniform[0] < HALF * uniform[1]:
-        return SECOND_READINGS[2]
-    return SECOND_READINGS[3]
+    return dict(zip(CROSSINGS, SECOND_READINGS))[crossing(c, "uniform")]
 
 
 def second_overall(second):
@@ -223,15 +231,20 @@ def confirm_runs(args, budget):
             for arm in CONFIRM_ARMS]
 
 
+def new_seeds_cell(results, frac, seeds, arms):
+    """(the arms' cell at one fraction on new seeds, their counts {arm: (k, n)} once every run is stored, else None)."""
+    cell = {arm: arm_cell(results, arm, frac, seeds) for arm in arms}
+    complete = all(c["n"] == len(seeds) for c in cell.values())
+    return cell, {arm: (c["k"], c["n"]) for arm, c in cell.items()} if complete else None
+
+
 def confirmation(results, budget):
     """Amendment 3's cell on its new seeds and its reading: amendment 2's second reading mapped to confirmed /
     not confirmed / untestable / not told, once all its runs are stored ("not decided" before)."""
-    cell = {arm: arm_cell(results, arm, CONFIRM_AT, CONFIRM_SEEDS) for arm in CONFIRM_ARMS}
-    complete = all(c["n"] == len(CONFIRM_SEEDS) for c in cell.values())
-    counts = {arm: (c["k"], c["n"]) for arm, c in cell.items()}
+    cell, counts = new_seeds_cell(results, CONFIRM_AT, CONFIRM_SEEDS, CONFIRM_ARMS)
     return {"fraction": CONFIRM_AT, "seeds": list(CONFIRM_SEEDS), "cell": cell,
-            "second": second_reading(counts) if complete else None,
-            "reading": CONFIRM_READS[second_reading(counts)] if complete else "not decided"}
+            "second": second_reading(counts) if counts else None,
+            "reading": CONFIRM_READS[second_reading(counts)] if counts else "not decided"}
 
 
 def confirmation_text(c, budget, bold=False):
@@ -251,6 +264,50 @@ def confirmation_text(c, budget, bold=False):
         shown, n = t95_ratio(cell, "uniform", "lambda 0", budget)
         line += f"; beside it, deciding nothing: the uniform KL over lambda 0, t_95 per seed, {shown}, n = {n}"
     return line
+
+
+# ---------------------------------------------------------------------------------------
+# Amendment 4 (2026-12-06, before any of its runs): the title's need at 0.15 on new seeds. There the oracle reached
+# 0.95 in 5 of 8 runs against lambda 0's 2 of 8 (2 of 8 again on amendment 3's seeds), which the registered count
+# test could not tell apart (p = 0.157). The same test on 32 new seeds an arm tells those rates apart in four studies
+# in five (NEED_TRUTHS, `--power`). The uniform KL is not re-run: amendment 3 already crossed there.
+
+NEED_AT = 0.15
+NEED_SEEDS = tuple(range(530, 562))         # no stored run has used them (tests/test_data_wall.py)
+NEED_ARMS = ("lambda 0", "oracle")
+NEED_READS = ("untestable on these seeds (lambda 0 reached 0.95 in at least half its runs)",
+              "shown: the oracle prior carries runs past plain training's wall", "not shown: the oracle prior does not cross",
+              "not told")
+
+
+def need_runs(args, budget):
+    """Amendment 4's runs, seed by seed, lambda 0 then the oracle: an interruption leaves whole seeds."""
+    return [(label(arm, NEED_AT, s), config(args, s, NEED_AT, arm, budget)) for s in NEED_SEEDS for arm in NEED_ARMS]
+
+
+def need(results, budget):
+    """Amendment 4's cell on its new seeds and its reading (the crossing rule for the oracle), once all its runs are
+    stored ("not decided" before)."""
+    cell, counts = new_seeds_cell(results, NEED_AT, NEED_SEEDS, NEED_ARMS)
+    return {"fraction": NEED_AT, "seeds": list(NEED_SEEDS), "cell": cell,
+            "reading": dict(zip(CROSSINGS, NEED_READS))[crossing(counts, "oracle")] if counts else "not decided"}
+
+
+def need_text(c, budget, bold=False):
+    """Amendment 4's line: counts so far or its reading, with the oracle over lambda 0 beside it once all are in."""
+    cell, complete = c["cell"], c["reading"] != "not decided"
+    stored = sum(x["n"] for x in cell.values())
+    head = (f"amendment 4 (registered before its runs): the title's need at {c['fraction']:g}, the oracle against "
+            f"lambda 0 on new seeds {plots.seeds_text(c['seeds'])}: ")
+    reading = f"**{c['reading']}**" if bold else c["reading"]
+    if not stored:
+        return head + f"no run stored yet: {reading}"
+    counts = ", ".join(f"{arm} {x['k']} of {x['n']}" for arm, x in cell.items() if x["n"])
+    line = f"{head}reached 0.95 within {budget:,} epochs: {counts}; median t_95 {medians_text(cell, budget)}: {reading}"
+    if not complete:
+        return line + f" (so far: {stored} of {len(NEED_ARMS) * len(c['seeds'])} runs stored)"
+    shown, n = t95_ratio(cell, "oracle", "lambda 0", budget)
+    return line + f"; beside it, deciding nothing: the oracle over lambda 0, t_95 per seed, {shown}, n = {n}"
 
 
 # ---------------------------------------------------------------------------------------
@@ -308,14 +365,19 @@ SECOND_TRUTHS = {   # (lambda 0, uniform): amendment 2's truths, each run's chan
 }
 
 
-def second_probabilities(p, n):
-    """{second reading: probability} for true chances p = (lambda 0, uniform) and n runs an arm."""
+def crossing_probabilities(p, n, arm):
+    """{outcome of `crossing`: its chance} for true chances p = (lambda 0, arm) and n runs an arm."""
     b = binomial_pmfs(p, n)
-    out = dict.fromkeys(SECOND_READINGS, 0.0)
+    out = dict.fromkeys(CROSSINGS, 0.0)
     for k0 in range(n + 1):
         for k2 in range(n + 1):
-            out[second_reading({"lambda 0": (k0, n), "uniform": (k2, n)})] += b[0][k0] * b[1][k2]
+            out[crossing({"lambda 0": (k0, n), arm: (k2, n)}, arm)] += b[0][k0] * b[1][k2]
     return out
+
+
+def second_probabilities(p, n):
+    """{second reading: probability} for true chances p = (lambda 0, uniform) and n runs an arm."""
+    return dict(zip(SECOND_READINGS, crossing_probabilities(p, n, "uniform").values()))
 
 
 def second_power_table(n=FEWER_SEEDS):
@@ -342,6 +404,34 @@ def confirm_power_table(n=len(CONFIRM_SEEDS)):
     for name, p in CONFIRM_TRUTHS.items():
         pr = second_probabilities(p, n)
         lines.append(f"| {name} {p} | " + " | ".join(f"{pr[r]:.1%}" for r in SECOND_READINGS) + " |")
+    return "\n".join(lines)
+
+
+NEED_TRUTHS = {   # (lambda 0, oracle) at 0.15: amendment 4's power inputs, written before its runs
+    "as 0.15's counts were (4 of 16, 5 of 8)": (0.25, 0.625),
+    "a smaller gap": (0.25, 0.5),
+    "a larger gap": (0.25, 0.75),
+    "no difference": (0.25, 0.25),
+    "no difference, higher": (0.5, 0.5),
+}
+
+
+def need_probabilities(p, n):
+    """{amendment 4's reading: its chance} with n runs an arm at the truth p = (lambda 0, oracle), exactly."""
+    return dict(zip(NEED_READS, crossing_probabilities(p, n, "oracle").values()))
+
+
+NEED_POWER_NS = (8, 16, 24)                 # the power table's smaller studies, beside NEED_SEEDS' own
+
+
+def need_power_table(ns=NEED_POWER_NS + (len(NEED_SEEDS),)):
+    """Markdown: amendment 4's reading's chances per truth, n new runs an arm (its power as seeds are added)."""
+    reads = [r.split(" (")[0].split(":")[0] for r in NEED_READS]
+    lines = ["| truth (lambda 0, oracle) | n | " + " | ".join(reads) + " |", "|---|---|" + "---|" * len(reads)]
+    for name, p in NEED_TRUTHS.items():
+        for n in ns:
+            pr = need_probabilities(p, n)
+            lines.append(f"| {name} {p} | {n} | " + " | ".join(f"{pr[r]:.1%}" for r in NEED_READS) + " |")
     return "\n".join(lines)
 
 
@@ -439,6 +529,8 @@ def text(summary):
     lines.append("  " + second_text(summary))
     if "confirm" in summary:
         lines.append("  " + confirmation_text(summary["confirm"], summary["budget"]))
+    if "need" in summary:
+        lines.append("  " + need_text(summary["need"], summary["budget"]))
     return "\n".join(lines)
 
 
@@ -487,6 +579,8 @@ def markdown(summary, pilot_choice_=None):
     head.append("- " + second_text(summary, bold=True))
     if "confirm" in summary:
         head.append("- " + confirmation_text(summary["confirm"], summary["budget"], bold=True))
+    if "need" in summary:
+        head.append("- " + need_text(summary["need"], summary["budget"], bold=True))
     return head + [""]
 
 
@@ -595,7 +689,7 @@ def planned_runs(args):
         pilot_levels = tuple(float(f) for f in store.read_json(pilot_file(args))["reached"])
     runs = [r for f in pilot_levels for r in pilot_runs(args, f)]
     chosen = design(args)
-    return runs + (study_runs(args, *chosen) + confirm_runs(args, chosen[1]) if chosen else [])
+    return runs + (study_runs(args, *chosen) + confirm_runs(args, chosen[1]) + need_runs(args, chosen[1]) if chosen else [])
 
 
 def main(argv=None):
@@ -604,6 +698,7 @@ def main(argv=None):
         print(power_table())
         print("\namendment 2's second reading:\n" + second_power_table())
         print("\namendment 3, at 0.15 on new seeds:\n" + confirm_power_table())
+        print("\namendment 4, the title's need at 0.15 on new seeds:\n" + need_power_table())
         return
     if args.pilot:
         pilot(args)
@@ -620,11 +715,12 @@ def main(argv=None):
         print(f"the data wall: none of its {len(runs)} runs is stored yet (its pilot chose "
               f"{', '.join(f'{f:g}' for f in fractions)} at {budget:,} epochs); nothing drawn")
         return
-    extra = [] if args.quick else confirm_runs(args, budget)       # amendment 3's, after the study's
+    extra = [] if args.quick else confirm_runs(args, budget) + need_runs(args, budget)   # amendments 3 and 4's
     results = sweep.run_sweep(runs + extra, args)
     summary = summarize(results, fractions, budget, args.seeds)
     if extra:
         summary["confirm"] = confirmation(results, budget)
+        summary["need"] = need(results, budget)
     print(text(summary))
     os.makedirs(args.results_dir, exist_ok=True)
     store.write_json(os.path.join(args.results_dir, "data_wall.json"), summary)

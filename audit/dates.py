@@ -384,6 +384,12 @@ AFTER_REGISTRATION = {
     ("data_wall", "CONFIRM_SEEDS"): "amendment 3 (2026-12-06): its new seeds, registered before any run on them",
     ("data_wall", "CONFIRM_READS"): "amendment 3 (2026-12-06): amendment 2's readings named as a confirmation, before its runs",
     ("data_wall", "CONFIRM_TRUTHS"): "amendment 3's power inputs (2026-12-06), computed before its runs; they decide nothing",
+    ("data_wall", "NEED_AT"): "amendment 4 (2026-12-06, after 0.15's counts were seen, before any run on its seeds; "
+                              "tests/test_data_wall.py checks that from git): where the title's need is asked again",
+    ("data_wall", "NEED_SEEDS"): "amendment 4 (2026-12-06): its new seeds, registered before any run on them",
+    ("data_wall", "NEED_TRUTHS"): "amendment 4's power inputs (2026-12-06), computed before its runs; they decide nothing",
+    ("data_wall", "NEED_POWER_NS"): "amendment 4's power table's smaller studies (2026-12-06), before its runs; they "
+                                    "decide nothing",
     ("data_wall", "HALF"): "the registration's 'half of its runs' as a named choice (the choices table), same value",
     ("data_wall", "BUDGET_FACTOR"): "the registration's 3x budget rule as a named choice (the choices table), same value",
     ("payoff", "SEEN_BEFORE"): "described beside H8 (abe9e82, 2026-11-28): the cell stored before registration, "

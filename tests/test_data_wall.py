@@ -153,7 +153,7 @@ def test_before_its_pilot_the_study_plans_the_pilot_s_grid_and_reports_not_run(t
     choice = W.pilot_choice({0.25: 2, 0.2: 0}, {0.25: [4000, 5000]})
     (tmp_path / "data_wall_pilot.json").write_text(json.dumps({**choice, "reached": {"0.25": 2, "0.2": 0}}))
     runs = W.planned_runs(W.parse(["--results-dir", str(tmp_path)]))
-    assert len(runs) == 2 * 2 + 4 * 3 * 10 + 8 * 2 and {cfg.epochs for _, cfg in runs[4:]} == {30000}   # + amendment 3
+    assert len(runs) == 2 * 2 + 4 * 3 * 10 + 8 * 2 + 32 * 2 and {cfg.epochs for _, cfg in runs[4:]} == {30000}  # + amendments 3, 4
     W.main(["--results-dir", str(tmp_path), "--plot-only"])          # chosen, none of its runs stored: nothing drawn
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data_wall_pilot.json"]
     assert any("0.25, 0.225, 0.2, 0.1" in line for line in W.markdown(None, {**choice, "reached": {"0.25": 2, "0.2": 0}}))
@@ -269,3 +269,50 @@ def test_amendment_3_is_judged_only_on_runs_stored_after_it():
     keys = [store.run_key(cfg) for _, cfg in W.confirm_runs(W.parse([]), 60000)]
     early = stored_before("CONFIRM_SEEDS = tuple(range(520", keys)
     assert not early, f"runs stored before amendment 3 judge it: {early}"
+
+
+def test_amendment_4_reads_the_oracle_against_lambda_0_at_0_15_on_new_seeds():
+    """Amendment 4: the title's need at 0.15 on 32 seeds no run had used, lambda 0 and the oracle, by the registered
+    count test (more than half, Fisher one-sided below ALPHA); not decided until all 64 runs are in."""
+    used = set(W.SEEDS) | set(W.PILOT_SEEDS) | set(W.CONFIRM_SEEDS)
+    assert not set(W.NEED_SEEDS) & used and len(W.NEED_SEEDS) == 32
+    runs = W.need_runs(W.parse([]), 60000)
+    assert [(cfg.seed, cfg.lam, cfg.prior) for _, cfg in runs[:2]] == [(530, 0.0, "oracle"), (530, 0.3, "oracle")]
+    assert {(cfg.frac, cfg.epochs, cfg.distractors) for _, cfg in runs} == {(0.15, 60000, "fresh")} and len(runs) == 64
+    def run(t95):
+        return {"grok_epoch": None}, {"epoch": [0, 500, 1000], "test_acc": [0.1, 0.5, 0.96] if t95 else [0.1] * 3,
+                                      "info_mass": [0.2, 0.3, 0.4]}
+    def results(k0, k1, seeds=W.NEED_SEEDS):
+        return {W.label(a, 0.15, s): run(i < k) for a, k in (("lambda 0", k0), ("oracle", k1)) for i, s in enumerate(seeds)}
+    read = lambda k0, k1: W.need(results(k0, k1), 60000)["reading"]      # noqa: E731
+    assert read(8, 20).startswith("shown")          # 20 of 32 against 8 of 32: Fisher one-sided p 0.0023
+    assert read(12, 17) == "not told"               # more than half, p 0.16: not below 0.025
+    assert read(8, 15).startswith("not shown")      # fewer than half
+    assert read(16, 32).startswith("untestable")    # lambda 0 reaches 0.95 in half its runs
+    part = W.need(results(0, 5, W.NEED_SEEDS[:5]), 60000)
+    assert part["reading"] == "not decided" and "so far: 10 of 64 runs stored" in W.need_text(part, 60000)
+    assert W.need_text(W.need(results(8, 20), 60000), 60000).endswith(", n = 20")   # 12 seeds censored in both arms
+
+
+def test_amendment_4s_error_rates_are_exact_and_match_simulation():
+    """Its power, computed before its runs: exact enumeration, checked against 4,000 simulated studies at the truth
+    0.15's counts suggest (lambda 0 0.25, the oracle 0.625), and no more than 2% false 'shown' where the arms are equal."""
+    import numpy as np
+    truth = W.NEED_TRUTHS["as 0.15's counts were (4 of 16, 5 of 8)"]
+    exact = W.need_probabilities(truth, 32)
+    assert sum(exact.values()) == pytest.approx(1) and exact[W.NEED_READS[1]] == pytest.approx(0.798, abs=5e-4)
+    rng = np.random.default_rng(0)
+    ks = rng.binomial(32, truth, size=(4000, 2))
+    shown = np.mean([W.crossing({"lambda 0": (int(a), 32), "oracle": (int(b), 32)}, "oracle") == "crosses" for a, b in ks])
+    assert abs(shown - exact[W.NEED_READS[1]]) < 3 * np.sqrt(0.2 * 0.8 / 4000)
+    for p in (0.1, 0.25, 0.4, 0.5, 0.6):
+        assert W.need_probabilities((p, p), 32)[W.NEED_READS[1]] < 0.02
+
+
+def test_amendment_4_is_judged_only_on_runs_stored_after_it():
+    """Every stored run of amendment 4 was first committed after the commit that added it (git). Skipped
+    without history."""
+    import store
+    keys = [store.run_key(cfg) for _, cfg in W.need_runs(W.parse([]), 60000)]
+    early = stored_before("NEED_SEEDS = tuple(range(530", keys)
+    assert not early, f"runs stored before amendment 4 judge it: {early}"
