@@ -49,7 +49,7 @@ Q2_WORDS = {"MLP suffices, not alone needed": "can be moved into a plain run thr
 CONTROL_WORDS = {"uniform": "the uniform target", "shuffled": "the shuffled target", "logit noise": "the logit noise",
                  "weight noise": "the weight noise"}
 # the data wall's amendment 3 as the README's finding says it (a changed reading fails the number check)
-CONFIRM_WORDS = {"confirmed": "but a KL without its information carried runs past the wall"}
+CONFIRM_WORDS = {"confirmed": "but a KL without the oracle's information carried runs past the wall"}
 
 
 @pytest.fixture(scope="module")
