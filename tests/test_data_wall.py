@@ -235,6 +235,14 @@ def test_amendment_2_is_judged_only_on_runs_stored_after_it():
     assert stored_before("CONFIRM_FRACTIONS = (", f15) == f15
 
 
+def planted_at_0_15(reached, seeds):
+    """Planted results at fraction 0.15: per arm, its first k seeds' runs reach 0.95 at epoch 1000, the rest never."""
+    def run(t95):
+        return {"grok_epoch": None}, {"epoch": [0, 500, 1000], "test_acc": [0.1, 0.5, 0.96] if t95 else [0.1] * 3,
+                                      "info_mass": [0.2, 0.3, 0.4]}
+    return {W.label(a, 0.15, s): run(i < k) for a, k in reached.items() for i, s in enumerate(seeds)}
+
+
 def test_amendment_3_judges_0_15_s_crossing_on_new_seeds():
     """Amendment 3 (docs/registered/data_wall.md): amendment 2's second reading at 0.15 on seeds no stored run
     had used, lambda 0 and the uniform KL; not decided until all 16 runs are in; its exact power."""
@@ -243,11 +251,7 @@ def test_amendment_3_judges_0_15_s_crossing_on_new_seeds():
     runs = W.confirm_runs(args, 60000)
     assert [(cfg.seed, cfg.lam, cfg.prior) for _, cfg in runs[:2]] == [(520, 0.0, "oracle"), (520, 0.3, "uniform")]
     assert {(cfg.frac, cfg.epochs, cfg.distractors) for _, cfg in runs} == {(0.15, 60000, "fresh")} and len(runs) == 16
-    def run(t95):
-        return {"grok_epoch": None}, {"epoch": [0, 500, 1000], "test_acc": [0.1, 0.5, 0.96] if t95 else [0.1] * 3,
-                                      "info_mass": [0.2, 0.3, 0.4]}
-    def results(k0, k2, seeds=W.CONFIRM_SEEDS):
-        return {W.label(a, 0.15, s): run(i < k) for a, k in (("lambda 0", k0), ("uniform", k2)) for i, s in enumerate(seeds)}
+    results = lambda k0, k2, seeds=W.CONFIRM_SEEDS: planted_at_0_15({"lambda 0": k0, "uniform": k2}, seeds)  # noqa: E731
     assert W.confirmation(results(2, 8), 60000)["reading"] == "confirmed"          # Fisher p 0.0035
     assert W.confirmation(results(2, 6), 60000)["reading"] == "not told"           # p 0.066
     assert W.confirmation(results(1, 3), 60000)["reading"] == "not confirmed"
@@ -279,11 +283,7 @@ def test_amendment_4_reads_the_oracle_against_lambda_0_at_0_15_on_new_seeds():
     runs = W.need_runs(W.parse([]), 60000)
     assert [(cfg.seed, cfg.lam, cfg.prior) for _, cfg in runs[:2]] == [(530, 0.0, "oracle"), (530, 0.3, "oracle")]
     assert {(cfg.frac, cfg.epochs, cfg.distractors) for _, cfg in runs} == {(0.15, 60000, "fresh")} and len(runs) == 64
-    def run(t95):
-        return {"grok_epoch": None}, {"epoch": [0, 500, 1000], "test_acc": [0.1, 0.5, 0.96] if t95 else [0.1] * 3,
-                                      "info_mass": [0.2, 0.3, 0.4]}
-    def results(k0, k1, seeds=W.NEED_SEEDS):
-        return {W.label(a, 0.15, s): run(i < k) for a, k in (("lambda 0", k0), ("oracle", k1)) for i, s in enumerate(seeds)}
+    results = lambda k0, k1, seeds=W.NEED_SEEDS: planted_at_0_15({"lambda 0": k0, "oracle": k1}, seeds)  # noqa: E731
     read = lambda k0, k1: W.need(results(k0, k1), 60000)["reading"]      # noqa: E731
     assert read(8, 20).startswith("shown")          # 20 of 32 against 8 of 32: Fisher one-sided p 0.0023
     assert read(12, 17) == "not told"               # more than half, p 0.16: not below 0.025
