@@ -146,14 +146,15 @@ def after_data(choice, label, v, results, premise, confirm):
                 "reason": "; ".join(filter(None, [outcome.get("reason"), f"decided on the runs made after {when} "
                                                   f"({after.summary}); before them: {v['verdict']}"]))}
     return late(v, when, after.name, premise, f"it counts only once {after.test} ({after.summary}): "
-                + ("not run yet" if outcome is None else "refuted"))
+                + ("not run yet" if outcome is None else "refuted"), "none" if outcome is None else "refuted")
 
 
-def late(v, when, name, premise, why):
-    """A part read inconclusive because a choice came after its runs, with the reading it would give."""
+def late(v, when, name, premise, why, later="none"):
+    """A part read inconclusive because a choice came after its runs, with the reading it would give. later: what
+    the runs made after the choice did: none yet, too few to judge it, not read seed by seed, or refuted it."""
     reading = A.UNTESTABLE if premise else v["verdict"]
     measured = v.get("text") or v.get("reason")
-    return {"verdict": A.INCONCLUSIVE, "n": v.get("n", 0), "after_data": when, "would_read": reading,
+    return {"verdict": A.INCONCLUSIVE, "n": v.get("n", 0), "after_data": when, "would_read": reading, "later": later,
             "measured": measured, "measured_shown": v.get("shown") or v.get("status") or "", "choice_name": name,
             "reason": f"{when} came after its runs; {why}; the reading it would give: {reading}"
                       + (f" ({measured})" if measured else "")}
@@ -228,10 +229,12 @@ def date_check(claim, parts, results, judge, study=None, confirm=None):
                          "all_seeds": v, "reason": "; ".join(filter(None, [again.get("reason"), note,
                                                                        f"on every seed: {v['verdict']}"]))}
         else:
-            why = (f"none of its seeds was stored after it" if not keep else
-                   f"{len(keep)} of its seeds were stored after it, too few to judge the part on" if again is None
-                   or again["verdict"] == A.NOT_DECIDED else "the part is not read seed by seed")
-            out[part] = {**late(v, when, choice.key, premise, why), **{k: v[k] for k in NAMING if k in v}}
+            later = ("none" if not keep else "too few" if again is None or again["verdict"] == A.NOT_DECIDED
+                     else "not by seed")
+            why = {"none": "none of its seeds was stored after it",
+                   "too few": f"{len(keep)} of its seeds were stored after it, too few to judge the part on",
+                   "not by seed": "the part is not read seed by seed"}[later]
+            out[part] = {**late(v, when, choice.key, premise, why, later), **{k: v[k] for k in NAMING if k in v}}
     return out
 
 

@@ -234,14 +234,14 @@ LATE_CHOICES = {"law band": "the exponent's margin (1 ± 0.5)"}
 
 
 def late_words(v):
-    """Why a part waits (policy.late): what we chose after seeing its seeds, and what runs made after that did."""
+    """Why a part waits (policy.late): what we chose after seeing its seeds, and what runs made after that did
+    (its "later")."""
     premise = v["would_read"] == A.UNTESTABLE
     chose = ("marked it untestable here (its premise never occurs)" if premise else
              f"set {LATE_CHOICES.get(v.get('choice_name'), 'what judges it')}")
     reading = "" if premise else f" (it would read {v['would_read']})"
-    reason = v.get("reason", "")
-    after = ("later runs refuted it" if ": refuted" in reason else
-             "too few later runs to judge it" if "too few to judge" in reason else "later runs would judge it (none yet)")
+    after = {"refuted": "later runs refuted it", "too few": "too few later runs to judge it",
+             "not by seed": "its later runs are not read seed by seed"}.get(v.get("later"), "later runs would judge it (none yet)")
     return f"not judged: we {chose} only after seeing its {v.get('n', 0)} seeds{reading}; {after}"
 
 

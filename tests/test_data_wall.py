@@ -203,16 +203,15 @@ def test_amendment_2_s_second_reading_and_its_exact_power():
     assert "at 0.175: the KL without the information crosses;" in line and line.endswith("new fractions: confirmed")
 
 
-def stored_before(marker, keys):
-    """The run keys whose first commit came no later than the commit that first added `marker` to
-    audit/data_wall.py ([] for runs not yet committed, which are later still), and the store's dates;
-    skips without git history."""
+def stored_before(marker, keys, path="audit/data_wall.py"):
+    """The run keys whose first commit came no later than the commit that first added `marker` to `path`
+    ([] for runs not yet committed, which are later still), from the store's dates; skips without git history."""
     import os
     import subprocess
     from datetime import datetime
     from audit import dates as D
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    log = subprocess.run(["git", "log", "--reverse", "--format=%aI", "-S", marker, "--", "audit/data_wall.py"],
+    log = subprocess.run(["git", "log", "--reverse", "--format=%aI", "-S", marker, "--", path],
                          cwd=root, capture_output=True, text=True)
     when = log.stdout.split()[:1] if log.returncode == 0 else []
     dates = D.store_dates(root) if when else None

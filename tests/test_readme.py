@@ -256,11 +256,10 @@ def test_a_part_waiting_for_later_runs_says_what_was_chosen_late_and_what_later_
     from audit import policy, readme
     from audit import rules as A
     v = {"verdict": A.UNTESTABLE, "n": 5}
-    cell = lambda premise, why, key="fixed premise": readme.late_words(  # noqa: E731
-        policy.late({**v, "verdict": A.UNTESTABLE if premise else A.INCONCLUSIVE}, "a choice", key, premise, why))
-    assert "untestable" in cell(True, "none of its seeds was stored after it") and "none yet" in cell(True, "x")
-    assert "refuted" in cell(True, "it counts only once no run groks (f.json): refuted")
-    assert "none yet" in cell(True, "it counts only once no run groks (f.json): not run yet")
-    assert "too few" in cell(False, "3 of its seeds were stored after it, too few to judge the part on")
-    law = cell(False, "none of its seeds was stored after it", "law band")
+    cell = lambda premise, later, key="fixed premise": readme.late_words(  # noqa: E731
+        policy.late({**v, "verdict": A.UNTESTABLE if premise else A.INCONCLUSIVE}, "a choice", key, premise, "why", later))
+    assert "untestable" in cell(True, "none") and "none yet" in cell(True, "none")
+    assert "refuted" in cell(True, "refuted") and "none yet" not in cell(True, "refuted")
+    assert "too few" in cell(False, "too few")
+    law = cell(False, "none", "law band")
     assert "1 ± 0.5" in law and "would read inconclusive" in law and "untestable" not in law
