@@ -182,13 +182,13 @@ IN_WORDS = {
     "C3b": ("C3 at ρ 0.003, new seeds", "as C3, where its phases show best: of the ρ we mapped, 0.003 comes closest to the paper's four phases (in none do most seeds show all four)"),
     "C3f": ("The 1/λ law under `fixed`", "t_grok − floor ∝ 1/λ (Eq. 7); we test it under `fixed` (not the paper's setup), where λ 0 never groks"),
     "C4": ("Bayesian vs lottery ticket", "a new initialisation with the KL prior matches or beats lottery-ticket transfer (Fig. 4)"),
-    "C5": ("Lemma 5.1's bound", "the task gradient to the attention logits stays below the bound, far below after memorization"),
+    "C5": ("Lemma 5.1's bound", "the task gradient to an attention logit stays below a bound that scales with that position's attention weight and the square root of the loss, so it nearly vanishes once the model memorizes"),
     "C6": ("Directed vs undirected priors", "the oracle KL beats entropy and sparsity priors, and those beat weight decay alone"),
     "C7": ("Routing, longer inputs", "the KL helps when the operands' positions vary, and degrades less on longer inputs"),
     "C8": ("Width and heads", "larger d finds the structure sooner; several heads meet it together, none alone"),
     "C9": ("Across tasks", "on addition, parity, permutations and autoregressive parity the gradient starves, and the KL speeds them up"),
     "C10": ("Frozen attention, optimizers", "with attention frozen at the oracle the MLP generalizes fast; other optimizers keep the norm's decay"),
-    "C11": ("Delay ∝ 1/weight decay", "without a prior t_grok grows like 1/wd, and the plateau lasts at least Eq. 5's bound"),
+    "C11": ("Delay ∝ 1/weight decay", "without a prior t_grok grows like 1/wd, and the plateau lasts at least the time weight decay needs to shrink the weights from their memorizing norm to one too small to memorize (Eq. 5)"),
 }
 CELL = 200                      # the most characters a cell of the README's table holds
 
