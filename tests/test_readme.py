@@ -237,6 +237,19 @@ def test_the_stated_configuration_is_the_code_s_default():
     assert quick in readme() and f"{quick}, lr {sweep.QUICK_MODEL['lr']:g}" in readme(), quick
 
 
+def test_the_first_command_s_grok_epochs_are_the_stored_runs():
+    """The first run the README gives (train.py --lam 0.1 --seed 0 --stop-after 200) groks in the stated range in
+    the committed store, and the same seed without the prior at the epoch stated beside it."""
+    line = next(l for l in readme().splitlines() if l.startswith("python train.py"))
+    lo, hi, plain = (int(v.replace(",", "")) for v in
+                     re.search(r"groks near epoch ([\d,]+)-([\d,]+) \(([\d,]+) on this seed without the prior\)", line).groups())
+    args = dict(re.findall(r"--([\w-]+) (\S+)", line.split("#")[0]))
+    assert args == {"lam": "0.1", "seed": "0", "stop-after": "200", "out": "runs/x"}
+    folder = os.path.join(ROOT, "results", "store")
+    prior, none = (store.read(folder, store.make_config(lam=lam, seed=0, stop_after=200))[0]["grok_epoch"] for lam in (0.1, 0.0))
+    assert lo <= prior <= hi and none == plain, (prior, none)
+
+
 def test_a_bound_from_censored_runs_names_the_arm_whose_runs_never_reached_the_mark():
     """"≤" (the first arm's time a lower bound: its runs censored) names the first arm of "A against B", "≥" the second."""
     from audit.rules import NOT_REPRODUCED
