@@ -486,3 +486,11 @@ def test_a_speedup_that_rests_on_bounds_prints_as_one():
     never = {s: None for s in range(8)}
     v = A.speedup_verdict_v4(base, never, budget)
     assert " <= " in v["text"] and "every effect a bound" in v["text"] and "every effect a bound" in v["shown"]
+
+def test_one_informative_seed_says_how_many_were_run():
+    """A lone informative seed is named as such, with the seeds run beside it when more were (the
+    others' runs never reached the mark in either arm): the verdict is never a one-seed interval."""
+    for rule in (A.effect_verdict_v3, A.effect_verdict_v4):
+        alone, of_five = rule([0.5], math.log(1.25), n_run=1), rule([0.5], math.log(1.25), n_run=5)
+        assert alone["verdict"] == of_five["verdict"] == A.INCONCLUSIVE
+        assert alone["text"].endswith("(one informative seed)") and of_five["text"].endswith("(one informative seed of 5)")
