@@ -80,6 +80,7 @@ def numbers():
                                                        r["t_grok"] for r in six["runs"]["lambda 0"].values())
                                                    else "a λ 0 run that never grokked"),
             "rho 0.003, against lambda 0": x(rho["oracle vs lambda 0"]),
+            "fresh, the oracle against lambda 0": x(info["regimes"]["fresh"]["comparisons"]["oracle vs lambda 0"]),
             "against the controls": f"{over[0][1]} (over {CONTROL_WORDS[over[0][2]]})",
             "against the controls, at most": f"{over[-1][1]} (over {CONTROL_WORDS[over[-1][2]]})",
             "rho's seeds": str(len(info["seeds"])),
