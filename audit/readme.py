@@ -130,7 +130,7 @@ def readme_table(results):
 
 def scope(claim, parts):
     """What a verdict covers where it is narrower than the claim: C10's optimizer parts that showed no plateau
-    under optim.py's mapping are not tested here, so its verdict covers the AdamW variants only."""
+    under optim.py's mapping are untestable here (no plateau to shorten), so its verdict covers the AdamW variants only."""
     from audit.claims import C10_NO_PLATEAU
     untried = [p for p, v in parts.items() if p.split(":")[0] in C10_NO_PLATEAU and str(v.get("status", "")).startswith("not tested")]
     return " (frozen attention reproduced; other optimizers untestable here)" if claim == "C10" and untried else ""

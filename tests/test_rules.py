@@ -487,6 +487,7 @@ def test_a_speedup_that_rests_on_bounds_prints_as_one():
     v = A.speedup_verdict_v4(base, never, budget)
     assert " <= " in v["text"] and "every effect a bound" in v["text"] and "every effect a bound" in v["shown"]
 
+
 def test_one_informative_seed_says_how_many_were_run():
     """A lone informative seed is named as such, with the seeds run beside it when more were (the
     others' runs never reached the mark in either arm): the verdict is never a one-seed interval."""
