@@ -207,10 +207,6 @@ def _cap_few_seeds(verdict, n, reasons):
     return verdict
 
 
-def _of_run(n_run):          # "one informative seed of 5": how many were run, when more were
-    return "" if n_run <= 1 else f" of {n_run}"
-
-
 def effect_verdict_v3(effects, smallest, what="effect", fmt=lambda x: f"{x:+.2f}", bounds=None, n_run=None,
                       bound_note=""):
     """Rule 2 (v3) on per-seed effects (positive = the paper's direction); smallest: the smallest
@@ -227,7 +223,7 @@ def effect_verdict_v3(effects, smallest, what="effect", fmt=lambda x: f"{x:+.2f}
     out.update(estimate=float(np.mean(effects)), p_signflip=sign_flip_p(effects))
     seeds_note = "" if n == n_run else f", {n} of {n_run} seeds informative"
     if ti is None:
-        return {**out, "verdict": INCONCLUSIVE, "text": f"{what} {fmt(out['estimate'])} (one informative seed{_of_run(n_run)})",
+        return {**out, "verdict": INCONCLUSIVE, "text": f"{what} {fmt(out['estimate'])} (one informative seed{'' if n_run <= 1 else ' of ' + str(n_run)})",
                 "reason": "; ".join(filter(None, ["fewer than two informative seeds: no interval", bound_note]))}
     _, lo, hi = ti
     lower, upper = any(b > 0 for b in bounds), any(b < 0 for b in bounds)
@@ -667,7 +663,7 @@ def effect_verdict_v4(effects, smallest, what="effect", fmt=lambda x: f"{x:+.2f}
     pi = paired_interval(effects, bounds)
     if pi is None:
         return {**out, "verdict": INCONCLUSIVE, "estimate": float(effects[0]),
-                "text": f"{what} {fmt(effects[0])} (one informative seed{_of_run(n_run)})",
+                "text": f"{what} {fmt(effects[0])} (one informative seed{'' if n_run <= 1 else ' of ' + str(n_run)})",
                 "reason": "; ".join(filter(None, ["fewer than two informative seeds: no interval", bound_note]))}
     est, lo, hi, kind = pi
     out.update(estimate=est, ci=[lo, hi], interval=kind)
