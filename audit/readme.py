@@ -200,7 +200,8 @@ PLAIN_PARTS = {"diffuse attention at memorization": "attention when the model me
                "distractors fresh: the prior removes the plateau": "the oracle KL at λ 1 against λ 0",
                "cell rho0.003_wd1_lam0: the prior removes the plateau": "the oracle KL at λ 1 against λ 0 at ρ 0.003",
                "distractors fixed, 20000-epoch budget: t_grok - floor ~ 1/λ": "the exponent of 1/λ",
-               "Bayesian ticket matches or outperforms the lottery ticket": "the Bayesian ticket's time over the lottery ticket's",
+               "Bayesian ticket matches or outperforms the lottery ticket": "the Bayesian ticket's time over the lottery ticket's "
+                                                                            "(below 1: it is faster)",
                "the bound holds at every logged point": "the bound",
                "entropy faster than weight decay alone": "the entropy prior against weight decay alone",
                "KL faster under dynamic routing": "the KL with the operands' positions varying",
@@ -243,7 +244,7 @@ def late_words(v):
     reading = "" if premise else f" (it would read {v['would_read']})"
     after = {"refuted": "later runs refuted it", "too few": "too few later runs to judge it",
              "not by seed": "its later runs are not read seed by seed"}.get(v.get("later"), "later runs would judge it (none yet)")
-    return f"not judged: we {chose} only after seeing its {v.get('n', 0)} seeds{reading}; {after}"
+    return f"held inconclusive: we {chose} only after seeing its {v.get('n', 0)} seeds{reading}; {after}"
 
 
 def measured(verdict, parts):
