@@ -241,10 +241,10 @@ def late_words(v):
     premise = v["would_read"] == A.UNTESTABLE
     chose = ("marked it untestable here (its premise never occurs)" if premise else
              f"set {LATE_CHOICES.get(v.get('choice_name'), 'what judges it')}")
-    reading = "" if premise else f" (it would read {v['would_read']})"
+    reading = "" if premise else f" (by it, those seeds would read {v['would_read']})"
     after = {"refuted": "later runs refuted it", "too few": "too few later runs to judge it",
-             "not by seed": "its later runs are not read seed by seed"}.get(v.get("later"), "later runs would judge it (none yet)")
-    return f"held inconclusive: we {chose} only after seeing its {v.get('n', 0)} seeds{reading}; {after}"
+             "not by seed": "its later runs are not read seed by seed"}.get(v.get("later"), "later runs judge it, none yet")
+    return f"we {chose} only after seeing its {v.get('n', 0)} seeds{reading}; {after}"
 
 
 def measured(verdict, parts):
@@ -262,8 +262,8 @@ def measured(verdict, parts):
         first, second = name.split(" against ", 1)
         arm = first if "<=" in number or "≤" in number else second
         side = "at or below" if arm == first else "at or above"
-        number = number.replace("(one arm's runs all censored)", f"(every run of {arm} censored: the interval "
-                                                                 f"lies {side} the bound)")
+        number = number.replace("(one arm's runs all censored)", f"(every run of {arm} censored, so the true "
+                                                                 f"value lies {side} it)")
     counts = f"; {plain(v['against'], asides=False)}" if v.get("shown") and v.get("against") else ""
     cell = f"{name}: {plain(number, asides=False)}{counts}; n = {v.get('n', 0)}"
     read = [(q, w) for q, w in parts.items() if w.get("shown")]
