@@ -279,7 +279,7 @@ def measured(verdict, parts):
 
 def plain_table(results):
     """The README's claim table (issue #96): every cell at most CELL characters."""
-    rows = ["| claim | the paper says | we measured (estimate [95% interval], what counts, n) | verdict |",
+    rows = ["| claim | the paper says | we measured (estimate [95% interval], what counts, n seeds) | verdict |",
             "|---|---|---|---|"]
     for claim, (verdict, parts) in verdicts(results).items():
         words, says = IN_WORDS[claim]

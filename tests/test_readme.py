@@ -10,6 +10,7 @@ import re
 import pytest
 
 import store
+from audit import dates
 from audit import readme as blocks_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -134,11 +135,11 @@ def need_numbers(need):
 
 # settings and names the prose may state: the task (113), the marks (0.99, 0.95, 1/4, 99%), the uniform mass (0.2)
 # and the oracle target's (0.5, on each operand),
-# our smallest effect (1.25), the 95% of an interval, the regimes and strengths named (0.003, λ 0.01, 0.013, 0.3),
+# our smallest effect (1.25; for C8's rank correlation audit/dates.py's "c8 tau"), the 95% of an interval, the regimes and strengths named (0.003, λ 0.01, 0.013, 0.3),
 # the switch-off epoch (200), the budgets' and groks' epochs in the commands, the paper's sections and equations,
 # the paper's configuration (widths 64 and 256, lr 0.001, 30% for training, 10,000 epochs: config.py's defaults)
 SETTINGS = {"113", "0.99", "0.95", "1/4", "99", "0.2", "0.5", "1.25", "95", "0.003", "0.01", "0.013", "0.3", "0", "1", "200",
-            "250", "64", "256", "0.001", "30", "10,000"}
+            "250", "64", "256", "0.001", "30", "10,000", f"{dates.number('c8 tau'):.2f}"}
 PAPER_REFS = r"Eq\. \d+|Def\. \d\.\d|§\d\.\d|Fig\. \d+|C\d+[a-z]?|arXiv \d+\.\d+|t_95|B_τ|\d+ MB|\d+ MiB"
 
 
