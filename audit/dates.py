@@ -627,14 +627,23 @@ CLAIMS_LITERALS = {113: "the paper's modulus p, where a summary does not give it
 
 def function_literals(source):
     """{function: {numeric literal}} of a module's top-level functions but those that draw (0, 1 and indices left
-    out; a function's own default arguments and nested functions included)."""
+    out; a function's own default arguments and nested functions included). One pass over each function's nodes,
+    marking those under a subscript's index (the history scan parses every version of every study: issue #97)."""
     import ast
-    tree, out = ast.parse(source), {}
-    indices = {id(n) for node in ast.walk(tree) if isinstance(node, ast.Subscript) for n in ast.walk(node.slice)}
-    for node in tree.body:
+    out = {}
+    for node in ast.parse(source).body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not any(d in node.name for d in DRAWING):
-            out[node.name] = {n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and type(n.value) in
-                              (int, float) and n.value not in (0, 1) and id(n) not in indices}
+            found, todo = set(), [(node, False)]
+            while todo:
+                n, in_index = todo.pop()
+                if isinstance(n, ast.Constant):
+                    if not in_index and type(n.value) in (int, float) and n.value not in (0, 1):
+                        found.add(n.value)
+                elif isinstance(n, ast.Subscript):
+                    todo += [(n.value, in_index), (n.slice, True)]
+                else:
+                    todo += [(c, in_index) for c in ast.iter_child_nodes(n)]
+            out[node.name] = found
     return out
 
 

@@ -259,6 +259,15 @@ def test_no_threshold_in_the_claims_code_is_a_literal_and_a_planted_one_is_caugh
     assert D.bands("c2 bands", 113) == {"full": (0.99, 1.01), "partial": (3 / 113, 0.99), "chance": (0.0, 3 / 113)}
 
 
+def test_function_literals_keeps_a_functions_numbers_but_indices_0_1_and_drawing():
+    """The literal scan's unit: a top-level function's numbers, its defaults and nested functions included; left out:
+    0 and 1, True, whatever stands under a subscript's index (nested ones too), module-level code, drawing functions."""
+    source = ("X = 7.5\n\n\ndef judge(v, cut=0.3):\n    def inner():\n        return 12\n"
+              "    return v[2] > cut * 4 and v[idx[3]][0] < 1 and v[f(5):] and True\n\n\n"
+              "def plot_it(v):\n    return v * 9\n\n\nasync def later():\n    return 2.5\n")
+    assert D.function_literals(source) == {"judge": {0.3, 12, 4}, "later": {2.5}}
+
+
 def test_every_untestable_marking_is_dated_and_an_unlisted_one_is_caught():
     """Every part marked untestable has a dated marking in CHOICES. Planted: C1's and C2's parts added to the
     untestable list with no dated entry (the late choice that would lift them to 'reproduced where testable')."""
