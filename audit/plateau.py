@@ -21,6 +21,7 @@ embeddings and the training set's attention mass (train.py --log-updates): what 
 the plateau, not only when it ends.
 """
 import argparse
+import functools
 import math
 import os
 
@@ -283,18 +284,24 @@ def simulate(rng, account, n, scale=1.0):
 def power(n=len(SEEDS), reps=REPS, seed=0, scale=1.0, drop=()):
     """{truth: {account: P(it stands)}, and 'alone': P(the reading favours the true account alone)}.
     drop: comparisons whose premise failed (read UNTESTABLE)."""
-    rng, out = np.random.default_rng(seed), {}
-    budget_of = lambda arm: BUDGETS[ARMS[arm][0]]
-    for truth in ACCOUNTS:
+    out = {}
+    for truth, data_sets in _simulated_verdicts(n, reps, seed, scale).items():
         stands, alone = {a: 0 for a in ACCOUNTS}, 0
-        for _ in range(reps):
-            judged = {**judge(simulate(rng, truth, n, scale), budget_of), **{k: {"verdict": UNTESTABLE} for k in drop}}
-            r = reading(judged)
+        for verdicts in data_sets:
+            r = reading({**{k: {"verdict": v} for k, v in verdicts.items()}, **{k: {"verdict": UNTESTABLE} for k in drop}})
             for a in r["standing"]:
                 stands[a] += 1
             alone += r["standing"] == [truth]
         out[truth] = {**{a: k / reps for a, k in stands.items()}, "alone": alone / reps}
     return out
+
+
+@functools.lru_cache(maxsize=2)
+def _simulated_verdicts(n, reps, seed, scale):
+    """{truth: [{comparison: verdict}, one per simulated data set]}: the same data sets serve every `drop` of power()."""
+    rng, budget_of = np.random.default_rng(seed), lambda arm: BUDGETS[ARMS[arm][0]]
+    return {truth: [{k: v["verdict"] for k, v in judge(simulate(rng, truth, n, scale), budget_of).items()}
+                    for _ in range(reps)] for truth in ACCOUNTS}
 
 
 # the registration's power tables: (what, the effect's scale, comparisons dropped by a failed premise)
