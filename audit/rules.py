@@ -24,8 +24,10 @@ MIN_ROOM = 3
 LEVEL = 0.95
 
 
+@functools.lru_cache(maxsize=None)
 def clopper_pearson_one_sided(k, n, alpha=0.05):
-    """One-sided (1 - alpha) exact bounds (lower, upper) on a binomial proportion k/n."""
+    """One-sided (1 - alpha) exact bounds (lower, upper) on a binomial proportion k/n (remembered per k, n and
+    alpha: the count rule's power tables ask for the same few thousands of times)."""
     from math import comb
     cdf = lambda p, kk: sum(comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(kk + 1))
     def solve(f):                      # f increasing on [0, 1]: root by bisection
@@ -109,8 +111,8 @@ def t_interval(values, level=LEVEL):
     v = np.asarray(values, float)
     if len(v) < 2:
         return None
-    half = t_quantile(1 - (1 - level) / 2, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v))
-    return float(v.mean()), float(v.mean() - half), float(v.mean() + half)
+    mean, half = v.mean(), t_quantile(1 - (1 - level) / 2, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v))
+    return float(mean), float(mean - half), float(mean + half)
 
 
 SIGN_FLIP_EXACT_MAX = 20        # up to 2^20 sign assignments enumerated, in blocks
