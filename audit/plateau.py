@@ -296,7 +296,7 @@ def power(n=len(SEEDS), reps=REPS, seed=0, scale=1.0, drop=()):
     return out
 
 
-@functools.lru_cache(maxsize=2)
+@functools.lru_cache(maxsize=None)       # one entry per (seeds, reps, seed, scale) asked for: a handful
 def _simulated_verdicts(n, reps, seed, scale):
     """{truth: [{comparison: verdict}, one per simulated data set]}: the same data sets serve every `drop` of power()."""
     rng, budget_of = np.random.default_rng(seed), lambda arm: BUDGETS[ARMS[arm][0]]
