@@ -284,11 +284,11 @@ def simulate(rng, account, n, scale=1.0):
 def power(n=len(SEEDS), reps=REPS, seed=0, scale=1.0, drop=()):
     """{truth: {account: P(it stands)}, and 'alone': P(the reading favours the true account alone)}.
     drop: comparisons whose premise failed (read UNTESTABLE)."""
-    out = {}
+    out, dropped = {}, {k: {"verdict": UNTESTABLE} for k in drop}
     for truth, data_sets in _simulated_verdicts(n, reps, seed, scale).items():
         stands, alone = {a: 0 for a in ACCOUNTS}, 0
         for verdicts in data_sets:
-            r = reading({**{k: {"verdict": v} for k, v in verdicts.items()}, **{k: {"verdict": UNTESTABLE} for k in drop}})
+            r = reading({**{k: {"verdict": v} for k, v in verdicts.items()}, **dropped})
             for a in r["standing"]:
                 stands[a] += 1
             alone += r["standing"] == [truth]
