@@ -182,7 +182,7 @@ IN_WORDS = {
     "C3": ("The KL prior ends the plateau", "the oracle KL removes the plateau, and t_grok − floor falls like 1/λ (Eq. 7)"),
     "C3b": ("C3 at ρ 0.003, new seeds", "as C3, where its phases show best: of the ρ we mapped, 0.003 comes closest to the paper's four phases (in none do most seeds show all four)"),
     "C3f": ("The 1/λ law under `fixed`", "t_grok − floor ∝ 1/λ (Eq. 7); we test it under `fixed` (not the paper's setup), where λ 0 never groks"),
-    "C4": ("Bayesian vs lottery ticket", "a new initialisation with the KL prior matches or beats lottery-ticket transfer (Fig. 4)"),
+    "C4": ("Bayesian vs lottery ticket", "a new initialisation with the KL prior matches or beats the lottery ticket (Fig. 4)"),
     "C5": ("Lemma 5.1's bound", "the task gradient to an attention logit stays below a bound that scales with that position's attention weight and the square root of the loss, so it nearly vanishes once the model memorizes"),
     "C6": ("Directed vs undirected priors", "the oracle KL beats entropy and sparsity priors, and those beat weight decay alone"),
     "C7": ("Routing, longer inputs", "the KL helps when the operands' positions vary, and degrades less on longer inputs"),
