@@ -241,11 +241,11 @@ def late_words(v):
     premise = v["would_read"] == A.UNTESTABLE
     chose = ("marked it untestable here (its premise never occurs)" if premise else
              f"set {LATE_CHOICES.get(v.get('choice_name'), 'what judges it')}")
-    reading = "" if premise else f" (so judged, they would read {v['would_read']})"
+    reading = "" if premise else f" (by it they would read {v['would_read']})"       # right after the seeds it judges
     after = {"refuted": "; later runs refuted it", "too few": "; too few later runs to judge it",
              "not by seed": "; its later runs are not read seed by seed"}.get(v.get("later"),
                                                                               ", so only later runs can judge it: none yet")
-    return f"we {chose} after seeing its {v.get('n', 0)} seeds{after}{reading}"
+    return f"we {chose} after seeing its {v.get('n', 0)} seeds{reading}{after}"
 
 
 def measured(verdict, parts):
