@@ -311,6 +311,54 @@ def need_text(c, budget, bold=False):
 
 
 # ---------------------------------------------------------------------------------------
+# Amendment 5 (2026-12-07, before any of its runs): at 0.15 the oracle crossed in 18 of amendment 4's 32 runs and the
+# uniform KL in 16 of 16 on other seeds. Does the KL without the information cross more often than the oracle's, on
+# the same seeds? Only the uniform KL's runs are new: the oracle's 18 of 32 was seen, so the reading turns on the new
+# count alone (INFO_ORACLE_SEEN), and its error rates are computed with that count fixed.
+
+INFO_SEEDS = NEED_SEEDS                     # amendment 4's seeds: their oracle and lambda 0 runs are stored
+INFO_ORACLE_SEEN = (18, 32)                 # the oracle's count on them, seen before this amendment (its result)
+INFO_READS = ("the KL without the information crosses more often than the oracle's",
+              "the oracle's information crosses more often", "not told")
+
+
+def info_runs(args, budget):
+    """Amendment 5's new runs: the uniform KL on amendment 4's seeds, in seed order."""
+    return [(label("uniform", NEED_AT, s), config(args, s, NEED_AT, "uniform", budget)) for s in INFO_SEEDS]
+
+
+def info_reading(c):
+    """The uniform KL against the oracle from the counts {arm: (k, n)}, by the count rule "beats" both ways."""
+    u, o = c["uniform"], c["oracle"]
+    return INFO_READS[0] if beats(u, o) else INFO_READS[1] if beats(o, u) else INFO_READS[2]
+
+
+def information_at_wall(results, budget):
+    """Amendment 5's cell (the three arms on amendment 4's seeds) and its reading once every uniform-KL run is in."""
+    cell, counts = new_seeds_cell(results, NEED_AT, INFO_SEEDS, ("lambda 0", "oracle", "uniform"))
+    return {"fraction": NEED_AT, "seeds": list(INFO_SEEDS), "cell": cell,
+            "reading": info_reading(counts) if counts else "not decided",
+            "uniform crossing": crossing(counts, "uniform") if counts else None}
+
+
+def info_text(c, budget, bold=False):
+    """Amendment 5's line: the counts, its reading (or the runs so far), and beside it what decides nothing."""
+    cell, stored = c["cell"], c["cell"]["uniform"]["n"]
+    head = (f"amendment 5 (registered before its runs): the uniform KL against the oracle at {c['fraction']:g}, on "
+            f"amendment 4's seeds {plots.seeds_text(c['seeds'])}: ")
+    reading = f"**{c['reading']}**" if bold else c["reading"]
+    if not stored:
+        return head + f"no uniform-KL run stored yet: {reading}"
+    counts = ", ".join(f"{arm} {x['k']} of {x['n']}" for arm, x in cell.items() if x["n"])
+    line = f"{head}reached 0.95 within {budget:,} epochs: {counts}; median t_95 {medians_text(cell, budget)}: {reading}"
+    if c["uniform crossing"] is None:
+        return line + f" (so far: {stored} of {len(c['seeds'])} uniform-KL runs stored)"
+    shown, n = t95_ratio(cell, "uniform", "oracle", budget)
+    return line + (f"; beside it, deciding nothing: the uniform KL against lambda 0, {c['uniform crossing']}; the uniform "
+                   f"KL over the oracle, t_95 per seed, {shown}, n = {n}")
+
+
+# ---------------------------------------------------------------------------------------
 # Power, exactly: every count of three binomial arms enumerated
 
 TRUTHS = {   # (lambda 0, oracle, uniform): each run's chance of reaching 0.95 at a fraction
@@ -380,14 +428,17 @@ def second_probabilities(p, n):
     return dict(zip(SECOND_READINGS, crossing_probabilities(p, n, "uniform").values()))
 
 
+def chances_table(heads, reads, rows, keys=None):
+    """Markdown: columns `heads` then `reads`; a row per (its first cells, {reading: chance}), the chances in the
+    order of `keys` (default `reads`)."""
+    lines = ["| " + " | ".join(heads + list(reads)) + " |", "|" + "---|" * (len(heads) + len(reads))]
+    return "\n".join(lines + ["| " + " | ".join(lead + [f"{pr[r]:.1%}" for r in keys or reads]) + " |" for lead, pr in rows])
+
+
 def second_power_table(n=FEWER_SEEDS):
     """Markdown: amendment 2's reading's chances per truth, n runs an arm (the study's eight seeds)."""
-    lines = [f"| truth (lambda 0, uniform), n {n} | " + " | ".join(SECOND_READINGS) + " |",
-             "|---|" + "---|" * len(SECOND_READINGS)]
-    for name, (p, _) in SECOND_TRUTHS.items():
-        pr = second_probabilities(p, n)
-        lines.append(f"| {name} {p} | " + " | ".join(f"{pr[r]:.1%}" for r in SECOND_READINGS) + " |")
-    return "\n".join(lines)
+    return chances_table([f"truth (lambda 0, uniform), n {n}"], SECOND_READINGS,
+                         [([f"{name} {p}"], second_probabilities(p, n)) for name, (p, _) in SECOND_TRUTHS.items()])
 
 
 CONFIRM_TRUTHS = {   # (lambda 0, uniform) at 0.15: amendment 3's power inputs, written before its runs
@@ -399,12 +450,8 @@ CONFIRM_TRUTHS = {   # (lambda 0, uniform) at 0.15: amendment 3's power inputs, 
 
 def confirm_power_table(n=len(CONFIRM_SEEDS)):
     """Markdown: amendment 3's reading's chances per truth, n new runs an arm."""
-    reads = [CONFIRM_READS[r].split(" (")[0] for r in SECOND_READINGS]
-    lines = [f"| truth (lambda 0, uniform), n {n} | " + " | ".join(reads) + " |", "|---|" + "---|" * len(reads)]
-    for name, p in CONFIRM_TRUTHS.items():
-        pr = second_probabilities(p, n)
-        lines.append(f"| {name} {p} | " + " | ".join(f"{pr[r]:.1%}" for r in SECOND_READINGS) + " |")
-    return "\n".join(lines)
+    return chances_table([f"truth (lambda 0, uniform), n {n}"], [CONFIRM_READS[r].split(" (")[0] for r in SECOND_READINGS],
+                         [([f"{name} {p}"], second_probabilities(p, n)) for name, p in CONFIRM_TRUTHS.items()], SECOND_READINGS)
 
 
 NEED_TRUTHS = {   # (lambda 0, oracle) at 0.15: amendment 4's power inputs, written before its runs
@@ -426,13 +473,28 @@ NEED_POWER_NS = (8, 16, 24)                 # the power table's smaller studies,
 
 def need_power_table(ns=NEED_POWER_NS + (len(NEED_SEEDS),)):
     """Markdown: amendment 4's reading's chances per truth, n new runs an arm (its power as seeds are added)."""
-    reads = [r.split(" (")[0].split(":")[0] for r in NEED_READS]
-    lines = ["| truth (lambda 0, oracle) | n | " + " | ".join(reads) + " |", "|---|---|" + "---|" * len(reads)]
-    for name, p in NEED_TRUTHS.items():
-        for n in ns:
-            pr = need_probabilities(p, n)
-            lines.append(f"| {name} {p} | {n} | " + " | ".join(f"{pr[r]:.1%}" for r in NEED_READS) + " |")
-    return "\n".join(lines)
+    return chances_table(["truth (lambda 0, oracle)", "n"], [r.split(" (")[0].split(":")[0] for r in NEED_READS],
+                         [([f"{name} {p}", str(n)], need_probabilities(p, n)) for name, p in NEED_TRUTHS.items() for n in ns],
+                         NEED_READS)
+
+
+INFO_TRUTHS = (0.5625, 0.7, 0.8, 0.9, 0.95)  # amendment 5's power inputs (the uniform KL's chance), before its runs
+
+
+def info_probabilities(p, seen=INFO_ORACLE_SEEN):
+    """{amendment 5's reading: its chance} when each new uniform-KL run reaches 0.95 with chance p, the oracle's count
+    fixed at `seen` (k, n), exactly."""
+    k_o, n = seen
+    out = dict.fromkeys(INFO_READS, 0.0)
+    for k, pk in enumerate(binomial_pmfs((p,), n)[0]):
+        out[info_reading({"uniform": (k, n), "oracle": (k_o, n)})] += pk
+    return out
+
+
+def info_power_table():
+    """Markdown: amendment 5's reading's chances per true chance of the uniform KL, the oracle's count as seen."""
+    return chances_table([f"the uniform KL's chance, n {INFO_ORACLE_SEEN[1]}"], INFO_READS,
+                         [([f"{p:g}"], info_probabilities(p)) for p in INFO_TRUTHS])
 
 
 # ---------------------------------------------------------------------------------------
@@ -531,6 +593,8 @@ def text(summary):
         lines.append("  " + confirmation_text(summary["confirm"], summary["budget"]))
     if "need" in summary:
         lines.append("  " + need_text(summary["need"], summary["budget"]))
+    if "info" in summary:
+        lines.append("  " + info_text(summary["info"], summary["budget"]))
     return "\n".join(lines)
 
 
@@ -581,6 +645,8 @@ def markdown(summary, pilot_choice_=None):
         head.append("- " + confirmation_text(summary["confirm"], summary["budget"], bold=True))
     if "need" in summary:
         head.append("- " + need_text(summary["need"], summary["budget"], bold=True))
+    if "info" in summary:
+        head.append("- " + info_text(summary["info"], summary["budget"], bold=True))
     return head + [""]
 
 
@@ -689,7 +755,8 @@ def planned_runs(args):
         pilot_levels = tuple(float(f) for f in store.read_json(pilot_file(args))["reached"])
     runs = [r for f in pilot_levels for r in pilot_runs(args, f)]
     chosen = design(args)
-    return runs + (study_runs(args, *chosen) + confirm_runs(args, chosen[1]) + need_runs(args, chosen[1]) if chosen else [])
+    return runs + (study_runs(args, *chosen) + confirm_runs(args, chosen[1]) + need_runs(args, chosen[1])
+                   + info_runs(args, chosen[1]) if chosen else [])
 
 
 def main(argv=None):
@@ -699,6 +766,7 @@ def main(argv=None):
         print("\namendment 2's second reading:\n" + second_power_table())
         print("\namendment 3, at 0.15 on new seeds:\n" + confirm_power_table())
         print("\namendment 4, the title's need at 0.15 on new seeds:\n" + need_power_table())
+        print("\namendment 5, the uniform KL against the oracle's seen 18 of 32:\n" + info_power_table())
         return
     if args.pilot:
         pilot(args)
@@ -715,12 +783,13 @@ def main(argv=None):
         print(f"the data wall: none of its {len(runs)} runs is stored yet (its pilot chose "
               f"{', '.join(f'{f:g}' for f in fractions)} at {budget:,} epochs); nothing drawn")
         return
-    extra = [] if args.quick else confirm_runs(args, budget) + need_runs(args, budget)   # amendments 3 and 4's
+    extra = [] if args.quick else confirm_runs(args, budget) + need_runs(args, budget) + info_runs(args, budget)  # 3-5
     results = sweep.run_sweep(runs + extra, args)
     summary = summarize(results, fractions, budget, args.seeds)
     if extra:
         summary["confirm"] = confirmation(results, budget)
         summary["need"] = need(results, budget)
+        summary["info"] = information_at_wall(results, budget)
     print(text(summary))
     os.makedirs(args.results_dir, exist_ok=True)
     store.write_json(os.path.join(args.results_dir, "data_wall.json"), summary)

@@ -390,6 +390,9 @@ AFTER_REGISTRATION = {
     ("data_wall", "NEED_TRUTHS"): "amendment 4's power inputs (2026-12-06), computed before its runs; they decide nothing",
     ("data_wall", "NEED_POWER_NS"): "amendment 4's power table's smaller studies (2026-12-06), before its runs; they "
                                     "decide nothing",
+    ("data_wall", "INFO_ORACLE_SEEN"): "amendment 5 (2026-12-07): amendment 4's oracle count, seen, which it is judged "
+                                       "against (tested against the store)",
+    ("data_wall", "INFO_TRUTHS"): "amendment 5's power inputs (2026-12-07), computed before its runs; they decide nothing",
     ("data_wall", "HALF"): "the registration's 'half of its runs' as a named choice (the choices table), same value",
     ("data_wall", "BUDGET_FACTOR"): "the registration's 3x budget rule as a named choice (the choices table), same value",
     ("payoff", "SEEN_BEFORE"): "described beside H8 (abe9e82, 2026-11-28): the cell stored before registration, "

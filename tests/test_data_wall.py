@@ -153,7 +153,7 @@ def test_before_its_pilot_the_study_plans_the_pilot_s_grid_and_reports_not_run(t
     choice = W.pilot_choice({0.25: 2, 0.2: 0}, {0.25: [4000, 5000]})
     (tmp_path / "data_wall_pilot.json").write_text(json.dumps({**choice, "reached": {"0.25": 2, "0.2": 0}}))
     runs = W.planned_runs(W.parse(["--results-dir", str(tmp_path)]))
-    assert len(runs) == 2 * 2 + 4 * 3 * 10 + 8 * 2 + 32 * 2 and {cfg.epochs for _, cfg in runs[4:]} == {30000}  # + amendments 3, 4
+    assert len(runs) == 2 * 2 + 4 * 3 * 10 + 8 * 2 + 32 * 3 and {cfg.epochs for _, cfg in runs[4:]} == {30000}  # + amendments 3-5
     W.main(["--results-dir", str(tmp_path), "--plot-only"])          # chosen, none of its runs stored: nothing drawn
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data_wall_pilot.json"]
     assert any("0.25, 0.225, 0.2, 0.1" in line for line in W.markdown(None, {**choice, "reached": {"0.25": 2, "0.2": 0}}))
@@ -315,3 +315,55 @@ def test_amendment_4_is_judged_only_on_runs_stored_after_it():
     keys = [store.run_key(cfg) for _, cfg in W.need_runs(W.parse([]), 60000)]
     early = stored_before("NEED_SEEDS = tuple(range(530", keys)
     assert not early, f"runs stored before amendment 4 judge it: {early}"
+
+
+def test_amendment_5_reads_the_uniform_kl_against_the_oracle_on_amendment_4s_seeds():
+    """Amendment 5: the uniform KL on amendment 4's 32 seeds, against the oracle's stored runs there, by the count rule
+    both ways; not decided until all 32 new runs are in. The oracle's count it was registered against is the store's."""
+    runs = W.info_runs(W.parse([]), 60000)
+    assert [(cfg.seed, cfg.lam, cfg.prior) for _, cfg in runs[:2]] == [(530, 0.3, "uniform"), (531, 0.3, "uniform")]
+    assert {(cfg.frac, cfg.epochs, cfg.distractors) for _, cfg in runs} == {(0.15, 60000, "fresh")} and len(runs) == 32
+    assert not {lab for lab, _ in runs} & {lab for lab, _ in W.need_runs(W.parse([]), 60000)}
+    read = lambda ku, ko=18: W.info_reading({"uniform": (ku, 32), "oracle": (ko, 32)})      # noqa: E731
+    assert [read(k) for k in (27, 26, 10, 9)] == [W.INFO_READS[0], W.INFO_READS[2], W.INFO_READS[2], W.INFO_READS[1]]
+    assert read(32, 16) == W.INFO_READS[0] and read(16, 5) == W.INFO_READS[2]      # 'beats' needs more than half
+    results = planted_at_0_15({"lambda 0": 4, "oracle": 18, "uniform": 30}, W.INFO_SEEDS)
+    c = W.information_at_wall(results, 60000)
+    assert c["reading"] == W.INFO_READS[0] and c["uniform crossing"] == "crosses"
+    part = W.information_at_wall({k: v for k, v in results.items() if "uniform" not in k or "seed53" in k}, 60000)
+    assert part["reading"] == "not decided" and "so far: 10 of 32 uniform-KL runs stored" in W.info_text(part, 60000)
+
+
+def test_amendment_5s_seen_oracle_count_is_the_store_s():
+    """INFO_ORACLE_SEEN, which its power and reading were registered against, is the oracle's count in the store."""
+    import os
+    import store
+    folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results", "store")
+    got = {lab: store.read(folder, cfg) for lab, cfg in W.need_runs(W.parse([]), 60000)}
+    if any(v is None for v in got.values()):
+        pytest.skip("amendment 4's runs are not all in this store")
+    oracle = W.arm_cell(got, "oracle", 0.15, W.INFO_SEEDS)
+    assert (oracle["k"], oracle["n"]) == W.INFO_ORACLE_SEEN
+
+
+def test_amendment_5s_error_rates_are_exact_and_match_simulation():
+    """Its power, computed before its runs with the oracle's count fixed as seen: exact, checked against 4,000
+    simulated uniform-KL counts, and under 0.2% false 'more often' either way where the uniform KL's chance is the
+    oracle's seen 18/32."""
+    import numpy as np
+    exact = W.info_probabilities(0.9)
+    assert sum(exact.values()) == pytest.approx(1) and exact[W.INFO_READS[0]] == pytest.approx(0.906, abs=5e-4)
+    ks = np.random.default_rng(0).binomial(32, 0.9, size=4000)
+    sim = np.mean([W.info_reading({"uniform": (int(k), 32), "oracle": W.INFO_ORACLE_SEEN}) == W.INFO_READS[0] for k in ks])
+    assert abs(sim - exact[W.INFO_READS[0]]) < 3 * np.sqrt(0.1 * 0.9 / 4000)
+    null = W.info_probabilities(18 / 32)
+    assert null[W.INFO_READS[0]] < 0.002 and null[W.INFO_READS[1]] < 0.002
+
+
+def test_amendment_5_is_judged_only_on_runs_stored_after_it():
+    """Every stored uniform-KL run of amendment 5 was first committed after the commit that added it (git). Skipped
+    without history."""
+    import store
+    keys = [store.run_key(cfg) for _, cfg in W.info_runs(W.parse([]), 60000)]
+    early = stored_before("INFO_SEEDS = NEED_SEEDS", keys)
+    assert not early, f"runs stored before amendment 5 judge it: {early}"
