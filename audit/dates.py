@@ -440,14 +440,38 @@ def _value(node, env):
 
 
 @functools.lru_cache(maxsize=None)
+def _adds_and_renames(root="."):
+    """[(commit, [(path, the path it was renamed from, or None where it was added)])], newest first: the files each
+    commit added or renamed, from one `git log` of the whole history (one call in place of a `--follow` log a file)."""
+    log = subprocess.run(["git", "log", "--diff-filter=AR", "-M", "--name-status", "--format=>%h"], cwd=root,
+                         capture_output=True, text=True).stdout
+    out = []
+    for block in log.split(">")[1:]:
+        head, *lines = block.strip().split("\n")
+        files = [(p[-1], p[1] if len(p) == 3 else None) for p in (line.split("\t") for line in lines) if len(p) in (2, 3)]
+        out.append((head, files))
+    return out
+
+
+def first_added(path, root="."):
+    """(the commit that first added `path`, its renames followed back, and the name it had then); None if none."""
+    found, current = None, path
+    for commit, files in _adds_and_renames(root):
+        for new, old in files:
+            if new == current and old is None:
+                found = (commit, current)
+            elif new == current:
+                current = old
+    return found
+
+
+@functools.lru_cache(maxsize=None)
 def registration_commit(study, root="."):
     """The commit that added docs/registered/<study>.md (renames followed), None without history."""
-    git = lambda *a: subprocess.run(["git", *a], cwd=root, capture_output=True, text=True).stdout
     if not whole_history(root):
         return None
-    page = REGISTRATION_PAGE.get(study, study)
-    found = git("log", "--diff-filter=A", "--format=%h", "--follow", "--", f"docs/registered/{page}.md").split()
-    return found[-1] if found else None
+    found = first_added(f"docs/registered/{REGISTRATION_PAGE.get(study, study)}.md", root)
+    return found and found[0]
 
 
 REGISTERED_CONSTANTS = "registered_constants.json"   # beside the store: each study's constants as registered
@@ -496,12 +520,11 @@ def registered_source(study, root="."):
         shown = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=root, capture_output=True, text=True)
         if shown.returncode == 0:
             return commit, shown.stdout
-    first = subprocess.run(["git", "log", "--diff-filter=A", "--follow", "--name-only", "--format=%h", "--",
-                            f"audit/{study}.py"], cwd=root, capture_output=True, text=True).stdout.split()
-    if len(first) < 2:
+    first = first_added(f"audit/{study}.py", root)
+    if first is None:
         return commit, ""
-    return first[-2], subprocess.run(["git", "show", f"{first[-2]}:{first[-1]}"], cwd=root, capture_output=True,
-                                     text=True).stdout
+    return first[0], subprocess.run(["git", "show", f"{first[0]}:{first[1]}"], cwd=root, capture_output=True,
+                                    text=True).stdout
 
 
 def registered_snapshots(root="."):
@@ -628,14 +651,16 @@ CLAIMS_LITERALS = {113: "the paper's modulus p, where a summary does not give it
                    2: "C3f's fragility note needs more than two seeds (one left out keeps a t-interval): described"}
 
 
-def function_literals(source):
+def function_literals(source, only=None):
     """{function: {numeric literal}} of a module's top-level functions but those that draw (0, 1 and indices left
     out; a function's own default arguments and nested functions included). One pass over each function's nodes,
-    marking those under a subscript's index (the history scan parses every version of every study: issue #97)."""
+    marking those under a subscript's index (the history scan parses every version of every study: issue #97).
+    only: the functions to read (default all); the history scan needs only those its late literals are in."""
     import ast
     out = {}
     for node in ast.parse(source).body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not any(d in node.name for d in DRAWING):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not any(d in node.name for d in DRAWING) \
+                and (only is None or node.name in only):
             found, todo = set(), [(node, False)]
             while todo:
                 n, in_index = todo.pop()
@@ -664,9 +689,9 @@ def late_literals(study, root=".", source=None):
 
 
 @functools.lru_cache(maxsize=None)
-def _literal_history(study, root="."):
+def _literal_history(study, root=".", functions=None):
     """[(commit, {(function, value)})] of the study's module since its registered version, oldest first, through its
-    earlier homes (beyond/, and exp_<study>.py before it)."""
+    earlier homes (beyond/, and exp_<study>.py before it); of `functions` only (a frozenset), if given."""
     homes = _homes(study)
     log = subprocess.run(["git", "log", "--format=>%H", "--name-only", "--", *homes], cwd=root, capture_output=True,
                          text=True).stdout
@@ -686,7 +711,7 @@ def _literal_history(study, root="."):
         text = batch[header_end + 1:header_end + 1 + size].decode()
         at = header_end + 1 + size + 1
         try:
-            found = {(f, v) for f, values in function_literals(text).items() for v in values}
+            found = {(f, v) for f, values in function_literals(text, functions).items() for v in values}
         except SyntaxError:
             found = set()
         out.append((commit, found))
@@ -696,7 +721,7 @@ def _literal_history(study, root="."):
 def literal_origins(study, late, root="."):
     """{(function, value): the commit that last added it to its function} for each of `late`, from git; a literal
     the last commit does not hold (not committed yet) has None."""
-    history = _literal_history(study, root)
+    history = _literal_history(study, root, frozenset(f for f, _ in late))
     origin, before = {}, set()
     for commit, found in history:
         for key in late:

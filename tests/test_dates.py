@@ -16,6 +16,28 @@ from audit import studies
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def test_first_added_follows_renames_back_to_the_first_add(tmp_path):
+    """registration_commit and registered_source find a file's first commit, through its renames, from one git log
+    (`first_added`), as `git log --diff-filter=A --follow` does: in a made-up history, a file added, renamed twice
+    (once with an edit), then another file added under its first name (the name's first add is still the first)."""
+    git = lambda *a: subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *a], cwd=tmp_path,
+                                    capture_output=True, text=True, check=True).stdout.strip()      # noqa: E731
+    git("init", "-q")
+    (tmp_path / "a.md").write_text("a registration\n" * 20)
+    git("add", "-A"), git("commit", "-qm", "add a")
+    first = git("rev-parse", "--short", "HEAD")
+    os.makedirs(tmp_path / "docs")
+    git("mv", "a.md", "docs/b.md"), git("commit", "-qm", "move")
+    (tmp_path / "docs" / "b.md").write_text("a registration\n" * 20 + "one line more\n")
+    git("mv", "docs/b.md", "docs/c.md"), git("add", "-A"), git("commit", "-qm", "move and edit")
+    (tmp_path / "a.md").write_text("another file\n")
+    git("add", "-A"), git("commit", "-qm", "a new a.md")
+    assert D.first_added("docs/c.md", str(tmp_path)) == (first, "a.md")
+    follow = git("log", "--diff-filter=A", "--format=%h", "--follow", "--", "a.md").split()
+    assert D.first_added("a.md", str(tmp_path)) == (follow[-1], "a.md") == (first, "a.md") and len(follow) == 2
+    assert D.first_added("docs/b.md", str(tmp_path)) == (first, "a.md") and D.first_added("x.md", str(tmp_path)) is None
+
+
 def test_the_kept_run_dates_are_gits_where_history_exists():
     """results/run_dates.json holds, for every stored run git knows, the date git gives (a checkout
     without history reads the kept ones and judges the same)."""
