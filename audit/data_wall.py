@@ -343,19 +343,18 @@ def information_at_wall(results, budget):
 
 def info_text(c, budget, bold=False):
     """Amendment 5's line: the counts, its reading (or the runs so far), and beside it what decides nothing."""
-    cell, stored = c["cell"], c["cell"]["uniform"]["n"]
+    cell, stored, reading = c["cell"], c["cell"]["uniform"]["n"], (f"**{c['reading']}**" if bold else c["reading"])
     head = (f"amendment 5 (registered before its runs): the uniform KL against the oracle at {c['fraction']:g}, on "
             f"amendment 4's seeds {plots.seeds_text(c['seeds'])}: ")
-    reading = f"**{c['reading']}**" if bold else c["reading"]
     if not stored:
         return head + f"no uniform-KL run stored yet: {reading}"
     counts = ", ".join(f"{arm} {x['k']} of {x['n']}" for arm, x in cell.items() if x["n"])
     line = f"{head}reached 0.95 within {budget:,} epochs: {counts}; median t_95 {medians_text(cell, budget)}: {reading}"
     if c["uniform crossing"] is None:
         return line + f" (so far: {stored} of {len(c['seeds'])} uniform-KL runs stored)"
-    shown, n = t95_ratio(cell, "uniform", "oracle", budget)
+    (shown, n), check = t95_ratio(cell, "uniform", "oracle", budget), arm_check(cell)
     return line + (f"; beside it, deciding nothing: the uniform KL against lambda 0, {c['uniform crossing']}; the uniform "
-                   f"KL over the oracle, t_95 per seed, {shown}, n = {n}")
+                   f"KL over the oracle, t_95 per seed, {shown}, n = {n}" + (f"; {check}" if check else ""))
 
 
 # ---------------------------------------------------------------------------------------

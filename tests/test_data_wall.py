@@ -330,6 +330,8 @@ def test_amendment_5_reads_the_uniform_kl_against_the_oracle_on_amendment_4s_see
     results = planted_at_0_15({"lambda 0": 4, "oracle": 18, "uniform": 30}, W.INFO_SEEDS)
     c = W.information_at_wall(results, 60000)
     assert c["reading"] == W.INFO_READS[0] and c["uniform crossing"] == "crosses"
+    line = W.info_text(c, 60000)        # beside it: the uniform KL against lambda 0, t_95 per seed, the arm check
+    assert "against lambda 0, crosses" in line and line.count(", n = 30") == 1 and "at each run's end: lambda 0 0.40" in line
     part = W.information_at_wall({k: v for k, v in results.items() if "uniform" not in k or "seed53" in k}, 60000)
     assert part["reading"] == "not decided" and "so far: 10 of 32 uniform-KL runs stored" in W.info_text(part, 60000)
 
